@@ -1,0 +1,31 @@
+import type { ServerResponse } from 'node:http';
+
+export const CONTENT_TYPE = {
+  xml: 'text/xml; charset=utf-8',
+  soap12: 'application/soap+xml; charset=utf-8',
+  text: 'text/plain; charset=utf-8',
+  html: 'text/html; charset=utf-8',
+} as const;
+
+export interface AsmxResponse {
+  status: number;
+  contentType: string;
+  body: string;
+  /** ASMX sends "private, max-age=0" on results and faults, "private" on empty errors and error pages. */
+  cacheControl?: 'private' | 'private, max-age=0';
+  /** HEAD: every header of the full response, no body. */
+  headOnly?: boolean;
+}
+
+/**
+ * Writes a response the way ASMX does: one write with a Content-Length (never chunked). Like IIS, 400 and
+ * 5xx keep the connection open (PHP SoapClient fails on a close it was not told about; we tell nobody).
+ */
+export function sendAsmx(res: ServerResponse, response: AsmxResponse): void {
+  const body = Buffer.from(response.body, 'utf8');
+  res.statusCode = response.status;
+  res.setHeader('Content-Type', response.contentType);
+  res.setHeader('Cache-Control', response.cacheControl ?? 'private');
+  res.setHeader('Content-Length', body.length);
+  res.end(response.headOnly ? undefined : body);
+}

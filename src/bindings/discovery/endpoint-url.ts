@@ -1,0 +1,54 @@
+import type { IncomingMessage } from 'node:http';
+import { isIPv6 } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import type { Config } from '../../config/config.js';
+
+/** The file name of the endpoint; it stays fixed whatever the service is called, as clients have it hard-coded. */
+export const ENDPOINT_FILE = 'Authentication.asmx';
+
+// Strict on purpose: the result is written into the WSDL, the disco and the help page.
+const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::(\d{1,5}))?$/;
+const PATH_PREFIX = /^(?:\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*\/?$/;
+
+/**
+ * The URL the client reached the endpoint at: config.publicUrl when set; otherwise the scheme of the
+ * connection and the Host header (the socket's address when it is missing or invalid), with
+ * X-Forwarded-Proto/Host/Prefix taking precedence only when config.trustProxy is on.
+ */
+export function endpointUrl(req: IncomingMessage, config: Config): string {
+  if (config.publicUrl !== undefined) return `${config.publicUrl}/${ENDPOINT_FILE}`;
+  const forwarded = config.trustProxy ? forwardedParts(req) : undefined;
+  const scheme = forwarded?.scheme ?? ((req.socket as Partial<TLSSocket>).encrypted === true ? 'https' : 'http');
+  const host = forwarded?.host ?? validHost(req.headers.host) ?? socketHost(req);
+  const prefix = forwarded?.prefix ?? '';
+  return `${scheme}://${host}${prefix}${config.basePath}/${ENDPOINT_FILE}`;
+}
+
+function forwardedParts(req: IncomingMessage): { scheme?: string; host?: string; prefix?: string } {
+  const proto = firstValue(req.headers['x-forwarded-proto'])?.toLowerCase();
+  const prefix = firstValue(req.headers['x-forwarded-prefix']);
+  return {
+    scheme: proto === 'http' || proto === 'https' ? proto : undefined,
+    host: validHost(firstValue(req.headers['x-forwarded-host'])),
+    prefix: prefix !== undefined && PATH_PREFIX.test(prefix) ? prefix.replace(/\/+$/, '') : undefined,
+  };
+}
+
+/** Proxies append to X-Forwarded-* lists, so the first entry is the one the client sent. */
+function firstValue(header: string | string[] | undefined): string | undefined {
+  const value = (Array.isArray(header) ? header[0] : header)?.split(',')[0]?.trim();
+  return value === '' ? undefined : value;
+}
+
+function validHost(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const match = HOST.exec(value);
+  if (match === null || Number(match[1] ?? 0) > 65535 || !URL.canParse(`http://${value}`)) return undefined;
+  return value.toLowerCase();
+}
+
+function socketHost(req: IncomingMessage): string {
+  const address = req.socket.localAddress?.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '') ?? 'localhost';
+  const host = isIPv6(address) ? `[${address}]` : address;
+  return req.socket.localPort === undefined ? host : `${host}:${req.socket.localPort}`;
+}

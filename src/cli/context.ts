@@ -1,0 +1,42 @@
+import { loadConfig, type Config, type Environment } from '../config/config.js';
+import { loadOrCreateSecretKey } from '../config/secret-key.js';
+import { createServices, type Services } from '../service/index.js';
+import { openStore } from '../store/open.js';
+
+/** Where commands write; tests capture it. Texts carry their own line endings. */
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** What a command needs from outside the program; tests pass their own services and io. */
+export interface CliContext {
+  readonly io: CliIo;
+  /** The validated settings; throws ConfigError. */
+  config(): Config;
+  /** Runs fn over services on an open store, and closes the store when fn settles. */
+  withServices<T>(fn: (services: Services) => Promise<T>): Promise<T>;
+}
+
+export const processIo: CliIo = {
+  out: (text) => void process.stdout.write(text),
+  err: (text) => void process.stderr.write(text),
+};
+
+export function createCliContext(env: Environment, io: CliIo = processIo): CliContext {
+  let config: Config | undefined;
+  const configOnce = (): Config => (config ??= loadConfig(env));
+  return {
+    io,
+    config: configOnce,
+    async withServices(fn) {
+      const { dataDir, databaseUrl, secretKey, session } = configOnce();
+      const store = await openStore({ dataDir, databaseUrl });
+      try {
+        return await fn(createServices({ store, secretKey: loadOrCreateSecretKey(secretKey, dataDir), session }));
+      } finally {
+        await store.close();
+      }
+    },
+  };
+}

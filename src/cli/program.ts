@@ -1,0 +1,40 @@
+import { Command } from 'commander';
+import { exitCodeOf } from './action.js';
+import { callersCommand } from './commands/callers.js';
+import { membersCommand } from './commands/members.js';
+import { serveCommand } from './commands/serve.js';
+import { sessionsCommand } from './commands/sessions.js';
+import type { CliContext, CliIo } from './context.js';
+import { handleError } from './handle-error.js';
+
+/** addCommand() does not pass settings down the way command() does, so every command gets them here. */
+function routeOutput(command: Command, io: CliIo): void {
+  command
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => io.out(text), writeErr: (text) => io.err(text) })
+    .showHelpAfterError('(add --help for usage)');
+  for (const sub of command.commands) routeOutput(sub, io);
+}
+
+export function createProgram(ctx: CliContext, version: string): Command {
+  const program = new Command('authentication-asmx')
+    .description('Drop-in replacement for the legacy ASP.NET Authentication.asmx web service, and its admin commands')
+    .version(version)
+    .addCommand(serveCommand(ctx), { isDefault: true })
+    .addCommand(callersCommand(ctx))
+    .addCommand(membersCommand(ctx))
+    .addCommand(sessionsCommand(ctx));
+  routeOutput(program, ctx.io);
+  return program;
+}
+
+/** Runs one command line (without the node and script arguments) and returns its exit code. */
+export async function runCli(args: readonly string[], ctx: CliContext, version: string): Promise<number> {
+  const program = createProgram(ctx, version);
+  try {
+    await program.parseAsync(args, { from: 'user' });
+    return exitCodeOf(program);
+  } catch (error) {
+    return handleError(error, ctx.io);
+  }
+}

@@ -1,0 +1,184 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { parseDurationSeconds } from './duration.js';
+
+export const RESULT_FORMATS = ['ibridge', 'json', 'plain'] as const;
+export type ResultFormat = (typeof RESULT_FORMATS)[number];
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly databaseUrl: string | undefined;
+  readonly soapNamespace: string;
+  readonly serviceName: string;
+  /** '' or a path such as '/webservices', without a trailing slash. */
+  readonly basePath: string;
+  /** Public base URL the endpoint is reached at, without a trailing slash; overrides Host and X-Forwarded-*. */
+  readonly publicUrl: string | undefined;
+  readonly trustProxy: boolean;
+  readonly resultFormat: ResultFormat;
+  readonly maxBodyBytes: number;
+  readonly logLevel: string;
+  readonly bindings: { readonly soap11: boolean; readonly soap12: boolean; readonly httpGet: boolean; readonly httpPost: boolean };
+  readonly session: { readonly absoluteTimeoutSeconds: number; readonly idleTimeoutSeconds: number; readonly slidingIdle: boolean };
+  /** 32-byte key that hashes and encrypts session secrets and caller passwords; undefined means the key file in dataDir. */
+  readonly secretKey: Buffer | undefined;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const bool = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((v) => ['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'].includes(v), 'must be true or false')
+  .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
+
+const duration = z
+  .string()
+  .transform((v, ctx) => {
+    const seconds = parseDurationSeconds(v);
+    if (seconds === null || seconds <= 0) {
+      ctx.addIssue({ code: 'custom', message: 'must be a positive duration such as 900, 30m, 12h or 7d' });
+      return z.NEVER;
+    }
+    return seconds;
+  });
+
+const integer = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, `must be between ${min} and ${max}`);
+
+const absoluteHttpUrl = z
+  .string()
+  .trim()
+  .refine((v) => {
+    try {
+      const url = new URL(v);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash;
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute http:// or https:// URL without query or fragment');
+
+/** Every setting, with its environment variable, its default and its rule; the README's table lists the same. */
+const schema = z.object({
+  PORT: integer(0, 65535).default(8080),
+  HOST: z.string().trim().min(1).default('127.0.0.1'),
+  DATA_DIR: z.string().trim().min(1).default('./data'),
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
+  SOAP_NAMESPACE: absoluteHttpUrl
+    .or(z.string().regex(/^urn:/, 'must be a URL or urn'))
+    .refine((v) => v.endsWith('/'), 'must end with "/" (ASMX namespaces do, and clients were generated against it)')
+    .default('http://tempuri.org/'),
+  SERVICE_NAME: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, 'must be an XML name such as Authentication')
+    .default('Authentication'),
+  BASE_PATH: z
+    .string()
+    .trim()
+    .regex(/^(\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*\/?$/, 'must be a URL path such as /webservices')
+    .transform((v) => v.replace(/\/+$/, ''))
+    .default(''),
+  PUBLIC_URL: absoluteHttpUrl.transform((v) => v.replace(/\/+$/, '')).optional(),
+  TRUST_PROXY: bool.default(false),
+  RESULT_FORMAT: z.enum(RESULT_FORMATS, { message: `must be one of ${RESULT_FORMATS.join(', ')}` }).default('ibridge'),
+  MAX_BODY_BYTES: integer(1024, 16 * 1024 * 1024).default(64 * 1024),
+  LOG_LEVEL: z.enum(['error', 'warn', 'info', 'debug', 'silent']).default('info'),
+  SOAP11_ENABLED: bool.default(true),
+  SOAP12_ENABLED: bool.default(true),
+  HTTP_GET_ENABLED: bool.default(true),
+  HTTP_POST_ENABLED: bool.default(true),
+  SESSION_ABSOLUTE_TIMEOUT: duration.default(12 * 3600),
+  SESSION_IDLE_TIMEOUT: duration.default(30 * 60),
+  SESSION_SLIDING: bool.default(true),
+  SECRET_KEY: z
+    .string()
+    .trim()
+    .transform((v, ctx) => {
+      const key = /^[0-9a-f]{64}$/i.test(v) ? Buffer.from(v, 'hex') : Buffer.from(v, 'base64');
+      if (key.length !== 32) {
+        ctx.addIssue({ code: 'custom', message: 'must be 32 bytes, as 64 hex digits or base64 (openssl rand -base64 32)' });
+        return z.NEVER;
+      }
+      return key;
+    })
+    .optional(),
+});
+
+export type Environment = Record<string, string | undefined>;
+
+/** Reads an optional JSON file of settings (CONFIG_FILE); the environment wins over it. */
+function readConfigFile(path: string): Environment {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new ConfigError([`CONFIG_FILE ${path}: ${(error as Error).message}`]);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError([`CONFIG_FILE ${path}: must hold a JSON object of settings`]);
+  }
+  return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, v === null ? undefined : String(v)]));
+}
+
+/** Validates the settings once; throws ConfigError listing every problem, one per line. */
+export function loadConfig(env: Environment = process.env): Config {
+  const fromFile = env.CONFIG_FILE ? readConfigFile(env.CONFIG_FILE) : {};
+  const merged: Environment = { ...fromFile };
+  for (const key of Object.keys(schema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') merged[key] = value;
+    if (merged[key] === '') delete merged[key];
+  }
+  const result = schema.safeParse(merged);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  }
+  const s = result.data;
+  const problems: string[] = [];
+  if (s.SESSION_IDLE_TIMEOUT > s.SESSION_ABSOLUTE_TIMEOUT) {
+    problems.push('SESSION_IDLE_TIMEOUT: must not be longer than SESSION_ABSOLUTE_TIMEOUT');
+  }
+  if (!s.SOAP11_ENABLED && !s.SOAP12_ENABLED && !s.HTTP_GET_ENABLED && !s.HTTP_POST_ENABLED) {
+    problems.push('SOAP11_ENABLED, SOAP12_ENABLED, HTTP_GET_ENABLED, HTTP_POST_ENABLED: at least one binding must stay on');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze({
+    port: s.PORT,
+    host: s.HOST,
+    dataDir: resolve(s.DATA_DIR),
+    databaseUrl: s.DATABASE_URL,
+    soapNamespace: s.SOAP_NAMESPACE,
+    serviceName: s.SERVICE_NAME,
+    basePath: s.BASE_PATH,
+    publicUrl: s.PUBLIC_URL,
+    trustProxy: s.TRUST_PROXY,
+    resultFormat: s.RESULT_FORMAT,
+    maxBodyBytes: s.MAX_BODY_BYTES,
+    logLevel: s.LOG_LEVEL,
+    bindings: Object.freeze({ soap11: s.SOAP11_ENABLED, soap12: s.SOAP12_ENABLED, httpGet: s.HTTP_GET_ENABLED, httpPost: s.HTTP_POST_ENABLED }),
+    session: Object.freeze({
+      absoluteTimeoutSeconds: s.SESSION_ABSOLUTE_TIMEOUT,
+      idleTimeoutSeconds: s.SESSION_IDLE_TIMEOUT,
+      slidingIdle: s.SESSION_SLIDING,
+    }),
+    secretKey: s.SECRET_KEY,
+  });
+}

@@ -1,0 +1,35 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const SECRET_KEY_FILE = 'secret.key';
+
+/**
+ * The configured SECRET_KEY, or the key file in the data directory, created on first start. The file sits
+ * beside the SQLite database but is not part of it: a copy of the database alone reveals no secret.
+ */
+export function loadOrCreateSecretKey(configured: Buffer | undefined, dataDir: string): Buffer {
+  if (configured) return configured;
+  const path = join(dataDir, SECRET_KEY_FILE);
+  try {
+    return decode(readFileSync(path, 'utf8'), path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32);
+  try {
+    writeFileSync(path, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+    return key;
+  } catch (error) {
+    // Another process (the CLI, a second start) created it first: use theirs.
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return decode(readFileSync(path, 'utf8'), path);
+    throw error;
+  }
+}
+
+function decode(text: string, path: string): Buffer {
+  const key = Buffer.from(text.trim(), 'base64');
+  if (key.length !== 32) throw new Error(`${path} does not hold a 32-byte base64 key`);
+  return key;
+}

@@ -1,0 +1,62 @@
+import { createServer, type Server } from 'node:http';
+import { createApp } from './app.js';
+import type { Config } from './config/config.js';
+import { loadOrCreateSecretKey } from './config/secret-key.js';
+import { createLogger } from './log/logger.js';
+import { createServices } from './service/index.js';
+import { openStore } from './store/open.js';
+
+/** How long a stop waits for calls in flight before closing their connections. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/** Starts the service and resolves once it has stopped (SIGINT/SIGTERM). */
+export async function serve(config: Config): Promise<void> {
+  const logger = createLogger(config.logLevel);
+  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const secretKey = loadOrCreateSecretKey(config.secretKey, config.dataDir);
+  const services = createServices({ store, secretKey, session: config.session });
+  const app = await createApp({ config, services, logger });
+
+  const server = createServer(app);
+  // Slow or endless requests cannot hold the process: headers and whole requests have deadlines.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  server.keepAliveTimeout = 15_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.info({
+    msg: 'listening',
+    url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}${config.basePath}/Authentication.asmx`,
+    store: config.databaseUrl ? 'postgresql' : 'sqlite',
+    resultFormat: config.resultFormat,
+  });
+
+  await waitForSignal();
+  logger.info({ msg: 'stopping' });
+  await stopServer(server);
+  await store.close();
+  logger.info({ msg: 'stopped' });
+}
+
+function waitForSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+}
+
+function stopServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,97 @@
+import type { CallerPasswordRow, CallerRow, Store } from '../store/store.js';
+import type { Clock } from './clock.js';
+import { ServiceError } from './errors.js';
+import { randomSecret, type Secrets } from './secrets.js';
+
+const MIN_PASSWORD_LENGTH = 6;
+
+export interface IssuedCallerPassword {
+  caller: CallerRow;
+  /** Shown once: only its hash is stored. */
+  password: string;
+  passwordId: number;
+}
+
+/** Calling applications (partner sites) and their security passwords. */
+export class CallerService {
+  constructor(
+    private readonly store: Store,
+    private readonly secrets: Secrets,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Registers a caller with a generated password, or with the old service's password when migrating. */
+  async add(name: string, password?: string): Promise<IssuedCallerPassword> {
+    if (await this.store.getCallerByName(name)) throw new ServiceError('CALLER_EXISTS', name);
+    const issued = this.#choosePassword(password);
+    await this.#ensureUnused(issued);
+    const caller = await this.store.createCaller(name, this.clock());
+    return this.#addPassword(caller, issued);
+  }
+
+  /** Adds a new password; the old ones stay valid until retired, so partners can switch over. */
+  async rotate(name: string, options: { password?: string; retireOthers?: boolean } = {}): Promise<IssuedCallerPassword> {
+    const caller = await this.#get(name);
+    const issued = this.#choosePassword(options.password);
+    await this.#ensureUnused(issued);
+    const result = await this.#addPassword(caller, issued);
+    if (options.retireOthers) await this.store.deleteCallerPasswords(caller.id, result.passwordId);
+    return result;
+  }
+
+  /** Retires every password except the newest. */
+  async retireOldPasswords(name: string): Promise<number> {
+    const caller = await this.#get(name);
+    const passwords = await this.store.listCallerPasswords(caller.id);
+    const newest = passwords.reduce<CallerPasswordRow | undefined>((a, b) => (!a || b.id > a.id ? b : a), undefined);
+    return newest ? this.store.deleteCallerPasswords(caller.id, newest.id) : 0;
+  }
+
+  async list(): Promise<Array<CallerRow & { passwords: CallerPasswordRow[] }>> {
+    const callers = await this.store.listCallers();
+    return Promise.all(callers.map(async (c) => ({ ...c, passwords: await this.store.listCallerPasswords(c.id) })));
+  }
+
+  async setEnabled(name: string, enabled: boolean): Promise<CallerRow> {
+    const caller = await this.#get(name);
+    await this.store.setCallerEnabled(caller.id, enabled);
+    return { ...caller, enabled };
+  }
+
+  async remove(name: string): Promise<void> {
+    await this.store.deleteCaller((await this.#get(name)).id);
+  }
+
+  /** The enabled caller this security password belongs to; the legacy fault otherwise. */
+  async verify(securityPassword: string | null): Promise<CallerRow> {
+    const caller = securityPassword
+      ? await this.store.findCallerByPasswordHash(this.secrets.hash('caller-password', securityPassword))
+      : null;
+    if (!caller || !caller.enabled) throw new ServiceError('INVALID_SECURITY_PASSWORD');
+    return caller;
+  }
+
+  async #get(name: string): Promise<CallerRow> {
+    const caller = await this.store.getCallerByName(name);
+    if (!caller) throw new ServiceError('CALLER_NOT_FOUND', name);
+    return caller;
+  }
+
+  #choosePassword(supplied: string | undefined): string {
+    if (supplied === undefined) return randomSecret();
+    if (supplied.length < MIN_PASSWORD_LENGTH) throw new ServiceError('CALLER_PASSWORD_TOO_SHORT');
+    return supplied;
+  }
+
+  /** One password identifies one caller, so a hash may belong to one caller only. */
+  async #ensureUnused(password: string): Promise<void> {
+    if (await this.store.findCallerByPasswordHash(this.secrets.hash('caller-password', password))) {
+      throw new ServiceError('CALLER_EXISTS', 'this password is already in use by a caller');
+    }
+  }
+
+  async #addPassword(caller: CallerRow, password: string): Promise<IssuedCallerPassword> {
+    const row = await this.store.addCallerPassword(caller.id, this.secrets.hash('caller-password', password), this.clock());
+    return { caller, password, passwordId: row.id };
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * Every error the service raises, declared once with a stable code and its exact text. The ASMX-facing
+ * texts are the legacy service's own: clients and their log scrapers match on them.
+ */
+export const SERVICE_ERRORS = {
+  INVALID_SECURITY_PASSWORD: 'Invalid security password',
+  CALLER_EXISTS: 'A caller with this name already exists',
+  CALLER_NOT_FOUND: 'No caller has this name',
+  CALLER_PASSWORD_TOO_SHORT: 'A caller password must be at least 6 characters long',
+  MEMBER_EXISTS: 'A member with this id or username already exists',
+  MEMBER_NOT_FOUND: 'No member has this id',
+  MEMBER_INVALID: 'The member record is not valid',
+  SESSION_NOT_FOUND: 'No live session has this id',
+  DOMAIN_INVALID: 'The cookie domain is not a valid domain name',
+} as const;
+
+export type ServiceErrorCode = keyof typeof SERVICE_ERRORS;
+
+export class ServiceError extends Error {
+  constructor(
+    readonly code: ServiceErrorCode,
+    detail?: string,
+  ) {
+    super(detail ? `${SERVICE_ERRORS[code]}: ${detail}` : SERVICE_ERRORS[code]);
+    this.name = 'ServiceError';
+  }
+}

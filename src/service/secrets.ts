@@ -1,0 +1,47 @@
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+
+/**
+ * Hashing and sealing with the server key. Lookup hashes are HMAC-SHA256 under the key, so a copy of the
+ * database alone (without the key) neither signs anybody in nor lets an attacker test guesses offline.
+ * Tokens are also sealed (AES-256-GCM) because AuthenticateCookie must return the session's token.
+ */
+export class Secrets {
+  readonly #hashKey: Buffer;
+  readonly #sealKey: Buffer;
+
+  constructor(key: Buffer) {
+    if (key.length !== 32) throw new Error('The secret key must be 32 bytes');
+    // Separate sub-keys so that a hash can never be confused with a ciphertext key.
+    this.#hashKey = createHmac('sha256', key).update('authentication-asmx/hash').digest();
+    this.#sealKey = createHmac('sha256', key).update('authentication-asmx/seal').digest();
+  }
+
+  /** Deterministic keyed hash for lookups; the purpose keeps a cookie hash from matching a token hash. */
+  hash(purpose: 'caller-password' | 'cookie' | 'token', value: string): string {
+    return createHmac('sha256', this.#hashKey).update(`${purpose}\0${value}`).digest('base64url');
+  }
+
+  seal(plain: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.#sealKey, iv);
+    const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+  }
+
+  /** Null when the value was not sealed with this key. */
+  unseal(sealed: string): string | null {
+    try {
+      const raw = Buffer.from(sealed, 'base64url');
+      const decipher = createDecipheriv('aes-256-gcm', this.#sealKey, raw.subarray(0, 12));
+      decipher.setAuthTag(raw.subarray(12, 28));
+      return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+    } catch {
+      return null;
+    }
+  }
+}
+
+/** A URL- and cookie-safe random secret: 32 bytes give 256 bits of entropy in 43 characters. */
+export function randomSecret(bytes = 32): string {
+  return randomBytes(bytes).toString('base64url');
+}

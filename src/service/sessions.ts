@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import type { SessionFilter, SessionRow, SessionWithMember, Store } from '../store/store.js';
+import type { Clock } from './clock.js';
+import { isValidCookieDomain, normalizeCookieDomain } from './domains.js';
+import { ServiceError } from './errors.js';
+import { randomSecret, type Secrets } from './secrets.js';
+
+export interface SessionPolicy {
+  absoluteTimeoutSeconds: number;
+  idleTimeoutSeconds: number;
+  /** Whether a successful verification moves the idle deadline forward. */
+  slidingIdle: boolean;
+}
+
+export interface IssuedSession {
+  session: SessionRow;
+  /** Shown once: only hashes are stored. */
+  cookie: string;
+  token: string;
+}
+
+/** Why nobody is signed in; logged, never sent (the wire gets one stable text per operation). */
+export type NotSignedInReason = 'missing' | 'unknown' | 'revoked' | 'expired' | 'idle' | 'member-disabled' | 'domain-mismatch';
+
+export type SessionCheck =
+  | { ok: true; found: SessionWithMember; token: string }
+  | { ok: false; reason: NotSignedInReason };
+
+export class SessionService {
+  /** Writes of lastSeenAt are spaced out so that busy sessions do not turn every read into a write. */
+  readonly #touchIntervalMs: number;
+
+  constructor(
+    private readonly store: Store,
+    private readonly secrets: Secrets,
+    private readonly policy: SessionPolicy,
+    private readonly clock: Clock,
+  ) {
+    this.#touchIntervalMs = Math.min(60_000, (policy.idleTimeoutSeconds * 1000) / 10);
+  }
+
+  /** Values may be supplied (migrations, tests); otherwise fresh random ones are issued. */
+  async create(memberId: string, cookieDomain: string, values: { cookie?: string; token?: string } = {}): Promise<IssuedSession> {
+    const member = await this.store.getMember(memberId);
+    if (!member) throw new ServiceError('MEMBER_NOT_FOUND', memberId);
+    const domain = normalizeCookieDomain(cookieDomain);
+    if (!isValidCookieDomain(domain)) throw new ServiceError('DOMAIN_INVALID', cookieDomain);
+    const cookie = values.cookie ?? randomSecret();
+    const token = values.token ?? randomSecret();
+    const now = this.clock();
+    const session: SessionRow = {
+      id: randomUUID(),
+      memberId,
+      cookieDomain: domain,
+      cookieHash: this.secrets.hash('cookie', cookie),
+      tokenHash: this.secrets.hash('token', token),
+      tokenSealed: this.secrets.seal(token),
+      createdAt: now,
+      lastSeenAt: now,
+      expiresAt: now + this.policy.absoluteTimeoutSeconds * 1000,
+      revokedAt: null,
+    };
+    await this.store.createSession(session);
+    return { session, cookie, token };
+  }
+
+  async checkToken(token: string | null): Promise<SessionCheck> {
+    if (!token) return { ok: false, reason: 'missing' };
+    const found = await this.store.findSessionByTokenHash(this.secrets.hash('token', token));
+    return this.#check(found, () => token);
+  }
+
+  async checkCookie(cookie: string | null, cookieDomain: string | null): Promise<SessionCheck> {
+    if (!cookie) return { ok: false, reason: 'missing' };
+    const found = await this.store.findSessionByCookieHash(this.secrets.hash('cookie', cookie));
+    if (found && normalizeCookieDomain(cookieDomain ?? '') !== found.session.cookieDomain) {
+      return { ok: false, reason: 'domain-mismatch' };
+    }
+    return this.#check(found, () => this.secrets.unseal(found?.session.tokenSealed ?? ''));
+  }
+
+  async #check(found: SessionWithMember | null, tokenOf: () => string | null): Promise<SessionCheck> {
+    if (!found) return { ok: false, reason: 'unknown' };
+    const { session, member } = found;
+    const now = this.clock();
+    if (session.revokedAt !== null) return { ok: false, reason: 'revoked' };
+    if (now >= session.expiresAt) return { ok: false, reason: 'expired' };
+    if (now >= session.lastSeenAt + this.policy.idleTimeoutSeconds * 1000) return { ok: false, reason: 'idle' };
+    if (!member.enabled) return { ok: false, reason: 'member-disabled' };
+    const token = tokenOf();
+    // A token sealed under another key cannot be returned; such a session cannot be trusted either.
+    if (token === null) return { ok: false, reason: 'unknown' };
+    if (this.policy.slidingIdle && now - session.lastSeenAt >= this.#touchIntervalMs) {
+      await this.store.touchSession(session.id, now);
+    }
+    return { ok: true, found, token };
+  }
+
+  async revoke(sessionId: string): Promise<void> {
+    if (!(await this.store.revokeSession(sessionId, this.clock()))) throw new ServiceError('SESSION_NOT_FOUND', sessionId);
+  }
+
+  async revokeAllOf(memberId: string): Promise<number> {
+    if (!(await this.store.getMember(memberId))) throw new ServiceError('MEMBER_NOT_FOUND', memberId);
+    return this.store.revokeMemberSessions(memberId, this.clock());
+  }
+
+  list(filter: { memberId?: string; includeEnded?: boolean } = {}): Promise<SessionRow[]> {
+    const storeFilter: SessionFilter = {};
+    if (filter.memberId !== undefined) storeFilter.memberId = filter.memberId;
+    if (!filter.includeEnded) storeFilter.liveAt = this.clock();
+    return this.store.listSessions(storeFilter);
+  }
+}

@@ -1,0 +1,95 @@
+import type Database from 'better-sqlite3';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/**
+ * Append only: a released migration is never edited, a change is a new version.
+ * Epoch milliseconds are declared BIGINT (INTEGER affinity here) because they overflow a PostgreSQL INTEGER,
+ * and `id TEXT NOT NULL PRIMARY KEY` spells out NOT NULL because SQLite lets a non-INTEGER primary key be NULL.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'callers, caller passwords, members and sessions',
+    sql: `
+      CREATE TABLE callers (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        name TEXT NOT NULL UNIQUE,
+        enabled INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+        created_at BIGINT NOT NULL
+      );
+      CREATE TABLE caller_passwords (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        caller_id INTEGER NOT NULL REFERENCES callers (id) ON DELETE CASCADE,
+        password_hash TEXT NOT NULL UNIQUE,
+        created_at BIGINT NOT NULL
+      );
+      CREATE INDEX caller_passwords_caller_id ON caller_passwords (caller_id);
+      CREATE TABLE members (
+        id TEXT NOT NULL PRIMARY KEY,
+        username TEXT NOT NULL UNIQUE,
+        email TEXT NOT NULL,
+        first_name TEXT NOT NULL,
+        last_name TEXT NOT NULL,
+        enabled INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+        created_at BIGINT NOT NULL
+      );
+      CREATE TABLE sessions (
+        id TEXT NOT NULL PRIMARY KEY,
+        member_id TEXT NOT NULL REFERENCES members (id) ON DELETE CASCADE,
+        cookie_domain TEXT NOT NULL,
+        cookie_hash TEXT NOT NULL UNIQUE,
+        token_hash TEXT NOT NULL UNIQUE,
+        token_sealed TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        last_seen_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        revoked_at BIGINT
+      );
+      CREATE INDEX sessions_member_id ON sessions (member_id);
+    `,
+  },
+];
+
+const CREATE_SCHEMA_MIGRATIONS = `
+  CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    applied_at BIGINT NOT NULL
+  )`;
+
+/**
+ * Applies the migrations not yet recorded in schema_migrations, all in one transaction.
+ * The transaction is IMMEDIATE so that two processes starting on one file take turns instead of both migrating.
+ */
+export function migrate(db: Database.Database, migrations: readonly Migration[] = MIGRATIONS, now: () => number = Date.now): void {
+  db.transaction(() => {
+    db.exec(CREATE_SCHEMA_MIGRATIONS);
+    const applied = appliedVersions(db);
+    refuseNewerSchema(applied, migrations);
+    const record = db.prepare<[number, string, number]>('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+    for (const migration of migrations.filter((m) => !applied.has(m.version))) {
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, now());
+    }
+  }).immediate();
+}
+
+function appliedVersions(db: Database.Database): Set<number> {
+  const rows = db.prepare<[], { version: number }>('SELECT version FROM schema_migrations').all();
+  return new Set(rows.map((row) => row.version));
+}
+
+function refuseNewerSchema(applied: Set<number>, migrations: readonly Migration[]): void {
+  const newestApplied = Math.max(0, ...applied);
+  const newestKnown = Math.max(0, ...migrations.map((m) => m.version));
+  if (newestApplied > newestKnown) {
+    throw new Error(
+      `database schema version ${newestApplied} is newer than this build supports (${newestKnown}); upgrade authentication-asmx`,
+    );
+  }
+}

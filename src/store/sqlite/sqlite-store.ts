@@ -1,0 +1,372 @@
+import Database from 'better-sqlite3';
+import type {
+  CallerPasswordRow,
+  CallerRow,
+  MemberRow,
+  NewMember,
+  SessionFilter,
+  SessionRow,
+  SessionWithMember,
+  Store,
+} from '../store.js';
+import { StoreConflictError } from '../store.js';
+import { migrate as migrateSchema } from './migrations.js';
+
+/** How long a write waits for another process's write lock before failing with SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 5000;
+
+interface CallerRecord {
+  id: number;
+  name: string;
+  enabled: number;
+  created_at: number;
+}
+
+interface CallerPasswordRecord {
+  id: number;
+  caller_id: number;
+  created_at: number;
+}
+
+interface MemberRecord {
+  id: string;
+  username: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  enabled: number;
+  created_at: number;
+}
+
+interface SessionRecord {
+  id: string;
+  member_id: string;
+  cookie_domain: string;
+  cookie_hash: string;
+  token_hash: string;
+  token_sealed: string;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
+interface SessionMemberRecord extends SessionRecord {
+  member_username: string;
+  member_email: string;
+  member_first_name: string;
+  member_last_name: string;
+  member_enabled: number;
+  member_created_at: number;
+}
+
+const CALLER_COLUMNS = 'id, name, enabled, created_at';
+const MEMBER_COLUMNS = 'id, username, email, first_name, last_name, enabled, created_at';
+const SESSION_COLUMNS =
+  'id, member_id, cookie_domain, cookie_hash, token_hash, token_sealed, created_at, last_seen_at, expires_at, revoked_at';
+
+/** One read for the hot path: verification needs the session and its member together. */
+function sessionWithMemberSql(hashColumn: 'token_hash' | 'cookie_hash'): string {
+  const session = SESSION_COLUMNS.split(', ').map((column) => `s.${column}`).join(', ');
+  return `SELECT ${session},
+      m.username AS member_username, m.email AS member_email, m.first_name AS member_first_name,
+      m.last_name AS member_last_name, m.enabled AS member_enabled, m.created_at AS member_created_at
+    FROM sessions s JOIN members m ON m.id = s.member_id
+    WHERE s.${hashColumn} = ?`;
+}
+
+function prepareSessionLists(db: Database.Database) {
+  const list = <P extends unknown[]>(where: string) =>
+    db.prepare<P, SessionRecord>(`SELECT ${SESSION_COLUMNS} FROM sessions ${where} ORDER BY created_at, id`);
+  return {
+    all: list<[]>(''),
+    ofMember: list<[string]>('WHERE member_id = ?'),
+    live: list<[number]>('WHERE revoked_at IS NULL AND expires_at > ?'),
+    liveOfMember: list<[string, number]>('WHERE member_id = ? AND revoked_at IS NULL AND expires_at > ?'),
+  };
+}
+
+function prepareStatements(db: Database.Database) {
+  return {
+    insertCaller: db.prepare<[string, number]>('INSERT INTO callers (name, enabled, created_at) VALUES (?, 1, ?)'),
+    callerByName: db.prepare<[string], CallerRecord>(`SELECT ${CALLER_COLUMNS} FROM callers WHERE name = ?`),
+    callers: db.prepare<[], CallerRecord>(`SELECT ${CALLER_COLUMNS} FROM callers ORDER BY name`),
+    setCallerEnabled: db.prepare<[number, number]>('UPDATE callers SET enabled = ? WHERE id = ?'),
+    deleteCaller: db.prepare<[number]>('DELETE FROM callers WHERE id = ?'),
+    insertCallerPassword: db.prepare<[number, string, number]>(
+      'INSERT INTO caller_passwords (caller_id, password_hash, created_at) VALUES (?, ?, ?)',
+    ),
+    callerPasswords: db.prepare<[number], CallerPasswordRecord>(
+      'SELECT id, caller_id, created_at FROM caller_passwords WHERE caller_id = ? ORDER BY id',
+    ),
+    // `id IS NOT NULL` holds for every row, so a missing keepId deletes them all.
+    deleteCallerPasswords: db.prepare<[number, number | null]>('DELETE FROM caller_passwords WHERE caller_id = ? AND id IS NOT ?'),
+    callerByPasswordHash: db.prepare<[string], CallerRecord>(
+      `SELECT c.id, c.name, c.enabled, c.created_at
+        FROM caller_passwords p JOIN callers c ON c.id = p.caller_id
+        WHERE p.password_hash = ?`,
+    ),
+
+    insertMember: db.prepare<[MemberRecord]>(
+      `INSERT INTO members (${MEMBER_COLUMNS})
+        VALUES (@id, @username, @email, @first_name, @last_name, @enabled, @created_at)`,
+    ),
+    member: db.prepare<[string], MemberRecord>(`SELECT ${MEMBER_COLUMNS} FROM members WHERE id = ?`),
+    members: db.prepare<[], MemberRecord>(`SELECT ${MEMBER_COLUMNS} FROM members ORDER BY id`),
+    setMemberEnabled: db.prepare<[number, string]>('UPDATE members SET enabled = ? WHERE id = ?'),
+    deleteMember: db.prepare<[string]>('DELETE FROM members WHERE id = ?'),
+
+    insertSession: db.prepare<[SessionRecord]>(
+      `INSERT INTO sessions (${SESSION_COLUMNS})
+        VALUES (@id, @member_id, @cookie_domain, @cookie_hash, @token_hash, @token_sealed,
+          @created_at, @last_seen_at, @expires_at, @revoked_at)`,
+    ),
+    sessionByTokenHash: db.prepare<[string], SessionMemberRecord>(sessionWithMemberSql('token_hash')),
+    sessionByCookieHash: db.prepare<[string], SessionMemberRecord>(sessionWithMemberSql('cookie_hash')),
+    touchSession: db.prepare<[number, string]>('UPDATE sessions SET last_seen_at = MAX(last_seen_at, ?) WHERE id = ?'),
+    revokeSession: db.prepare<[number, string]>('UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+    revokeMemberSessions: db.prepare<[number, string, number]>(
+      'UPDATE sessions SET revoked_at = ? WHERE member_id = ? AND revoked_at IS NULL AND expires_at > ?',
+    ),
+    sessionLists: prepareSessionLists(db),
+  };
+}
+
+type Statements = ReturnType<typeof prepareStatements>;
+
+/**
+ * The embedded store. better-sqlite3 is synchronous; a single-file database answers these small indexed
+ * queries in microseconds, so blocking the event loop for them costs less than a worker hop would.
+ */
+export class SqliteStore implements Store {
+  readonly #db: Database.Database;
+  #prepared: Statements | undefined;
+
+  /** `filename` may be ':memory:'. The schema is not touched until migrate(). */
+  constructor(filename: string) {
+    this.#db = new Database(filename);
+    this.#db.pragma('journal_mode = WAL');
+    this.#db.pragma('foreign_keys = ON');
+    this.#db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  }
+
+  /** Prepared on first use rather than in the constructor, because preparing needs the migrated tables. */
+  get #statements(): Statements {
+    this.#prepared ??= prepareStatements(this.#db);
+    return this.#prepared;
+  }
+
+  async migrate(): Promise<void> {
+    migrateSchema(this.#db);
+  }
+
+  async close(): Promise<void> {
+    this.#db.close();
+  }
+
+  async createCaller(name: string, createdAt: number): Promise<CallerRow> {
+    const result = rethrowConflict(
+      () => this.#statements.insertCaller.run(name, createdAt),
+      () => `a caller named "${name}" already exists`,
+    );
+    return { id: Number(result.lastInsertRowid), name, enabled: true, createdAt };
+  }
+
+  async getCallerByName(name: string): Promise<CallerRow | null> {
+    return mapOrNull(this.#statements.callerByName.get(name), toCaller);
+  }
+
+  async listCallers(): Promise<CallerRow[]> {
+    return this.#statements.callers.all().map(toCaller);
+  }
+
+  async setCallerEnabled(callerId: number, enabled: boolean): Promise<void> {
+    this.#statements.setCallerEnabled.run(fromBoolean(enabled), callerId);
+  }
+
+  async deleteCaller(callerId: number): Promise<void> {
+    this.#statements.deleteCaller.run(callerId);
+  }
+
+  async addCallerPassword(callerId: number, passwordHash: string, createdAt: number): Promise<CallerPasswordRow> {
+    const result = rethrowConflict(
+      () => this.#statements.insertCallerPassword.run(callerId, passwordHash, createdAt),
+      () => 'this caller password is already in use',
+    );
+    return { id: Number(result.lastInsertRowid), callerId, createdAt };
+  }
+
+  async listCallerPasswords(callerId: number): Promise<CallerPasswordRow[]> {
+    return this.#statements.callerPasswords.all(callerId).map(toCallerPassword);
+  }
+
+  async deleteCallerPasswords(callerId: number, keepId?: number): Promise<number> {
+    return this.#statements.deleteCallerPasswords.run(callerId, keepId ?? null).changes;
+  }
+
+  async findCallerByPasswordHash(passwordHash: string): Promise<CallerRow | null> {
+    return mapOrNull(this.#statements.callerByPasswordHash.get(passwordHash), toCaller);
+  }
+
+  async createMember(member: NewMember): Promise<MemberRow> {
+    const record = fromMember(member);
+    rethrowConflict(
+      () => this.#statements.insertMember.run(record),
+      () => `a member with id "${member.id}" or username "${member.username}" already exists`,
+    );
+    return toMember(record);
+  }
+
+  async getMember(id: string): Promise<MemberRow | null> {
+    return mapOrNull(this.#statements.member.get(id), toMember);
+  }
+
+  async listMembers(): Promise<MemberRow[]> {
+    return this.#statements.members.all().map(toMember);
+  }
+
+  async setMemberEnabled(id: string, enabled: boolean): Promise<boolean> {
+    return this.#statements.setMemberEnabled.run(fromBoolean(enabled), id).changes > 0;
+  }
+
+  async deleteMember(id: string): Promise<boolean> {
+    return this.#statements.deleteMember.run(id).changes > 0;
+  }
+
+  async createSession(session: SessionRow): Promise<void> {
+    rethrowConflict(
+      () => this.#statements.insertSession.run(fromSession(session)),
+      () => `session "${session.id}" or one of its hashes already exists`,
+    );
+  }
+
+  async findSessionByTokenHash(tokenHash: string): Promise<SessionWithMember | null> {
+    return mapOrNull(this.#statements.sessionByTokenHash.get(tokenHash), toSessionWithMember);
+  }
+
+  async findSessionByCookieHash(cookieHash: string): Promise<SessionWithMember | null> {
+    return mapOrNull(this.#statements.sessionByCookieHash.get(cookieHash), toSessionWithMember);
+  }
+
+  async touchSession(id: string, lastSeenAt: number): Promise<void> {
+    this.#statements.touchSession.run(lastSeenAt, id);
+  }
+
+  async revokeSession(id: string, revokedAt: number): Promise<boolean> {
+    return this.#statements.revokeSession.run(revokedAt, id).changes > 0;
+  }
+
+  async revokeMemberSessions(memberId: string, revokedAt: number): Promise<number> {
+    return this.#statements.revokeMemberSessions.run(revokedAt, memberId, revokedAt).changes;
+  }
+
+  async listSessions(filter: SessionFilter = {}): Promise<SessionRow[]> {
+    const lists = this.#statements.sessionLists;
+    const { memberId, liveAt } = filter;
+    const records =
+      memberId === undefined
+        ? liveAt === undefined
+          ? lists.all.all()
+          : lists.live.all(liveAt)
+        : liveAt === undefined
+          ? lists.ofMember.all(memberId)
+          : lists.liveOfMember.all(memberId, liveAt);
+    return records.map(toSession);
+  }
+}
+
+const CONFLICT_CODES = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
+
+function rethrowConflict<T>(write: () => T, message: () => string): T {
+  try {
+    return write();
+  } catch (error) {
+    if (error instanceof Database.SqliteError && CONFLICT_CODES.has(error.code)) throw new StoreConflictError(message());
+    throw error;
+  }
+}
+
+function mapOrNull<R, T>(record: R | undefined, map: (record: R) => T): T | null {
+  return record === undefined ? null : map(record);
+}
+
+function fromBoolean(value: boolean): number {
+  return value ? 1 : 0;
+}
+
+function toCaller(record: CallerRecord): CallerRow {
+  return { id: record.id, name: record.name, enabled: record.enabled === 1, createdAt: record.created_at };
+}
+
+function toCallerPassword(record: CallerPasswordRecord): CallerPasswordRow {
+  return { id: record.id, callerId: record.caller_id, createdAt: record.created_at };
+}
+
+function fromMember(member: NewMember): MemberRecord {
+  return {
+    id: member.id,
+    username: member.username,
+    email: member.email,
+    first_name: member.firstName,
+    last_name: member.lastName,
+    enabled: fromBoolean(member.enabled),
+    created_at: member.createdAt,
+  };
+}
+
+function toMember(record: MemberRecord): MemberRow {
+  return {
+    id: record.id,
+    username: record.username,
+    email: record.email,
+    firstName: record.first_name,
+    lastName: record.last_name,
+    enabled: record.enabled === 1,
+    createdAt: record.created_at,
+  };
+}
+
+function fromSession(session: SessionRow): SessionRecord {
+  return {
+    id: session.id,
+    member_id: session.memberId,
+    cookie_domain: session.cookieDomain,
+    cookie_hash: session.cookieHash,
+    token_hash: session.tokenHash,
+    token_sealed: session.tokenSealed,
+    created_at: session.createdAt,
+    last_seen_at: session.lastSeenAt,
+    expires_at: session.expiresAt,
+    revoked_at: session.revokedAt,
+  };
+}
+
+function toSession(record: SessionRecord): SessionRow {
+  return {
+    id: record.id,
+    memberId: record.member_id,
+    cookieDomain: record.cookie_domain,
+    cookieHash: record.cookie_hash,
+    tokenHash: record.token_hash,
+    tokenSealed: record.token_sealed,
+    createdAt: record.created_at,
+    lastSeenAt: record.last_seen_at,
+    expiresAt: record.expires_at,
+    revokedAt: record.revoked_at,
+  };
+}
+
+function toSessionWithMember(record: SessionMemberRecord): SessionWithMember {
+  return {
+    session: toSession(record),
+    member: {
+      id: record.member_id,
+      username: record.member_username,
+      email: record.member_email,
+      firstName: record.member_first_name,
+      lastName: record.member_last_name,
+      enabled: record.member_enabled === 1,
+      createdAt: record.member_created_at,
+    },
+  };
+}

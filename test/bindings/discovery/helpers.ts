@@ -1,0 +1,31 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { loadConfig, type Config, type Environment } from '../../../src/config/config.js';
+import { createDiscovery } from '../../../src/bindings/discovery/index.js';
+
+const TRANSCRIPTS = '/work/shared/reference/asmx/transcripts';
+
+/** The namespace the reference transcripts were captured with. */
+export const REFERENCE_NAMESPACE = 'http://membership.example.org/webservices/';
+
+export function testConfig(env: Environment = {}, overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig(env), ...overrides };
+}
+
+export function discoveryServer(config: Config): Server {
+  const discovery = createDiscovery(config);
+  return createServer((req, res) => discovery.handle(req, res));
+}
+
+/** A reference response split at the first blank line: its header lines and its body. */
+export function transcript(name: string): { headers: Map<string, string>; body: string } {
+  const raw = readFileSync(join(TRANSCRIPTS, `${name}.response`), 'utf8');
+  const end = raw.indexOf('\r\n\r\n');
+  const headers = new Map<string, string>();
+  for (const line of raw.slice(0, end).split('\r\n').slice(1)) {
+    const colon = line.indexOf(':');
+    headers.set(line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim());
+  }
+  return { headers, body: raw.slice(end + 4) };
+}

@@ -1,0 +1,137 @@
+import { readFileSync } from 'node:fs';
+import request from 'supertest';
+import { parseStringPromise } from 'xml2js';
+import { discoveryServer, REFERENCE_NAMESPACE, testConfig, transcript } from './helpers.js';
+
+const reference = discoveryServer(testConfig({ SOAP_NAMESPACE: REFERENCE_NAMESPACE }));
+
+function addresses(wsdl: string): string[] {
+  return [...wsdl.matchAll(/<(?:soap|soap12|http):address location="([^"]*)" \/>/g)].map((m) => m[1] ?? '');
+}
+
+describe('?wsdl', () => {
+  test('matches the reference WSDL (a01) byte for byte, with its status and headers', async () => {
+    const a01 = transcript('a01-wsdl-upper');
+    const res = await request(reference).get('/Authentication.asmx?WSDL').set('Host', '127.0.0.1:9082');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe(a01.headers.get('content-type'));
+    expect(res.headers['cache-control']).toBe(a01.headers.get('cache-control'));
+    expect(res.headers['content-length']).toBe(a01.headers.get('content-length'));
+    expect(res.text).toBe(a01.body);
+  });
+
+  test.each(['wsdl', 'Wsdl', 'WSDL'])('the query key is case-insensitive: ?%s', async (key) => {
+    const res = await request(reference).get(`/Authentication.asmx?${key}`).set('Host', '127.0.0.1:9082');
+    expect(res.text).toBe(transcript('a01-wsdl-upper').body);
+  });
+
+  test('the default configuration serves wsdl/Authentication.wsdl with only the addresses filled in', async () => {
+    const authored = readFileSync(new URL('../../../wsdl/Authentication.wsdl', import.meta.url), 'utf8');
+    const res = await request(discoveryServer(testConfig())).get('/Authentication.asmx?wsdl').set('Host', 'example.org');
+    expect(res.text).toBe(authored.split('http://localhost/').join('http://example.org/'));
+  });
+
+  test('parses as XML, with four ports named after the service', async () => {
+    const res = await request(reference).get('/Authentication.asmx?wsdl').set('Host', '127.0.0.1:9082');
+    const parsed = await parseStringPromise(res.text);
+    const definitions = parsed['wsdl:definitions'];
+    expect(definitions.$.targetNamespace).toBe(REFERENCE_NAMESPACE);
+    const ports = definitions['wsdl:service'][0]['wsdl:port'];
+    expect(ports.map((port: { $: { name: string } }) => port.$.name)).toEqual([
+      'AuthenticationSoap',
+      'AuthenticationSoap12',
+      'AuthenticationHttpGet',
+      'AuthenticationHttpPost',
+    ]);
+  });
+
+  test('keeps the port of the Host header in all four addresses', async () => {
+    const res = await request(reference).get('/Authentication.asmx?WSDL').set('Host', 'svc.example.org:8443');
+    expect(addresses(res.text)).toEqual(Array(4).fill('http://svc.example.org:8443/Authentication.asmx'));
+  });
+
+  test('puts the base path in the address', async () => {
+    const server = discoveryServer(testConfig({ BASE_PATH: '/webservices/' }));
+    const res = await request(server).get('/webservices/Authentication.asmx?wsdl').set('Host', 'svc.example.org');
+    expect(addresses(res.text)).toEqual(Array(4).fill('http://svc.example.org/webservices/Authentication.asmx'));
+  });
+
+  const forwarded = {
+    'X-Forwarded-Proto': 'https, http',
+    'X-Forwarded-Host': 'members.example.org, proxy.internal',
+    'X-Forwarded-Prefix': '/public',
+  };
+
+  test('ignores X-Forwarded-* unless the proxy is trusted', async () => {
+    const res = await request(reference).get('/Authentication.asmx?wsdl').set('Host', '127.0.0.1:9082').set(forwarded);
+    expect(res.text).toBe(transcript('a05-wsdl-xforwarded').body);
+  });
+
+  test('honours the first X-Forwarded-* values, prefix before the base path, when the proxy is trusted', async () => {
+    const server = discoveryServer(testConfig({ TRUST_PROXY: 'true', BASE_PATH: '/ws' }));
+    const res = await request(server).get('/ws/Authentication.asmx?wsdl').set('Host', '10.0.0.5:8080').set(forwarded);
+    expect(addresses(res.text)).toEqual(Array(4).fill('https://members.example.org/public/ws/Authentication.asmx'));
+  });
+
+  test('a configured public URL wins over the Host header and X-Forwarded-*', async () => {
+    const server = discoveryServer(testConfig({ TRUST_PROXY: 'true', PUBLIC_URL: 'https://members.example.org/webservices/' }));
+    const res = await request(server).get('/Authentication.asmx?wsdl').set('Host', '10.0.0.5:8080').set(forwarded);
+    expect(addresses(res.text)).toEqual(Array(4).fill('https://members.example.org/webservices/Authentication.asmx'));
+  });
+
+  test('a hostile Host header does not reach the body', async () => {
+    const res = await request(reference).get('/Authentication.asmx?wsdl').set('Host', 'evil.example"><x:injected/><y a="');
+    expect(res.text).not.toMatch(/evil|injected/);
+    const { port } = res.request.url.match(/:(?<port>\d+)\//)?.groups ?? {};
+    expect(addresses(res.text)).toEqual(Array(4).fill(`http://127.0.0.1:${port}/Authentication.asmx`));
+    await expect(parseStringPromise(res.text)).resolves.toBeDefined();
+  });
+
+  test('a custom service name renames the port types, bindings, ports and service but not the path', async () => {
+    const server = discoveryServer(testConfig({ SERVICE_NAME: 'MemberAuth' }));
+    const res = await request(server).get('/Authentication.asmx?wsdl').set('Host', 'example.org');
+    expect(res.text).not.toMatch(/"(tns:)?Authentication[A-Z]/);
+    expect(res.text).toContain('<wsdl:portType name="MemberAuthHttpGet">');
+    expect(res.text).toContain('<wsdl:binding name="MemberAuthSoap12" type="tns:MemberAuthSoap">');
+    expect(res.text).toContain('<wsdl:port name="MemberAuthSoap" binding="tns:MemberAuthSoap">');
+    expect(res.text).toContain('<wsdl:service name="MemberAuth">');
+    expect(addresses(res.text)).toEqual(Array(4).fill('http://example.org/Authentication.asmx'));
+  });
+
+  test('escapes the configured namespace', async () => {
+    const server = discoveryServer(testConfig({ SOAP_NAMESPACE: 'urn:a&b"<c>/' }));
+    const res = await request(server).get('/Authentication.asmx?wsdl').set('Host', 'example.org');
+    expect(res.text).toContain('targetNamespace="urn:a&amp;b&quot;&lt;c&gt;/"');
+    const parsed = await parseStringPromise(res.text);
+    expect(parsed['wsdl:definitions'].$.targetNamespace).toBe('urn:a&b"<c>/');
+  });
+
+  test('a namespace that contains the placeholder address is kept whole', async () => {
+    const server = discoveryServer(testConfig({ SOAP_NAMESPACE: 'http://localhost/Authentication.asmx/' }));
+    const res = await request(server).get('/Authentication.asmx?wsdl').set('Host', 'example.org');
+    expect(res.text).toContain('targetNamespace="http://localhost/Authentication.asmx/"');
+    expect(addresses(res.text)).toEqual(Array(4).fill('http://example.org/Authentication.asmx'));
+  });
+
+  test('a disabled binding loses its binding and port, and nothing else changes', async () => {
+    const full = await request(reference).get('/Authentication.asmx?wsdl').set('Host', 'example.org');
+    const server = discoveryServer(testConfig({ SOAP_NAMESPACE: REFERENCE_NAMESPACE, HTTP_GET_ENABLED: 'false' }));
+    const res = await request(server).get('/Authentication.asmx?wsdl').set('Host', 'example.org');
+    const expected = full.text
+      .replace(/\n {2}<wsdl:binding name="AuthenticationHttpGet" [\s\S]*?<\/wsdl:binding>/, '')
+      .replace(/\n {4}<wsdl:port name="AuthenticationHttpGet" [\s\S]*?<\/wsdl:port>/, '');
+    expect(expected).not.toBe(full.text);
+    expect(res.text).toBe(expected);
+    expect(addresses(res.text)).toHaveLength(3);
+    await expect(parseStringPromise(res.text)).resolves.toBeDefined();
+  });
+
+  test('disabling SOAP 1.1 keeps the SOAP 1.2 binding', async () => {
+    const server = discoveryServer(testConfig({ SOAP11_ENABLED: 'false' }));
+    const res = await request(server).get('/Authentication.asmx?wsdl').set('Host', 'example.org');
+    expect(res.text).not.toContain('<wsdl:binding name="AuthenticationSoap" ');
+    expect(res.text).not.toContain('<wsdl:port name="AuthenticationSoap" ');
+    expect(res.text).toContain('<wsdl:binding name="AuthenticationSoap12" ');
+    expect(res.text).toContain('<wsdl:port name="AuthenticationSoap12" ');
+  });
+});

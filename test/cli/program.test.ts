@@ -1,0 +1,116 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { ConfigError } from '../../src/config/config.js';
+import { createCliContext, type CliContext } from '../../src/cli/context.js';
+import { createProgram } from '../../src/cli/program.js';
+import { runWith } from './harness.js';
+
+const failingConfig: Omit<CliContext, 'io'> = {
+  config: () => {
+    throw new ConfigError(['PORT: must be a whole number', 'SESSION_IDLE_TIMEOUT: must be a positive duration']);
+  },
+  withServices: () => Promise.reject(new Error('not reached')),
+};
+
+function commandPaths(command: Command, prefix: string[] = []): string[][] {
+  return command.commands.flatMap((sub) => [[...prefix, sub.name()], ...commandPaths(sub, [...prefix, sub.name()])]);
+}
+
+describe('the root program', () => {
+  const paths = commandPaths(createProgram({ ...failingConfig, io: { out() {}, err() {} } }, '0.0.0'));
+
+  it('has the command groups and their subcommands', () => {
+    expect(paths.map((p) => p.join(' '))).toEqual([
+      'serve',
+      'callers',
+      'callers add',
+      'callers list',
+      'callers rotate',
+      'callers retire-old',
+      'callers disable',
+      'callers enable',
+      'callers remove',
+      'members',
+      'members add',
+      'members list',
+      'members show',
+      'members disable',
+      'members enable',
+      'members remove',
+      'sessions',
+      'sessions create',
+      'sessions list',
+      'sessions revoke',
+      'sessions revoke-all',
+    ]);
+  });
+
+  it.each([[], ...paths])('prints help for "%s" with --help and exits 0', async (...path: string[]) => {
+    const result = await runWith(failingConfig, ...path, '--help');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`Usage: authentication-asmx ${path.join(' ')}`.trimEnd());
+    expect(result.stderr).toBe('');
+  });
+
+  it('prints the version', async () => {
+    expect(await runWith(failingConfig, '--version')).toMatchObject({ code: 0, stdout: '9.9.9-test\n' });
+  });
+
+  it('serves when no command is given, so a configuration error stops it with exit 2 and every problem', async () => {
+    for (const args of [[], ['serve']]) {
+      const result = await runWith(failingConfig, ...args);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe('Invalid configuration:\n  - PORT: must be a whole number\n  - SESSION_IDLE_TIMEOUT: must be a positive duration\n');
+      expect(result.stdout).toBe('');
+    }
+  });
+
+  it('reports usage errors with exit 2', async () => {
+    const unknownOption = await runWith(failingConfig, 'members', 'list', '--bogus');
+    expect(unknownOption.code).toBe(2);
+    expect(unknownOption.stderr).toContain("error: unknown option '--bogus'");
+    const missingArgument = await runWith(failingConfig, 'callers', 'add');
+    expect(missingArgument.code).toBe(2);
+    expect(missingArgument.stderr).toContain("error: missing required argument 'name'");
+    const groupAlone = await runWith(failingConfig, 'callers');
+    expect(groupAlone.code).toBe(2);
+    expect(groupAlone.stderr).toContain('Usage: authentication-asmx callers');
+  });
+
+  it('reports an unexpected error in one line with exit 70', async () => {
+    const broken: Omit<CliContext, 'io'> = { ...failingConfig, withServices: () => Promise.reject(new Error('disk on fire')) };
+    expect(await runWith(broken, 'members', 'list')).toMatchObject({ code: 70, stdout: '', stderr: 'unexpected error: disk on fire\n' });
+  });
+});
+
+describe('the context built from the environment', () => {
+  let dataDir: string;
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'authentication-asmx-cli-'));
+  });
+  afterEach(() => rm(dataDir, { recursive: true, force: true }));
+
+  const run = (env: Record<string, string>, ...args: string[]) => {
+    const { config, withServices } = createCliContext(env);
+    return runWith({ config, withServices }, ...args);
+  };
+
+  it('opens the store and key in DATA_DIR for each command, so runs see each other\'s writes', async () => {
+    const env = { DATA_DIR: dataDir };
+    expect((await run(env, 'members', 'add', '--id', 'm1', '--username', 'ada')).code).toBe(0);
+    const created = await run(env, 'sessions', 'create', '--member', 'm1', '--domain', 'example.com', '--json');
+    const { token } = JSON.parse(created.stdout) as { token: string };
+    expect(await readdir(dataDir)).toEqual(expect.arrayContaining(['secret.key']));
+    const check = await createCliContext(env).withServices((s) => s.sessions.checkToken(token));
+    expect(check).toMatchObject({ ok: true });
+  });
+
+  it('stops with exit 2 and the problem when the environment is invalid', async () => {
+    const result = await run({ DATA_DIR: dataDir, PORT: 'eighty' }, 'members', 'list');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('PORT: must be a whole number');
+  });
+});
+

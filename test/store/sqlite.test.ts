@@ -1,0 +1,173 @@
+import Database from 'better-sqlite3';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openStore, SQLITE_FILENAME } from '../../src/store/open.js';
+import { MIGRATIONS, migrate, type Migration } from '../../src/store/sqlite/migrations.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { MemberRow } from '../../src/store/store.js';
+import { tempSqliteStore } from '../helpers/temp-store.js';
+import { storeContract } from './contract.js';
+
+let dir: string;
+let files = 0;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'authentication-asmx-store-'));
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function freshPath(label: string): string {
+  files += 1;
+  return join(dir, `${label}-${files}`);
+}
+
+storeContract('sqlite', async () => {
+  const store = new SqliteStore(`${freshPath('contract')}.sqlite`);
+  await store.migrate();
+  return store;
+});
+
+const LATEST = Math.max(...MIGRATIONS.map((m) => m.version));
+
+const ADA: MemberRow = {
+  id: 'm1',
+  username: 'ada',
+  email: 'ada@example.org',
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  enabled: true,
+  createdAt: Date.UTC(2030, 0, 1),
+};
+
+function appliedMigrations(file: string): Array<{ version: number; name: string }> {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare<[], { version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version').all();
+  } finally {
+    db.close();
+  }
+}
+
+function tableNames(db: Database.Database): string[] {
+  return db
+    .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .all()
+    .map((row) => row.name);
+}
+
+describe('SqliteStore', () => {
+  test('openStore() creates the data directory and the database file, and applies every migration', async () => {
+    const dataDir = join(freshPath('data'), 'nested', 'dir');
+    const store = await openStore({ dataDir });
+    await store.createMember(ADA);
+    await store.close();
+    const file = join(dataDir, SQLITE_FILENAME);
+    expect(existsSync(file)).toBe(true);
+    expect(appliedMigrations(file)).toEqual(MIGRATIONS.map(({ version, name }) => ({ version, name })));
+  });
+
+  test('openStore() opens the database in WAL journal mode', async () => {
+    const dataDir = freshPath('data');
+    const store = await openStore({ dataDir });
+    await store.close();
+    const db = new Database(join(dataDir, SQLITE_FILENAME), { readonly: true });
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    db.close();
+  });
+
+  test('openStore() refuses a database URL while the PostgreSQL store is not available, and creates nothing', async () => {
+    const dataDir = freshPath('data');
+    await expect(openStore({ dataDir, databaseUrl: 'postgres://localhost/auth' })).rejects.toThrow(/PostgreSQL store is not available/);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  test('reopening the data directory keeps the data', async () => {
+    const dataDir = freshPath('data');
+    const first = await openStore({ dataDir });
+    await first.createMember(ADA);
+    const caller = await first.createCaller('partner', ADA.createdAt);
+    await first.close();
+
+    const second = await openStore({ dataDir });
+    expect(await second.getMember('m1')).toEqual(ADA);
+    expect(await second.listCallers()).toEqual([caller]);
+    await second.close();
+    expect(appliedMigrations(join(dataDir, SQLITE_FILENAME))).toHaveLength(MIGRATIONS.length);
+  });
+
+  test('a database whose schema version is newer than this build is refused with a clear message', async () => {
+    const dataDir = freshPath('data');
+    await (await openStore({ dataDir })).close();
+    const file = join(dataDir, SQLITE_FILENAME);
+    const db = new Database(file);
+    db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(LATEST + 1, 'from the future', 0);
+    db.close();
+
+    await expect(openStore({ dataDir })).rejects.toThrow(
+      `database schema version ${LATEST + 1} is newer than this build supports (${LATEST}); upgrade authentication-asmx`,
+    );
+  });
+
+  test('a store opened on ":memory:" works once migrated', async () => {
+    const store = new SqliteStore(':memory:');
+    await store.migrate();
+    await store.createMember(ADA);
+    expect(await store.listMembers()).toEqual([ADA]);
+    await store.close();
+  });
+});
+
+describe('tempSqliteStore()', () => {
+  test('gives a fresh migrated store each time', async () => {
+    const first = await tempSqliteStore();
+    const second = await tempSqliteStore();
+    await first.store.createMember(ADA);
+    expect(await second.store.listMembers()).toEqual([]);
+    await first.cleanup();
+    await second.cleanup();
+  });
+});
+
+describe('SQLite migrations', () => {
+  const extra: Migration = { version: LATEST + 1, name: 'notes', sql: 'CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)' };
+
+  test('MIGRATIONS are numbered 1, 2, 3... in order', () => {
+    expect(MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((_, index) => index + 1));
+  });
+
+  test('migrate() applies only the pending migrations and records when', () => {
+    const db = new Database(':memory:');
+    migrate(db, MIGRATIONS, () => 1000);
+    migrate(db, [...MIGRATIONS, extra], () => 2000);
+    migrate(db, [...MIGRATIONS, extra], () => 3000);
+    const rows = db.prepare<[], { version: number; applied_at: number }>('SELECT version, applied_at FROM schema_migrations ORDER BY version').all();
+    expect(rows).toEqual([
+      ...MIGRATIONS.map((m) => ({ version: m.version, applied_at: 1000 })),
+      { version: extra.version, applied_at: 2000 },
+    ]);
+    expect(tableNames(db)).toContain('notes');
+    db.close();
+  });
+
+  test('a failing migration is rolled back entirely', () => {
+    const db = new Database(':memory:');
+    migrate(db);
+    const broken: Migration = { ...extra, sql: 'CREATE TABLE notes (id INTEGER PRIMARY KEY); CREATE TABLE broken (' };
+    const tablesBefore = tableNames(db);
+    expect(() => migrate(db, [...MIGRATIONS, broken])).toThrow();
+    expect(tableNames(db)).toEqual(tablesBefore);
+    expect(db.prepare('SELECT version FROM schema_migrations').pluck().all()).toEqual(MIGRATIONS.map((m) => m.version));
+    db.close();
+  });
+
+  test('a failing first migration leaves an empty database', () => {
+    const db = new Database(':memory:');
+    expect(() => migrate(db, [{ version: 1, name: 'broken', sql: 'CREATE TABLE t (a); NOT SQL' }])).toThrow();
+    expect(tableNames(db)).toEqual([]);
+    db.close();
+  });
+});
