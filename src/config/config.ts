@@ -112,8 +112,9 @@ const schema = z.object({
     .string()
     .trim()
     .transform((v, ctx) => {
-      const key = /^[0-9a-f]{64}$/i.test(v) ? Buffer.from(v, 'hex') : Buffer.from(v, 'base64');
-      if (key.length !== 32) {
+      // Strict forms only: Buffer.from(…, 'base64') skips stray characters and would take a sentence as a key.
+      const key = /^[0-9a-f]{64}$/i.test(v) ? Buffer.from(v, 'hex') : /^[A-Za-z0-9+/]{43}=$/.test(v) ? Buffer.from(v, 'base64') : null;
+      if (key?.length !== 32) {
         ctx.addIssue({ code: 'custom', message: 'must be 32 bytes, as 64 hex digits or base64 (openssl rand -base64 32)' });
         return z.NEVER;
       }
@@ -123,6 +124,25 @@ const schema = z.object({
 });
 
 export type Environment = Record<string, string | undefined>;
+
+/** Rules between settings, checked on whichever of them parsed, so that every problem is listed at once. */
+function crossFieldProblems(env: Environment): string[] {
+  const field = <K extends keyof typeof schema.shape>(key: K) => {
+    const parsed = schema.shape[key].safeParse(env[key]);
+    return parsed.success ? (parsed.data as z.output<(typeof schema.shape)[K]>) : undefined;
+  };
+  const problems: string[] = [];
+  const idle = field('SESSION_IDLE_TIMEOUT');
+  const absolute = field('SESSION_ABSOLUTE_TIMEOUT');
+  if (idle !== undefined && absolute !== undefined && idle > absolute) {
+    problems.push('SESSION_IDLE_TIMEOUT: must not be longer than SESSION_ABSOLUTE_TIMEOUT');
+  }
+  const bindings = (['SOAP11_ENABLED', 'SOAP12_ENABLED', 'HTTP_GET_ENABLED', 'HTTP_POST_ENABLED'] as const).map(field);
+  if (bindings.every((on) => on === false)) {
+    problems.push('SOAP11_ENABLED, SOAP12_ENABLED, HTTP_GET_ENABLED, HTTP_POST_ENABLED: at least one binding must stay on');
+  }
+  return problems;
+}
 
 /** Reads an optional JSON file of settings (CONFIG_FILE); the environment wins over it. */
 function readConfigFile(path: string): Environment {
@@ -148,18 +168,12 @@ export function loadConfig(env: Environment = process.env): Config {
     if (merged[key] === '') delete merged[key];
   }
   const result = schema.safeParse(merged);
-  if (!result.success) {
-    throw new ConfigError(result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
-  }
+  const problems = [
+    ...(result.success ? [] : result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)),
+    ...crossFieldProblems(merged),
+  ];
+  if (!result.success || problems.length > 0) throw new ConfigError(problems);
   const s = result.data;
-  const problems: string[] = [];
-  if (s.SESSION_IDLE_TIMEOUT > s.SESSION_ABSOLUTE_TIMEOUT) {
-    problems.push('SESSION_IDLE_TIMEOUT: must not be longer than SESSION_ABSOLUTE_TIMEOUT');
-  }
-  if (!s.SOAP11_ENABLED && !s.SOAP12_ENABLED && !s.HTTP_GET_ENABLED && !s.HTTP_POST_ENABLED) {
-    problems.push('SOAP11_ENABLED, SOAP12_ENABLED, HTTP_GET_ENABLED, HTTP_POST_ENABLED: at least one binding must stay on');
-  }
-  if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     port: s.PORT,
     host: s.HOST,

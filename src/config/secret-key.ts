@@ -29,7 +29,8 @@ export function loadOrCreateSecretKey(configured: Buffer | undefined, dataDir: s
 }
 
 function decode(text: string, path: string): Buffer {
-  const key = Buffer.from(text.trim(), 'base64');
-  if (key.length !== 32) throw new Error(`${path} does not hold a 32-byte base64 key`);
+  const trimmed = text.trim();
+  const key = /^[A-Za-z0-9+/]{43}=$/.test(trimmed) ? Buffer.from(trimmed, 'base64') : null;
+  if (key?.length !== 32) throw new Error(`${path} does not hold a 32-byte base64 key`);
   return key;
 }

@@ -281,7 +281,9 @@ function rethrowConflict<T>(write: () => T, message: () => string): T {
   try {
     return write();
   } catch (error) {
-    if (error instanceof Database.SqliteError && CONFLICT_CODES.has(error.code)) throw new StoreConflictError(message());
+    // By code, not instanceof: better-sqlite3 registers its error class once per process, not per module load.
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && CONFLICT_CODES.has(code)) throw new StoreConflictError(message());
     throw error;
   }
 }

@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
 import { loadConfig, type Config, type Environment } from '../../../src/config/config.js';
 import { createDiscovery } from '../../../src/bindings/discovery/index.js';
 
-const TRANSCRIPTS = '/work/shared/reference/asmx/transcripts';
+import { REFERENCE } from '../../helpers/reference-data.js';
+
+const TRANSCRIPTS = new URL('../../golden/transcripts/', import.meta.url);
 
 /** The namespace the reference transcripts were captured with. */
-export const REFERENCE_NAMESPACE = 'http://membership.example.org/webservices/';
+export const REFERENCE_NAMESPACE = REFERENCE.namespace;
 
 export function testConfig(env: Environment = {}, overrides: Partial<Config> = {}): Config {
   return { ...loadConfig(env), ...overrides };
@@ -20,7 +21,7 @@ export function discoveryServer(config: Config): Server {
 
 /** A reference response split at the first blank line: its header lines and its body. */
 export function transcript(name: string): { headers: Map<string, string>; body: string } {
-  const raw = readFileSync(join(TRANSCRIPTS, `${name}.response`), 'utf8');
+  const raw = readFileSync(new URL(`${name}.response`, TRANSCRIPTS), 'utf8');
   const end = raw.indexOf('\r\n\r\n');
   const headers = new Map<string, string>();
   for (const line of raw.slice(0, end).split('\r\n').slice(1)) {

@@ -1,0 +1,369 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { ConfigError, loadConfig, type Environment } from '../../src/config/config.js';
+import { parseDurationSeconds } from '../../src/config/duration.js';
+
+function problemsOf(env: Environment): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('defaults', () => {
+  it('an empty environment gives the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toEqual({
+      port: 8080,
+      host: '127.0.0.1',
+      dataDir: resolve('./data'),
+      databaseUrl: undefined,
+      soapNamespace: 'http://tempuri.org/',
+      serviceName: 'Authentication',
+      basePath: '',
+      publicUrl: undefined,
+      trustProxy: false,
+      resultFormat: 'ibridge',
+      maxBodyBytes: 65536,
+      logLevel: 'info',
+      bindings: { soap11: true, soap12: true, httpGet: true, httpPost: true },
+      session: { absoluteTimeoutSeconds: 12 * 3600, idleTimeoutSeconds: 30 * 60, slidingIdle: true },
+      secretKey: undefined,
+    });
+  });
+
+  it('treats empty values as unset', () => {
+    const config = loadConfig({ PORT: '', HOST: '', RESULT_FORMAT: '', SECRET_KEY: '', SOAP11_ENABLED: '' });
+    expect(config).toMatchObject({ port: 8080, host: '127.0.0.1', resultFormat: 'ibridge', secretKey: undefined, bindings: { soap11: true } });
+  });
+
+  it('ignores variables it does not know', () => {
+    expect(loadConfig({ HOME: '/root', SOMETHING_ELSE: 'x' }).port).toBe(8080);
+  });
+
+  it('freezes the result', () => {
+    const config = loadConfig({});
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.bindings)).toBe(true);
+    expect(Object.isFrozen(config.session)).toBe(true);
+  });
+});
+
+describe('each variable', () => {
+  it('parses PORT, HOST, DATA_DIR, SERVICE_NAME, LOG_LEVEL, MAX_BODY_BYTES and RESULT_FORMAT', () => {
+    const config = loadConfig({
+      PORT: '9090',
+      HOST: '0.0.0.0',
+      DATA_DIR: '/var/lib/auth',
+      SERVICE_NAME: 'Auth_Service.v2',
+      LOG_LEVEL: 'debug',
+      MAX_BODY_BYTES: '1024',
+      RESULT_FORMAT: 'json',
+    });
+    expect(config).toMatchObject({
+      port: 9090,
+      host: '0.0.0.0',
+      dataDir: '/var/lib/auth',
+      serviceName: 'Auth_Service.v2',
+      logLevel: 'debug',
+      maxBodyBytes: 1024,
+      resultFormat: 'json',
+    });
+  });
+
+  it.each(['ibridge', 'json', 'plain'])('accepts RESULT_FORMAT %s', (format) => {
+    expect(loadConfig({ RESULT_FORMAT: format }).resultFormat).toBe(format);
+  });
+
+  it('accepts a postgres DATABASE_URL', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://u:p@db/auth' }).databaseUrl).toBe('postgres://u:p@db/auth');
+    expect(loadConfig({ DATABASE_URL: 'postgresql://db/auth' }).databaseUrl).toBe('postgresql://db/auth');
+  });
+
+  it.each<[string, boolean]>([
+    ['true', true],
+    ['false', false],
+    ['1', true],
+    ['0', false],
+    ['TRUE', true],
+    [' False ', false],
+  ])('reads the boolean %j as %s', (text, value) => {
+    const config = loadConfig({
+      TRUST_PROXY: text,
+      SESSION_SLIDING: text,
+      SOAP11_ENABLED: text,
+      SOAP12_ENABLED: text,
+      HTTP_GET_ENABLED: text,
+      HTTP_POST_ENABLED: value ? text : 'true', // at least one binding must stay on
+    });
+    expect(config.trustProxy).toBe(value);
+    expect(config.session.slidingIdle).toBe(value);
+    expect(config.bindings).toEqual({ soap11: value, soap12: value, httpGet: value, httpPost: true });
+  });
+
+  it.each(['maybe', '2', 'enabled'])('refuses the boolean %j naming the variable', (text) => {
+    expect(problemsOf({ TRUST_PROXY: text })).toEqual(['TRUST_PROXY: must be true or false']);
+  });
+
+  it('turns each binding off on its own', () => {
+    expect(loadConfig({ SOAP11_ENABLED: 'false' }).bindings).toEqual({ soap11: false, soap12: true, httpGet: true, httpPost: true });
+    expect(loadConfig({ SOAP12_ENABLED: '0' }).bindings).toEqual({ soap11: true, soap12: false, httpGet: true, httpPost: true });
+    expect(loadConfig({ HTTP_GET_ENABLED: 'false' }).bindings).toEqual({ soap11: true, soap12: true, httpGet: false, httpPost: true });
+    expect(loadConfig({ HTTP_POST_ENABLED: 'false' }).bindings).toEqual({ soap11: true, soap12: true, httpGet: true, httpPost: false });
+  });
+
+  it.each<[string, number]>([
+    ['90', 90],
+    ['90s', 90],
+    ['30m', 1800],
+    ['12h', 43200],
+    ['7d', 604800],
+  ])('reads the duration %j as %d seconds', (text, seconds) => {
+    expect(parseDurationSeconds(text)).toBe(seconds);
+    const config = loadConfig({ SESSION_ABSOLUTE_TIMEOUT: '30d', SESSION_IDLE_TIMEOUT: text });
+    expect(config.session).toMatchObject({ absoluteTimeoutSeconds: 30 * 86400, idleTimeoutSeconds: seconds });
+    expect(loadConfig({ SESSION_ABSOLUTE_TIMEOUT: text, SESSION_IDLE_TIMEOUT: '1' }).session.absoluteTimeoutSeconds).toBe(seconds);
+  });
+
+  it.each(['0', '-5', '5w', '1.5h', 'soon'])('refuses the duration %j naming the variable', (text) => {
+    const problems = problemsOf({ SESSION_IDLE_TIMEOUT: text });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^SESSION_IDLE_TIMEOUT: /);
+  });
+
+  it.each(['-1', '65536', '80a', 'http'])('refuses PORT %j', (text) => {
+    const problems = problemsOf({ PORT: text });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^PORT: /);
+  });
+
+  it('refuses MAX_BODY_BYTES below 1024 or above 16 MiB', () => {
+    expect(problemsOf({ MAX_BODY_BYTES: '1023' })).toEqual(['MAX_BODY_BYTES: must be between 1024 and 16777216']);
+    expect(problemsOf({ MAX_BODY_BYTES: String(16 * 1024 * 1024 + 1) })).toEqual(['MAX_BODY_BYTES: must be between 1024 and 16777216']);
+    expect(loadConfig({ MAX_BODY_BYTES: String(16 * 1024 * 1024) }).maxBodyBytes).toBe(16 * 1024 * 1024);
+  });
+
+  it('refuses an unknown RESULT_FORMAT, listing the formats', () => {
+    expect(problemsOf({ RESULT_FORMAT: 'xml' })).toEqual(['RESULT_FORMAT: must be one of ibridge, json, plain']);
+  });
+
+  it('refuses a SERVICE_NAME that is not an XML name and a DATABASE_URL that is not postgres', () => {
+    expect(problemsOf({ SERVICE_NAME: '1Auth' })[0]).toMatch(/^SERVICE_NAME: /);
+    expect(problemsOf({ DATABASE_URL: 'mysql://db/auth' })).toEqual(['DATABASE_URL: must be a postgres:// URL']);
+  });
+});
+
+describe('SOAP_NAMESPACE', () => {
+  it('accepts a URL or urn ending with "/"', () => {
+    expect(loadConfig({ SOAP_NAMESPACE: 'https://auth.example.org/ws/' }).soapNamespace).toBe('https://auth.example.org/ws/');
+    expect(loadConfig({ SOAP_NAMESPACE: 'urn:example:auth/' }).soapNamespace).toBe('urn:example:auth/');
+  });
+
+  it('refuses a namespace without the trailing "/" with a message naming SOAP_NAMESPACE', () => {
+    const problems = problemsOf({ SOAP_NAMESPACE: 'http://tempuri.org' });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^SOAP_NAMESPACE: .*"\/"/);
+    expect(problems[0]).toContain('SOAP_NAMESPACE');
+  });
+
+  it('refuses a namespace that is neither a URL nor a urn, naming SOAP_NAMESPACE', () => {
+    const problems = problemsOf({ SOAP_NAMESPACE: 'tempuri/' });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^SOAP_NAMESPACE: /);
+  });
+});
+
+describe('several problems', () => {
+  it('several bad values at once give one ConfigError with one line per variable', () => {
+    let caught: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', RESULT_FORMAT: 'xml', TRUST_PROXY: 'maybe', SOAP_NAMESPACE: 'http://tempuri.org', SESSION_IDLE_TIMEOUT: 'soon' });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const { problems, message } = caught as ConfigError;
+    expect(problems).toHaveLength(5);
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['PORT', 'RESULT_FORMAT', 'SESSION_IDLE_TIMEOUT', 'SOAP_NAMESPACE', 'TRUST_PROXY']);
+    for (const problem of problems) {
+      expect(problem).not.toContain('\n');
+      expect(message).toContain(`  - ${problem}`);
+    }
+    expect(message.split('\n')).toHaveLength(1 + problems.length);
+    expect(message.startsWith('Invalid configuration:\n')).toBe(true);
+  });
+
+  it('a bad value together with an idle timeout longer than the absolute one lists both problems', () => {
+    const problems = problemsOf({ PORT: 'eighty', SESSION_ABSOLUTE_TIMEOUT: '1h', SESSION_IDLE_TIMEOUT: '2h' });
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['PORT', 'SESSION_IDLE_TIMEOUT']);
+  });
+});
+
+describe('cross-checks', () => {
+  it('refuses all four bindings off', () => {
+    const problems = problemsOf({ SOAP11_ENABLED: 'false', SOAP12_ENABLED: 'false', HTTP_GET_ENABLED: '0', HTTP_POST_ENABLED: 'false' });
+    expect(problems).toEqual(['SOAP11_ENABLED, SOAP12_ENABLED, HTTP_GET_ENABLED, HTTP_POST_ENABLED: at least one binding must stay on']);
+  });
+
+  it('accepts three bindings off', () => {
+    expect(loadConfig({ SOAP11_ENABLED: 'false', SOAP12_ENABLED: 'false', HTTP_GET_ENABLED: 'false' }).bindings).toEqual({
+      soap11: false,
+      soap12: false,
+      httpGet: false,
+      httpPost: true,
+    });
+  });
+
+  it('refuses an idle timeout longer than the absolute timeout', () => {
+    expect(problemsOf({ SESSION_ABSOLUTE_TIMEOUT: '1h', SESSION_IDLE_TIMEOUT: '61m' })).toEqual([
+      'SESSION_IDLE_TIMEOUT: must not be longer than SESSION_ABSOLUTE_TIMEOUT',
+    ]);
+    // Against the default absolute timeout of 12 h, too.
+    expect(problemsOf({ SESSION_IDLE_TIMEOUT: '13h' })).toEqual(['SESSION_IDLE_TIMEOUT: must not be longer than SESSION_ABSOLUTE_TIMEOUT']);
+  });
+
+  it('accepts an idle timeout equal to the absolute timeout', () => {
+    expect(loadConfig({ SESSION_ABSOLUTE_TIMEOUT: '1h', SESSION_IDLE_TIMEOUT: '60m' }).session).toEqual({
+      absoluteTimeoutSeconds: 3600,
+      idleTimeoutSeconds: 3600,
+      slidingIdle: true,
+    });
+  });
+});
+
+describe('SECRET_KEY', () => {
+  const key = randomBytes(32);
+
+  it('accepts 64 hex digits, in either case', () => {
+    expect(loadConfig({ SECRET_KEY: key.toString('hex') }).secretKey).toEqual(key);
+    expect(loadConfig({ SECRET_KEY: key.toString('hex').toUpperCase() }).secretKey).toEqual(key);
+  });
+
+  it('accepts base64 of 32 bytes, with surrounding white space', () => {
+    expect(loadConfig({ SECRET_KEY: key.toString('base64') }).secretKey).toEqual(key);
+    expect(loadConfig({ SECRET_KEY: ` ${key.toString('base64')}\n` }).secretKey).toEqual(key);
+  });
+
+  it.each<[string, string]>([
+    ['62 hex digits', randomBytes(31).toString('hex')],
+    ['66 hex digits', randomBytes(33).toString('hex')],
+    ['base64 of 16 bytes', randomBytes(16).toString('base64')],
+    ['base64 of 33 bytes', randomBytes(33).toString('base64')],
+    ['a short word', 'secret'],
+    ['64 characters that are not hex', 'g'.repeat(64)],
+  ])('refuses %s, naming SECRET_KEY', (_label, value) => {
+    const problems = problemsOf({ SECRET_KEY: value });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^SECRET_KEY: must be 32 bytes/);
+  });
+
+  it('refuses a passphrase that is not base64, even when its letters happen to decode to 32 bytes', () => {
+    const passphrase = 'change me: this is not a real secret key in production';
+    const problems = problemsOf({ SECRET_KEY: passphrase });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^SECRET_KEY: /);
+  });
+
+  it('never echoes the key in a problem', () => {
+    const bad = randomBytes(20).toString('hex');
+    const problems = problemsOf({ SECRET_KEY: bad });
+    expect(problems.join('\n')).not.toContain(bad);
+  });
+});
+
+describe('BASE_PATH', () => {
+  it.each<[string, string]>([
+    ['/webservices/', '/webservices'],
+    ['/webservices', '/webservices'],
+    ['/a/b/', '/a/b'],
+    ['/', ''],
+  ])('normalises %j to %j', (text, basePath) => {
+    expect(loadConfig({ BASE_PATH: text }).basePath).toBe(basePath);
+  });
+
+  it.each(['webservices', '/web services', '/a?b'])('refuses %j', (text) => {
+    const problems = problemsOf({ BASE_PATH: text });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^BASE_PATH: /);
+  });
+});
+
+describe('PUBLIC_URL', () => {
+  it.each<[string, string]>([
+    ['https://auth.example.org/', 'https://auth.example.org'],
+    ['https://auth.example.org', 'https://auth.example.org'],
+    ['http://example.org:8443/webservices/', 'http://example.org:8443/webservices'],
+  ])('accepts %j as %j (no trailing slash)', (text, publicUrl) => {
+    expect(loadConfig({ PUBLIC_URL: text }).publicUrl).toBe(publicUrl);
+  });
+
+  it.each(['auth.example.org', '/webservices', 'ftp://example.org/', 'https://example.org/?a=1', 'https://example.org/#top'])(
+    'refuses %j (must be absolute http(s))',
+    (text) => {
+      const problems = problemsOf({ PUBLIC_URL: text });
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(/^PUBLIC_URL: must be an absolute http/);
+    },
+  );
+});
+
+describe('CONFIG_FILE', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'authentication-asmx-config-'));
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  async function file(content: string): Promise<string> {
+    const path = join(dir, 'config.json');
+    await writeFile(path, content);
+    return path;
+  }
+
+  it("applies a JSON file's settings, numbers and booleans included", async () => {
+    const path = await file(
+      JSON.stringify({ PORT: 9191, RESULT_FORMAT: 'plain', TRUST_PROXY: true, SESSION_IDLE_TIMEOUT: '15m', BASE_PATH: '/ws/' }),
+    );
+    expect(loadConfig({ CONFIG_FILE: path })).toMatchObject({
+      port: 9191,
+      resultFormat: 'plain',
+      trustProxy: true,
+      basePath: '/ws',
+      session: { idleTimeoutSeconds: 900 },
+    });
+  });
+
+  it('the environment wins over the file, and an empty environment value does not', async () => {
+    const path = await file(JSON.stringify({ PORT: '9191', RESULT_FORMAT: 'plain', HOST: '0.0.0.0' }));
+    const config = loadConfig({ CONFIG_FILE: path, PORT: '7070', RESULT_FORMAT: '' });
+    expect(config).toMatchObject({ port: 7070, resultFormat: 'plain', host: '0.0.0.0' });
+  });
+
+  it('validates the values from the file like the environment', async () => {
+    const path = await file(JSON.stringify({ RESULT_FORMAT: 'xml' }));
+    expect(problemsOf({ CONFIG_FILE: path })).toEqual(['RESULT_FORMAT: must be one of ibridge, json, plain']);
+  });
+
+  it('a file that is not JSON is a ConfigError naming CONFIG_FILE', async () => {
+    const path = await file('{ "PORT": 9191,');
+    const problems = problemsOf({ CONFIG_FILE: path });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(new RegExp(`^CONFIG_FILE ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
+  });
+
+  it('a JSON file that is not an object is a ConfigError', async () => {
+    const path = await file('["PORT", 9191]');
+    expect(problemsOf({ CONFIG_FILE: path })).toEqual([`CONFIG_FILE ${path}: must hold a JSON object of settings`]);
+  });
+
+  it('a missing file is a ConfigError', () => {
+    const problems = problemsOf({ CONFIG_FILE: join(dir, 'nope.json') });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^CONFIG_FILE .*nope\.json: .*ENOENT/);
+  });
+});

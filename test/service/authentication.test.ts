@@ -1,0 +1,190 @@
+import { randomBytes } from 'node:crypto';
+import { ServiceError } from '../../src/service/errors.js';
+import { createServices, type Services } from '../../src/service/index.js';
+import type { Store } from '../../src/store/store.js';
+import { tempSqliteStore } from '../helpers/temp-store.js';
+
+const START = Date.UTC(2026, 0, 1);
+const MINUTE = 60_000;
+
+let now = START;
+const clock = () => now;
+let store: Store;
+let cleanup: () => Promise<void>;
+let services: Services;
+let password: string;
+
+const ADA = { id: '10042', username: 'ada', email: 'ada@example.org', firstName: 'Ada', lastName: 'Lovelace' };
+
+beforeEach(async () => {
+  now = START;
+  ({ store, cleanup } = await tempSqliteStore());
+  services = createServices({
+    store,
+    secretKey: randomBytes(32),
+    session: { absoluteTimeoutSeconds: 12 * 3600, idleTimeoutSeconds: 30 * 60, slidingIdle: true },
+    clock,
+  });
+  ({ password } = await services.callers.add('shop'));
+  await services.members.add(ADA);
+});
+afterEach(() => cleanup());
+
+async function errorOf(promise: Promise<unknown>): Promise<ServiceError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(ServiceError);
+    return error as ServiceError;
+  }
+  throw new Error('expected a ServiceError');
+}
+
+describe('authenticateToken', () => {
+  it('returns signedIn true with the member, the token and the caller name', async () => {
+    const { token } = await services.sessions.create('10042', 'example.org');
+    const outcome = await services.authentication.authenticateToken({ securityPassword: password, token });
+    expect(outcome).toEqual({
+      operation: 'AuthenticateToken',
+      caller: 'shop',
+      signedIn: true,
+      token,
+      member: { ...ADA, enabled: true, createdAt: START },
+    });
+  });
+
+  it.each<[string, string | null, string]>([
+    ['a null token', null, 'missing'],
+    ['an empty token', '', 'missing'],
+    ['an unknown token', 'no-such-token', 'unknown'],
+  ])('returns signedIn false for %s with the reason (never throws)', async (_label, token, reason) => {
+    await services.sessions.create('10042', 'example.org');
+    const outcome = await services.authentication.authenticateToken({ securityPassword: password, token });
+    expect(outcome).toEqual({ operation: 'AuthenticateToken', caller: 'shop', signedIn: false, reason });
+  });
+
+  it('returns signedIn false with reason revoked, expired or idle for an ended session', async () => {
+    const revoked = await services.sessions.create('10042', 'example.org');
+    await services.sessions.revoke(revoked.session.id);
+    expect(await services.authentication.authenticateToken({ securityPassword: password, token: revoked.token })).toEqual({
+      operation: 'AuthenticateToken',
+      caller: 'shop',
+      signedIn: false,
+      reason: 'revoked',
+    });
+    const idle = await services.sessions.create('10042', 'example.org');
+    now = START + 30 * MINUTE;
+    expect(await services.authentication.authenticateToken({ securityPassword: password, token: idle.token })).toMatchObject({
+      signedIn: false,
+      reason: 'idle',
+    });
+    const expired = await services.sessions.create('10042', 'example.org');
+    for (const end = expired.session.expiresAt; now < end; now = Math.min(end, now + 20 * MINUTE)) {
+      await services.sessions.checkToken(expired.token);
+    }
+    expect(await services.authentication.authenticateToken({ securityPassword: password, token: expired.token })).toMatchObject({
+      signedIn: false,
+      reason: 'expired',
+    });
+  });
+
+  it('returns signedIn false with reason member-disabled for a disabled member', async () => {
+    const { token } = await services.sessions.create('10042', 'example.org');
+    await services.members.setEnabled('10042', false);
+    expect(await services.authentication.authenticateToken({ securityPassword: password, token })).toEqual({
+      operation: 'AuthenticateToken',
+      caller: 'shop',
+      signedIn: false,
+      reason: 'member-disabled',
+    });
+  });
+
+  it.each([['a wrong', 'wrong-password'], ['a null', null], ['an empty', '']])(
+    'throws INVALID_SECURITY_PASSWORD for %s security password even when the token is good',
+    async (_label, securityPassword) => {
+      const { token } = await services.sessions.create('10042', 'example.org');
+      const error = await errorOf(services.authentication.authenticateToken({ securityPassword, token }));
+      expect(error.code).toBe('INVALID_SECURITY_PASSWORD');
+      expect(error.message).toBe('Invalid security password');
+    },
+  );
+
+  it('throws INVALID_SECURITY_PASSWORD for a disabled caller even when the token is good', async () => {
+    const { token } = await services.sessions.create('10042', 'example.org');
+    await services.callers.setEnabled('shop', false);
+    expect((await errorOf(services.authentication.authenticateToken({ securityPassword: password, token }))).code).toBe(
+      'INVALID_SECURITY_PASSWORD',
+    );
+  });
+
+  it('does not move lastSeenAt when the security password is wrong', async () => {
+    const { token } = await services.sessions.create('10042', 'example.org');
+    now = START + 20 * MINUTE;
+    await errorOf(services.authentication.authenticateToken({ securityPassword: 'wrong-password', token }));
+    expect((await store.listSessions())[0]?.lastSeenAt).toBe(START);
+  });
+});
+
+describe('authenticateCookie', () => {
+  it('returns signedIn true with the member, the session token and the caller name', async () => {
+    const { cookie, token } = await services.sessions.create('10042', 'example.org');
+    const outcome = await services.authentication.authenticateCookie({ securityPassword: password, loginCookie: cookie, cookieDomain: '.Example.org' });
+    expect(outcome).toEqual({
+      operation: 'AuthenticateCookie',
+      caller: 'shop',
+      signedIn: true,
+      token,
+      member: { ...ADA, enabled: true, createdAt: START },
+    });
+  });
+
+  it("carries the session's token, which AuthenticateToken then accepts for the same member", async () => {
+    const { cookie } = await services.sessions.create('10042', 'example.org');
+    const byCookie = await services.authentication.authenticateCookie({ securityPassword: password, loginCookie: cookie, cookieDomain: 'example.org' });
+    if (!byCookie.signedIn) throw new Error(`not signed in: ${byCookie.reason}`);
+    expect(byCookie.token).not.toBe(cookie);
+    const byToken = await services.authentication.authenticateToken({ securityPassword: password, token: byCookie.token });
+    expect(byToken).toMatchObject({ signedIn: true, token: byCookie.token, member: { id: '10042' } });
+  });
+
+  it.each<[string, string | null, string | null, string]>([
+    ['a null cookie', null, 'example.org', 'missing'],
+    ['an empty cookie', '', 'example.org', 'missing'],
+    ['an unknown cookie', 'no-such-cookie', 'example.org', 'unknown'],
+  ])('returns signedIn false for %s with the reason (never throws)', async (_label, loginCookie, cookieDomain, reason) => {
+    await services.sessions.create('10042', 'example.org');
+    const outcome = await services.authentication.authenticateCookie({ securityPassword: password, loginCookie, cookieDomain });
+    expect(outcome).toEqual({ operation: 'AuthenticateCookie', caller: 'shop', signedIn: false, reason });
+  });
+
+  it('returns signedIn false with reason domain-mismatch for a cookie of another domain', async () => {
+    const { cookie } = await services.sessions.create('10042', 'example.org');
+    const outcome = await services.authentication.authenticateCookie({ securityPassword: password, loginCookie: cookie, cookieDomain: 'www.example.org' });
+    expect(outcome).toEqual({ operation: 'AuthenticateCookie', caller: 'shop', signedIn: false, reason: 'domain-mismatch' });
+  });
+
+  it('throws INVALID_SECURITY_PASSWORD for a wrong security password even when the cookie is good', async () => {
+    const { cookie } = await services.sessions.create('10042', 'example.org');
+    const error = await errorOf(
+      services.authentication.authenticateCookie({ securityPassword: 'wrong-password', loginCookie: cookie, cookieDomain: 'example.org' }),
+    );
+    expect(error.code).toBe('INVALID_SECURITY_PASSWORD');
+    expect(error.message).toBe('Invalid security password');
+  });
+
+  it('throws INVALID_SECURITY_PASSWORD for a null security password even when nobody is signed in', async () => {
+    const error = await errorOf(services.authentication.authenticateCookie({ securityPassword: null, loginCookie: null, cookieDomain: null }));
+    expect(error.code).toBe('INVALID_SECURITY_PASSWORD');
+  });
+
+  it('names the caller whose password was used when a caller has rotated', async () => {
+    const { cookie } = await services.sessions.create('10042', 'example.org');
+    const forum = await services.callers.add('forum');
+    const rotated = await services.callers.rotate('forum');
+    for (const securityPassword of [forum.password, rotated.password]) {
+      expect(
+        await services.authentication.authenticateCookie({ securityPassword, loginCookie: cookie, cookieDomain: 'example.org' }),
+      ).toMatchObject({ caller: 'forum', signedIn: true });
+    }
+  });
+});
