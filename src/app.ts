@@ -74,7 +74,7 @@ function errorHandler(logger: Logger): ErrorRequestHandler {
     if (typeof error.status === 'number' && error.status >= 400 && error.status < 500) {
       return sendAsmx(res, errorPage(error.status, 'The request could not be read.'));
     }
-    logger.error({ msg: 'unhandled error', path: req.path, error: error.message });
+    logger.error('unhandled error', { path: req.path, error: error.message });
     sendAsmx(res, errorPage(500, 'An internal error occurred; it has been logged.'));
   };
 }

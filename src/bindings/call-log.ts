@@ -16,7 +16,6 @@ export interface CallLogger {
 export function createCallLogger(logger: Logger, trustProxy: boolean): CallLogger {
   return ({ req, binding, operation, startedAt, status, result }) => {
     const line: Record<string, unknown> = {
-      msg: 'call',
       binding,
       operation: operation ?? null,
       status,
@@ -34,9 +33,9 @@ export function createCallLogger(logger: Logger, trustProxy: boolean): CallLogge
     } else {
       line.outcome = 'error';
       line.error = result.error instanceof Error ? result.error.message : String(result.error);
-      logger.error(line);
+      logger.error('call', line);
       return;
     }
-    logger.info(line);
+    logger.info('call', line);
   };
 }
