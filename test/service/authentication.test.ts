@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { ServiceError } from '../../src/service/errors.js';
 import { createServices, type Services } from '../../src/service/index.js';
 import type { Store } from '../../src/store/store.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
+import { serviceErrorOf } from '../helpers/service-error.js';
 
 const START = Date.UTC(2026, 0, 1);
 const MINUTE = 60_000;
@@ -30,15 +30,7 @@ beforeEach(async () => {
 });
 afterEach(() => cleanup());
 
-async function errorOf(promise: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ServiceError);
-    return error as ServiceError;
-  }
-  throw new Error('expected a ServiceError');
-}
+const errorOf = serviceErrorOf;
 
 describe('authenticateToken', () => {
   it('returns signedIn true with the member, the token and the caller name', async () => {

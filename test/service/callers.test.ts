@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ServiceError } from '../../src/service/errors.js';
 import { createServices, type Services } from '../../src/service/index.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
+import { serviceErrorOf } from '../helpers/service-error.js';
 
 const START = Date.UTC(2026, 0, 1);
 const SESSION = { absoluteTimeoutSeconds: 12 * 3600, idleTimeoutSeconds: 30 * 60, slidingIdle: true };
@@ -24,15 +24,7 @@ beforeEach(async () => {
 });
 afterEach(() => cleanup());
 
-async function errorOf(promise: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ServiceError);
-    return error as ServiceError;
-  }
-  throw new Error('expected a ServiceError');
-}
+const errorOf = serviceErrorOf;
 
 async function expectInvalidPassword(password: string | null): Promise<void> {
   const error = await errorOf(services.callers.verify(password));

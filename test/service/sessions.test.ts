@@ -3,12 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ServiceError } from '../../src/service/errors.js';
 import { createServices, type Services } from '../../src/service/index.js';
 import type { SessionPolicy } from '../../src/service/sessions.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
+import { serviceErrorOf } from '../helpers/service-error.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -36,15 +36,7 @@ beforeEach(async () => {
 });
 afterEach(() => cleanup());
 
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ServiceError);
-    return (error as ServiceError).code;
-  }
-  throw new Error('expected a ServiceError');
-}
+const codeOf = async (promise: Promise<unknown>) => (await serviceErrorOf(promise)).code;
 
 describe('create', () => {
   it('returns a cookie and a token that both verify, with the member and the token', async () => {
