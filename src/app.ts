@@ -22,6 +22,8 @@ export interface AppDeps {
   logger: Logger;
 }
 
+const TOO_LARGE = errorPage(413, 'Maximum request length exceeded.');
+
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Builds the Express app with every binding mounted; it never listens (src/main.ts does). */
@@ -53,6 +55,11 @@ export async function createApp({ config, services, logger }: AppDeps): Promise<
   app.use((req, res, next) => {
     const match = endpoint.exec(req.path);
     if (!match) return next();
+    // Refused on the declared length alone: body-parser would first read (and drop) all of it.
+    if (Number(req.headers['content-length']) > config.maxBodyBytes) {
+      res.setHeader('Connection', 'close');
+      return sendAsmx(res, TOO_LARGE);
+    }
     readBody(req, res, (error?: unknown) => {
       if (error) return next(error);
       const body = Buffer.isBuffer(req.body) ? req.body : undefined;
@@ -68,7 +75,7 @@ export async function createApp({ config, services, logger }: AppDeps): Promise<
 function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: { status?: number; type?: string; message?: string }, req, res, _next) => {
     if (res.headersSent) return res.destroy();
-    if (error.type === 'entity.too.large') return sendAsmx(res, errorPage(413, 'Maximum request length exceeded.'));
+    if (error.type === 'entity.too.large') return sendAsmx(res, TOO_LARGE);
     if (error.type === 'encoding.unsupported') return sendAsmx(res, errorPage(415, 'Unsupported content encoding.'));
     if (error.type === 'request.aborted') return res.destroy();
     if (typeof error.status === 'number' && error.status >= 400 && error.status < 500) {

@@ -105,10 +105,14 @@ export class SessionService {
     return this.store.revokeMemberSessions(memberId, this.clock());
   }
 
-  list(filter: { memberId?: string; includeEnded?: boolean } = {}): Promise<SessionRow[]> {
+  /** Live sessions (not revoked, expired or idle), or all of them with includeEnded. */
+  async list(filter: { memberId?: string; includeEnded?: boolean } = {}): Promise<SessionRow[]> {
     const storeFilter: SessionFilter = {};
     if (filter.memberId !== undefined) storeFilter.memberId = filter.memberId;
-    if (!filter.includeEnded) storeFilter.liveAt = this.clock();
-    return this.store.listSessions(storeFilter);
+    if (filter.includeEnded) return this.store.listSessions(storeFilter);
+    const now = this.clock();
+    storeFilter.liveAt = now;
+    const idleMs = this.policy.idleTimeoutSeconds * 1000;
+    return (await this.store.listSessions(storeFilter)).filter((session) => now < session.lastSeenAt + idleMs);
   }
 }

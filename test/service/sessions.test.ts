@@ -368,13 +368,13 @@ describe('secrecy', () => {
 });
 
 describe('list', () => {
-  it('hides revoked and expired sessions unless includeEnded', async () => {
+  it('hides revoked, expired and idle sessions unless includeEnded', async () => {
     const live = await services.sessions.create('m1', 'example.org');
     const revoked = await services.sessions.create('m1', 'example.org');
     await services.sessions.revoke(revoked.session.id);
-    const shortLived = servicesWith({ absoluteTimeoutSeconds: 3600, idleTimeoutSeconds: 1800 });
+    const shortLived = servicesWith({ absoluteTimeoutSeconds: 300, idleTimeoutSeconds: 300 });
     const expired = await shortLived.sessions.create('m2', 'example.org');
-    now = START + HOUR;
+    now = START + 10 * 60 * 1000;
 
     expect((await services.sessions.list()).map((s) => s.id)).toEqual([live.session.id]);
     const all = (await services.sessions.list({ includeEnded: true })).map((s) => s.id);
@@ -391,7 +391,16 @@ describe('list', () => {
     expect((await services.sessions.list({ memberId: 'm2', includeEnded: true })).map((s) => s.id)).toEqual([b.session.id]);
   });
 
+  it('hides a session once it has gone idle, though it has not expired', async () => {
+    const { session } = await services.sessions.create('m1', 'example.org');
+    now = START + POLICY.idleTimeoutSeconds * 1000 - 1;
+    expect((await services.sessions.list()).map((s) => s.id)).toEqual([session.id]);
+    now = START + POLICY.idleTimeoutSeconds * 1000;
+    expect(await services.sessions.list()).toEqual([]);
+  });
+
   it('counts a session as ended exactly at expiresAt', async () => {
+    services = servicesWith({ absoluteTimeoutSeconds: 3600, idleTimeoutSeconds: 3600 });
     const { session } = await services.sessions.create('m1', 'example.org');
     now = session.expiresAt - 1;
     expect(await services.sessions.list()).toHaveLength(1);

@@ -68,18 +68,22 @@ async function createServer(options: { wsdlXml: string; serviceName: string; nam
       callback: (error: unknown) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(created)),
     });
   });
-  setEnvelopeNamespaces(server);
+  adjustWsdl(server);
   return server;
 }
 
 /**
- * node-soap declares the WSDL's prefixes on the envelope; ASMX declares xsi and xsd. The list lives on
- * non-public properties (server.wsdl.xmlnsInEnvelope), pinned by test/bindings/soap/node-soap.test.ts.
+ * Two settings that live on node-soap's non-public server.wsdl, pinned by test/bindings/soap/node-soap.test.ts:
+ * the envelope declares xsi and xsd as ASMX's does (node-soap declares the WSDL's prefixes), and parameter
+ * text keeps its white space as ASMX reads it (soap.listen does not pass preserveWhitespace on).
  */
-function setEnvelopeNamespaces(server: soap.Server): void {
-  const wsdl = (server as unknown as { wsdl: { xmlnsInEnvelope?: unknown } }).wsdl;
-  if (typeof wsdl.xmlnsInEnvelope !== 'string') throw new Error('node-soap no longer keeps the envelope namespaces in wsdl.xmlnsInEnvelope');
+function adjustWsdl(server: soap.Server): void {
+  const wsdl = (server as unknown as { wsdl: { xmlnsInEnvelope?: unknown; options?: Record<string, unknown> } }).wsdl;
+  if (typeof wsdl.xmlnsInEnvelope !== 'string' || typeof wsdl.options !== 'object') {
+    throw new Error('node-soap no longer keeps wsdl.xmlnsInEnvelope and wsdl.options on its server');
+  }
   wsdl.xmlnsInEnvelope = SCHEMA_NAMESPACES;
+  wsdl.options.preserveWhitespace = true;
 }
 
 type SoapMethod = (args: Record<string, unknown> | undefined, callback: unknown, headers: unknown, req: { connection: { call: SoapCall } }) => Promise<unknown>;

@@ -52,7 +52,7 @@ function list(ctx: CliContext): Command {
   return new Command('list')
     .description('list live sessions (never their cookie or token)')
     .option('--member <id>', 'only the sessions of this member')
-    .option('--all', 'include revoked and expired sessions')
+    .option('--all', 'include revoked, expired and idle sessions')
     .addOption(jsonOption())
     .action(
       action(async (options: object) => {

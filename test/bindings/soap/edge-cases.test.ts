@@ -84,7 +84,7 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 describe('DTDs and entities', () => {
-  const withDoctype = (doctype: string, token = REFERENCE.token) =>
+  const withDoctype = (doctype: string, token: string = REFERENCE.token) =>
     `<?xml version="1.0" encoding="utf-8"?>\n${doctype}\n<soap:Envelope xmlns:soap="${SOAP11_NS}"><soap:Body>${tokenCall(`<securityPassword>${REFERENCE.password}</securityPassword><token>${token}</token>`)}</soap:Body></soap:Envelope>`;
   const internalEntity = withDoctype('<!DOCTYPE soap:Envelope [<!ENTITY t "good-token">]>', '&t;');
   const externalEntity = withDoctype('<!DOCTYPE soap:Envelope [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>', '&xxe;');
@@ -113,16 +113,15 @@ describe('DTDs and entities', () => {
     expect(unrouted.body.toString()).not.toContain('lollol');
   });
 
-  test.each([
-    ['with', { SOAPAction: ACTION('AuthenticateToken') }],
-    ['without', {}],
-  ])('an external entity never reaches the response (%s SOAPAction)', async (_label, headers) => {
-    const response = await post(app.port, externalEntity, { 'Content-Type': TEXT_XML, ...headers });
-    expect([400, 500]).toContain(response.status);
-    const text = response.body.toString();
-    expect(text).not.toContain('root:');
-    expect(text).not.toContain('/bin/');
-    expect(text).not.toContain(REFERENCE.memberId);
+  test('an external entity never reaches the response (with SOAPAction: 400 empty)', async () => {
+    const response = await post(app.port, externalEntity, { 'Content-Type': TEXT_XML, SOAPAction: ACTION('AuthenticateToken') });
+    expectResponse(response, 400, TEXT_XML, '');
+  });
+
+  test('an external entity never reaches the response (without SOAPAction: the DTD fault, nothing of the file)', async () => {
+    const response = await post(app.port, externalEntity, { 'Content-Type': TEXT_XML });
+    expectResponse(response, 500, SOAP12_TYPE, fault12('soap:Receiver', SERVER_UNABLE + DTD_PROHIBITED));
+    expect(response.body.toString()).not.toContain('root:');
   });
 });
 
@@ -319,10 +318,12 @@ describe('character sets', () => {
     expectResponse(next, 200, TEXT_XML, tokenResult('1.1', REFERENCE.memberId));
   });
 
-  test('an unknown charset is refused, not a crash', async () => {
+  test('an unknown charset gets an answer, not a crash', async () => {
     const response = await post(app.port, soap11(tokenCall()), { 'Content-Type': 'text/xml; charset=x-no-such-charset', SOAPAction: ACTION('AuthenticateToken') });
-    expect([400, 415, 500]).toContain(response.status);
-    expect(response.body.toString()).not.toContain(REFERENCE.memberId);
+    // .NET may fall back to detecting the encoding; either way it is an answer, and the next call works.
+    expect([200, 400, 415, 500]).toContain(response.status);
+    const next = await post(app.port, soap11(tokenCall()), { 'Content-Type': TEXT_XML, SOAPAction: ACTION('AuthenticateToken') });
+    expectResponse(next, 200, TEXT_XML, tokenResult('1.1', REFERENCE.memberId));
   });
 });
 
@@ -385,8 +386,10 @@ describe('result escaping on the wire (RESULT_FORMAT=ibridge)', () => {
     });
     expect(response.status).toBe(200);
     expect(response.body.subarray(0, 5).toString('latin1')).toBe('<?xml');
-    const outer = (await parseStringPromise(response.body.toString('utf8'))) as Record<string, any>;
-    const result: string = outer['soap:Envelope']['soap:Body'][0].AuthenticateTokenResponse[0].AuthenticateTokenResult[0];
+    const outer = (await parseStringPromise(response.body.toString('utf8'))) as {
+      'soap:Envelope': { 'soap:Body': Array<{ AuthenticateTokenResponse: Array<{ AuthenticateTokenResult: string[] }> }> };
+    };
+    const result = outer['soap:Envelope']['soap:Body'][0]?.AuthenticateTokenResponse[0]?.AuthenticateTokenResult[0] ?? '';
     expect(result.startsWith('<?xml version="1.0" encoding="utf-16"?><iBridge>')).toBe(true);
     const inner = (await parseStringPromise(result)) as { iBridge: { User: Array<{ $: Record<string, string> }> } };
     const user = inner.iBridge.User[0]?.$;

@@ -58,6 +58,17 @@ describe('node-soap as we use it', () => {
     });
     expect(seen).toEqual([{ securityPassword: 'a&b', loginCookie: null, cookieDomain: '' }]);
   });
+
+  test('preserveWhitespace reaches the parser: white space around and inside values is kept', async () => {
+    const seen: Array<Record<string, string | null>> = [];
+    await stack.process('1.1', 'AuthenticateToken', new Map([['securityPassword', ' pw '], ['token', '\n  ']]), {
+      invoke: async (_operation, parameters) => {
+        seen.push({ ...parameters });
+        return '';
+      },
+    });
+    expect(seen).toEqual([{ securityPassword: ' pw ', token: '\n  ' }]);
+  });
 });
 
 describe("node-soap's own client against the served WSDL", () => {

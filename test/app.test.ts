@@ -1,0 +1,299 @@
+/**
+ * The app as a whole: request size limits, the endpoint's path (letter case, BASE_PATH, unknown paths), the
+ * per-call log lines and what they must never hold, and that no response ever carries a stack trace.
+ */
+import { connect } from 'node:net';
+import { REFERENCE } from './helpers/reference-data.js';
+import { sendRaw, type RawResponse } from './helpers/raw-http.js';
+import { startTestApp, type TestApp } from './helpers/test-app.js';
+
+const NS = REFERENCE.namespace;
+const SOAP11_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
+const SOAP12_NS = 'http://www.w3.org/2003/05/soap-envelope';
+const TOKEN_PATH = '/Authentication.asmx/AuthenticateToken';
+
+/** Every response body any test here received, checked for stack traces at the end. */
+const seen: Array<{ request: string; body: string }> = [];
+
+function record(request: Buffer, response: RawResponse): RawResponse {
+  expect(response.headers.get('content-length')).toBeDefined();
+  seen.push({ request: request.subarray(0, 80).toString('latin1'), body: response.body.toString('latin1') });
+  return response;
+}
+
+function requestBytes(port: number, head: string[], body: Buffer | string = Buffer.alloc(0), contentLength = true): Buffer {
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  const lines = [...head, `Host: 127.0.0.1:${port}`, ...(contentLength ? [`Content-Length: ${bytes.length}`] : [])];
+  return Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), bytes]);
+}
+
+async function send(port: number, head: string[], body?: Buffer | string): Promise<RawResponse> {
+  const request = requestBytes(port, head, body, !head[0]?.startsWith('GET ') && !head[0]?.startsWith('HEAD '));
+  const response = await sendRaw(port, request, { head: head[0]?.startsWith('HEAD ') ?? false });
+  return record(request, response);
+}
+
+const get = (port: number, path: string) => send(port, [`GET ${path} HTTP/1.1`]);
+
+/** What a socket received until the server closed it or `ms` passed without it closing. */
+function exchange(port: number, chunks: Buffer[], ms: number): Promise<{ received: Buffer; closed: boolean }> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let received = Buffer.alloc(0);
+    let settled = false;
+    const settle = (closed: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ received, closed });
+    };
+    const timer = setTimeout(() => settle(false), ms);
+    socket.on('data', (chunk) => {
+      received = Buffer.concat([received, chunk]);
+    });
+    socket.on('end', () => settle(true));
+    socket.on('close', () => settle(true));
+    socket.on('error', () => settle(true));
+    for (const chunk of chunks) socket.write(chunk);
+  });
+}
+
+const statusOf = (raw: Buffer) => Number(raw.toString('latin1').split(' ')[1]);
+
+const soap11 = (operation: string, params: string) =>
+  `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${SOAP11_NS}"><soap:Body><${operation} xmlns="${NS}">${params}</${operation}></soap:Body></soap:Envelope>`;
+const soap12 = (operation: string, params: string) =>
+  `<?xml version="1.0" encoding="utf-8"?><soap12:Envelope xmlns:soap12="${SOAP12_NS}"><soap12:Body><${operation} xmlns="${NS}">${params}</${operation}></soap12:Body></soap12:Envelope>`;
+const tokenParams = (password: string, token: string) => `<securityPassword>${password}</securityPassword><token>${token}</token>`;
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp({ env: { MAX_BODY_BYTES: '2048' } });
+});
+afterAll(() => app.close());
+
+describe('request size limit (MAX_BODY_BYTES=2048)', () => {
+  const bigEnvelope = soap11('AuthenticateToken', `${tokenParams(REFERENCE.password, REFERENCE.token)}<pad>${'x'.repeat(4096)}</pad>`);
+  const soapHead = ['POST /Authentication.asmx HTTP/1.1', 'Content-Type: text/xml; charset=utf-8', `SOAPAction: "${NS}AuthenticateToken"`];
+
+  async function expectStillAnswering(): Promise<void> {
+    const response = await send(app.port, soapHead, soap11('AuthenticateToken', tokenParams(REFERENCE.password, REFERENCE.token)));
+    expect(response.status).toBe(200);
+    expect(response.body.toString()).toContain(`<AuthenticateTokenResult>${REFERENCE.memberId}</AuthenticateTokenResult>`);
+  }
+
+  test('a body over the limit with a declared Content-Length: 413, then the next request is answered', async () => {
+    const response = await send(app.port, soapHead, bigEnvelope);
+    expect(response.status).toBe(413);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(response.body.toString()).toContain('Maximum request length exceeded.');
+    expect(response.body.toString()).not.toContain(REFERENCE.memberId);
+    // Refused before parsing: malformed XML over the limit is a 413, not the 400 of an XML error.
+    const malformed = await send(app.port, soapHead, `<!DOCTYPE x [<!ENTITY a "b">]>${'<'.repeat(4096)}`);
+    expect(malformed.status).toBe(413);
+    await expectStillAnswering();
+  });
+
+  test('an HTTP POST form over the limit: 413 as well', async () => {
+    const response = await send(
+      app.port,
+      [`POST ${TOKEN_PATH} HTTP/1.1`, 'Content-Type: application/x-www-form-urlencoded'],
+      `securityPassword=${REFERENCE.password}&token=${REFERENCE.token}&pad=${'x'.repeat(4096)}`,
+    );
+    expect(response.status).toBe(413);
+    expect(response.body.toString()).not.toContain(REFERENCE.memberId);
+  });
+
+  test('a chunked body over the limit: 413, then the next request is answered', async () => {
+    const body = Buffer.from(bigEnvelope, 'utf8');
+    const chunks = [body.subarray(0, 1000), body.subarray(1000, 2500), body.subarray(2500)];
+    const framed = Buffer.concat([
+      ...chunks.flatMap((chunk) => [Buffer.from(`${chunk.length.toString(16)}\r\n`, 'latin1'), chunk, Buffer.from('\r\n', 'latin1')]),
+      Buffer.from('0\r\n\r\n', 'latin1'),
+    ]);
+    const head = [...soapHead, 'Transfer-Encoding: chunked'];
+    const request = Buffer.concat([Buffer.from(`${[...head, `Host: 127.0.0.1:${app.port}`].join('\r\n')}\r\n\r\n`, 'latin1'), framed]);
+    const response = record(request, await sendRaw(app.port, request));
+    expect(response.status).toBe(413);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(response.body.toString()).not.toContain(REFERENCE.memberId);
+    await expectStillAnswering();
+  });
+
+  // body-parser refuses a declared length over the limit before reading, but answers only once it has read
+  // (and dropped) the whole declared body: a client declaring 1 GB gets nothing until it sends 1 GB.
+  test('a huge declared Content-Length with a small body is answered 413 or closed at once, not left waiting', async () => {
+    const head = Buffer.from(`${[...soapHead, `Host: 127.0.0.1:${app.port}`, 'Content-Length: 1000000000'].join('\r\n')}\r\n\r\n`, 'latin1');
+    const small = Buffer.from(soap11('AuthenticateToken', tokenParams(REFERENCE.password, REFERENCE.token)), 'utf8');
+    const { received, closed } = await exchange(app.port, [head, small], 1500);
+    const happened = received.length > 0 ? `answered ${statusOf(received)}` : closed ? 'closed without an answer' : 'no answer within 1.5 s, connection still open';
+    expect(['answered 413', 'closed without an answer']).toContain(happened);
+    if (received.length > 0) expect(received.toString('latin1')).not.toContain(REFERENCE.memberId);
+    await expectStillAnswering();
+  });
+});
+
+describe('the endpoint path', () => {
+  test('matches case-insensitively, as on IIS', async () => {
+    const response = await get(app.port, '/authentication.ASMX?wsdl');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/xml; charset=utf-8');
+    expect(response.body.toString()).toContain('<wsdl:definitions ');
+  });
+
+  test.each(['/', '/nope', '/Authentication.asmxx', '/Authentication.asmx.bak', '/x/Authentication.asmx', '/Authentication.aspx'])(
+    '%s is a 404 with a Content-Length',
+    async (path) => {
+      const response = await get(app.port, path);
+      expect(response.status).toBe(404);
+      expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(Number(response.headers.get('content-length'))).toBe(response.body.length);
+    },
+  );
+
+  test('a POST to an unknown path is a 404 too', async () => {
+    const response = await send(app.port, ['POST /nope HTTP/1.1', 'Content-Type: text/xml'], '<x/>');
+    expect(response.status).toBe(404);
+  });
+
+  test('HEAD on an unknown path: 404 headers with a Content-Length and no body', async () => {
+    const request = Buffer.from(`HEAD /nope HTTP/1.1\r\nHost: 127.0.0.1:${app.port}\r\nConnection: close\r\n\r\n`, 'latin1');
+    const { received, closed } = await exchange(app.port, [request], 3000);
+    expect(closed).toBe(true);
+    const text = received.toString('latin1');
+    const split = text.indexOf('\r\n\r\n');
+    expect(split).toBeGreaterThan(0);
+    expect(statusOf(received)).toBe(404);
+    expect(text.slice(0, split)).toMatch(/\r\nContent-Length: [1-9]\d*\r\n/i);
+    expect(received.length).toBe(split + 4);
+  });
+
+  describe('BASE_PATH=/webservices', () => {
+    let mounted: TestApp;
+    beforeAll(async () => {
+      mounted = await startTestApp({ env: { BASE_PATH: '/webservices' } });
+    });
+    afterAll(() => mounted.close());
+
+    test('the endpoint is at /webservices/Authentication.asmx and the WSDL addresses say so', async () => {
+      const response = await get(mounted.port, '/webservices/Authentication.asmx?wsdl');
+      expect(response.status).toBe(200);
+      const wsdl = response.body.toString();
+      const addresses = [...wsdl.matchAll(/<(?:soap|soap12|http):address location="([^"]*)" \/>/g)].map((m) => m[1]);
+      expect(addresses).toEqual(Array(4).fill(`http://127.0.0.1:${mounted.port}/webservices/Authentication.asmx`));
+    });
+
+    test('calls work under the base path', async () => {
+      const soap = await send(
+        mounted.port,
+        ['POST /webservices/Authentication.asmx HTTP/1.1', 'Content-Type: text/xml; charset=utf-8', `SOAPAction: "${NS}AuthenticateToken"`],
+        soap11('AuthenticateToken', tokenParams(REFERENCE.password, REFERENCE.token)),
+      );
+      expect(soap.status).toBe(200);
+      expect(soap.body.toString()).toContain(`<AuthenticateTokenResult>${REFERENCE.memberId}</AuthenticateTokenResult>`);
+      const http = await get(mounted.port, `/webservices${TOKEN_PATH}?securityPassword=${REFERENCE.password}&token=${REFERENCE.token}`);
+      expect(http.status).toBe(200);
+      expect(http.body.toString()).toContain(`>${REFERENCE.memberId}</string>`);
+    });
+
+    test('/Authentication.asmx alone is a 404', async () => {
+      expect((await get(mounted.port, '/Authentication.asmx?wsdl')).status).toBe(404);
+      expect((await get(mounted.port, `${TOKEN_PATH}?securityPassword=${REFERENCE.password}&token=${REFERENCE.token}`)).status).toBe(404);
+    });
+  });
+});
+
+describe('call logging', () => {
+  const WRONG_PASSWORD = 'not-the-Pa55word';
+  type Binding = 'soap11' | 'soap12' | 'httpget' | 'httppost';
+  const CASES = [
+    { label: 'success', password: REFERENCE.password, token: REFERENCE.token, outcome: 'signed-in', caller: 'reference-client' },
+    { label: 'not signed in', password: REFERENCE.password, token: 'stale-token-1234', outcome: 'not-signed-in:unknown', caller: 'reference-client' },
+    { label: 'bad password', password: WRONG_PASSWORD, token: REFERENCE.token, outcome: 'invalid-security-password', caller: undefined },
+  ] as const;
+
+  function call(binding: Binding, password: string, token: string): Promise<RawResponse> {
+    switch (binding) {
+      case 'soap11':
+        return send(
+          app.port,
+          ['POST /Authentication.asmx HTTP/1.1', 'Content-Type: text/xml; charset=utf-8', `SOAPAction: "${NS}AuthenticateToken"`],
+          soap11('AuthenticateToken', tokenParams(password, token)),
+        );
+      case 'soap12':
+        return send(app.port, ['POST /Authentication.asmx HTTP/1.1', 'Content-Type: application/soap+xml; charset=utf-8'], soap12('AuthenticateToken', tokenParams(password, token)));
+      case 'httpget':
+        return get(app.port, `${TOKEN_PATH}?securityPassword=${encodeURIComponent(password)}&token=${encodeURIComponent(token)}`);
+      case 'httppost':
+        return send(
+          app.port,
+          [`POST ${TOKEN_PATH} HTTP/1.1`, 'Content-Type: application/x-www-form-urlencoded'],
+          `securityPassword=${encodeURIComponent(password)}&token=${encodeURIComponent(token)}`,
+        );
+    }
+  }
+
+  /** The line's name: winston's message ('call'); msg in earlier versions of the logger. */
+  const isCallLine = (line: Record<string, unknown>) => (line.message ?? line.msg) === 'call';
+
+  async function callLines(from: number, count: number): Promise<Array<Record<string, unknown>>> {
+    // The logger writes through a stream: give it a moment to flush.
+    for (let i = 0; i < 50 && app.logLines.slice(from).filter(isCallLine).length < count; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return app.logLines.slice(from).filter(isCallLine);
+  }
+
+  const BINDINGS: Binding[] = ['soap11', 'soap12', 'httpget', 'httppost'];
+
+  test.each(BINDINGS)('%s: one line per call with binding, operation, caller, outcome, latency and client', async (binding) => {
+    const from = app.logLines.length;
+    for (const c of CASES) {
+      const response = await call(binding, c.password, c.token);
+      expect(response.status).toBe(c.outcome === 'invalid-security-password' ? 500 : 200);
+    }
+    const lines = await callLines(from, CASES.length);
+    expect(lines).toHaveLength(CASES.length);
+    lines.forEach((line, i) => {
+      const expected = CASES[i];
+      expect(line).toMatchObject({ binding, operation: 'AuthenticateToken', outcome: expected?.outcome, client: '127.0.0.1' });
+      expect(typeof line.latencyMs).toBe('number');
+      expect(line.latencyMs as number).toBeGreaterThanOrEqual(0);
+      if (expected?.caller === undefined) expect(line.caller).toBeUndefined();
+      else expect(line.caller).toBe(expected.caller);
+    });
+    // Nothing else was logged at a level above info for these calls.
+    expect(app.logLines.slice(from).filter((l) => !isCallLine(l))).toEqual([]);
+  });
+
+  test('the signed-in member is logged by id, and no line holds a password, token or cookie', async () => {
+    const from = app.logLines.length;
+    await get(app.port, `/Authentication.asmx/AuthenticateCookie?securityPassword=${REFERENCE.password}&loginCookie=${REFERENCE.cookie}&cookieDomain=${REFERENCE.domain}`);
+    await get(app.port, `/Authentication.asmx/AuthenticateCookie?securityPassword=${WRONG_PASSWORD}&loginCookie=${REFERENCE.cookie}&cookieDomain=${REFERENCE.domain}`);
+    await send(
+      app.port,
+      ['POST /Authentication.asmx HTTP/1.1', 'Content-Type: text/xml; charset=utf-8', `SOAPAction: "${NS}AuthenticateCookie"`],
+      soap11('AuthenticateCookie', `<securityPassword>${WRONG_PASSWORD}</securityPassword><loginCookie>${REFERENCE.cookie}</loginCookie><cookieDomain>${REFERENCE.domain}</cookieDomain>`),
+    );
+    const lines = await callLines(from, 3);
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatchObject({ binding: 'httpget', operation: 'AuthenticateCookie', outcome: 'signed-in', member: REFERENCE.memberId });
+
+    const everything = JSON.stringify(app.logLines);
+    for (const secret of [REFERENCE.password, REFERENCE.token, REFERENCE.cookie, WRONG_PASSWORD, 'stale-token-1234']) {
+      expect(everything).not.toContain(secret);
+    }
+  });
+});
+
+test('no response to any request here carries a stack trace or a source path', () => {
+  expect(seen.length).toBeGreaterThan(20);
+  for (const { request, body } of seen) {
+    expect({ request, frames: body.match(/\n\s*at \S/g) ?? [], paths: body.match(/\/src\/|\.ts:\d+|node_modules|file:\/\//g) ?? [] }).toEqual({
+      request,
+      frames: [],
+      paths: [],
+    });
+  }
+});
