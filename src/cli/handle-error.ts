@@ -2,6 +2,7 @@ import { CommanderError } from 'commander';
 import { z } from 'zod';
 import { ConfigError } from '../config/config.js';
 import { ServiceError } from '../service/errors.js';
+import { StartupError } from '../startup-error.js';
 import type { CliIo } from './context.js';
 
 export const ExitCode = { ok: 0, failure: 1, usage: 2, software: 70 } as const;
@@ -23,7 +24,7 @@ export function handleError(error: unknown, io: CliIo): number {
     io.err(`${error.message}\n`);
     return ExitCode.usage;
   }
-  if (error instanceof ServiceError) {
+  if (error instanceof ServiceError || error instanceof StartupError) {
     io.err(`error: ${error.message}\n`);
     return ExitCode.failure;
   }
