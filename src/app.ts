@@ -15,6 +15,7 @@ import { createSoapBinding } from './bindings/soap/soap-binding.js';
 import type { Config } from './config/config.js';
 import type { Logger } from './log/logger.js';
 import type { Services } from './service/index.js';
+import { createSigninRouter } from './signin/router.js';
 
 export interface AppDeps {
   config: Config;
@@ -66,6 +67,7 @@ export async function createApp({ config, services, logger }: AppDeps): Promise<
       dispatchEndpoint(handlers, req, res, match[1] ?? '', body).catch(next);
     });
   });
+  app.use(createSigninRouter({ config, services, logger }));
   app.use((req, res) => sendAsmx(res, errorPage(404, 'The resource cannot be found.', req.method === 'HEAD')));
   app.use(errorHandler(logger));
   return app;

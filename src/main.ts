@@ -17,7 +17,7 @@ export async function serve(config: Config): Promise<void> {
     throw new StartupError(`cannot open the store: ${error.message}`, { cause: error });
   });
   const secretKey = loadOrCreateSecretKey(config.secretKey, config.dataDir);
-  const services = createServices({ store, secretKey, session: config.session });
+  const services = createServices({ store, secretKey, session: config.session, signin: config.signin });
   const app = await createApp({ config, services, logger });
 
   // Slow or endless requests cannot hold the process: headers and whole requests have deadlines, checked

@@ -1,8 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 
-/** The caller's address for logs: the socket's, or the first X-Forwarded-For hop behind a trusted proxy. */
+/**
+ * The client's address for logs and throttles: the socket's, or behind a trusted proxy the last
+ * X-Forwarded-For entry, the one that proxy added (earlier entries are whatever the client sent).
+ */
 export function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
-  const forwarded = trustProxy ? req.headers['x-forwarded-for'] : undefined;
-  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
-  return first || req.socket.remoteAddress || 'unknown';
+  const header = trustProxy ? req.headers['x-forwarded-for'] : undefined;
+  const last = (Array.isArray(header) ? header.join(',') : header)?.split(',').at(-1)?.trim();
+  return last || req.socket.remoteAddress || 'unknown';
 }

@@ -30,10 +30,10 @@ export function createCliContext(env: Environment, io: CliIo = processIo): CliCo
     io,
     config: configOnce,
     async withServices(fn) {
-      const { dataDir, databaseUrl, secretKey, session } = configOnce();
+      const { dataDir, databaseUrl, secretKey, session, signin } = configOnce();
       const store = await openStore({ dataDir, databaseUrl });
       try {
-        return await fn(createServices({ store, secretKey: loadOrCreateSecretKey(secretKey, dataDir), session }));
+        return await fn(createServices({ store, secretKey: loadOrCreateSecretKey(secretKey, dataDir), session, signin }));
       } finally {
         await store.close();
       }

@@ -25,6 +25,32 @@ export interface Config {
   readonly session: { readonly absoluteTimeoutSeconds: number; readonly idleTimeoutSeconds: number; readonly slidingIdle: boolean };
   /** 32-byte key that hashes and encrypts session secrets and caller passwords; undefined means the key file in dataDir. */
   readonly secretKey: Buffer | undefined;
+  readonly signin: SigninConfig;
+}
+
+export interface SigninConfig {
+  /** Absolute paths of the sign-in and sign-out pages (not under basePath). */
+  readonly loginPath: string;
+  readonly logoutPath: string;
+  /** Where a missing or refused return address leads: a path on this service. */
+  readonly defaultReturnPath: string;
+  /** Domain attribute of the login cookie, e.g. '.example.org'; undefined gives a host-only cookie. */
+  readonly cookieDomain: string | undefined;
+  readonly cookieName: string;
+  readonly cookieSecure: boolean;
+  readonly branding: {
+    readonly organizationName: string;
+    readonly logoUrl: string | undefined;
+    readonly accentColor: string;
+    /** Templates here replace the built-in ones of the same name. */
+    readonly templateDir: string | undefined;
+  };
+  readonly throttle: {
+    readonly accountFailures: number;
+    readonly addressFailures: number;
+    readonly windowSeconds: number;
+    readonly lockoutSeconds: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -72,6 +98,11 @@ const absoluteHttpUrl = z
     }
   }, 'must be an absolute http:// or https:// URL without query or fragment');
 
+const urlPath = z
+  .string()
+  .trim()
+  .regex(/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/, 'must be a path starting with "/"');
+
 /** Every setting, with its environment variable, its default and its rule; the README's table lists the same. */
 const schema = z.object({
   PORT: integer(0, 65535).default(8080),
@@ -108,6 +139,32 @@ const schema = z.object({
   SESSION_ABSOLUTE_TIMEOUT: duration.default(12 * 3600),
   SESSION_IDLE_TIMEOUT: duration.default(30 * 60),
   SESSION_SLIDING: bool.default(true),
+  LOGIN_PATH: urlPath.default('/Login'),
+  LOGOUT_PATH: urlPath.default('/Logout'),
+  DEFAULT_RETURN_PATH: urlPath.optional(),
+  COOKIE_DOMAIN: z
+    .string()
+    .trim()
+    .regex(/^\.?([A-Za-z0-9-]{1,63}\.)*[A-Za-z0-9-]{1,63}$/, 'must be a domain such as .example.org')
+    .optional(),
+  LOGIN_COOKIE_NAME: z
+    .string()
+    .trim()
+    .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be a cookie name (letters, digits and !#$%&\'*+.^_`|~-)')
+    .default('.ASPXAUTH'),
+  COOKIE_SECURE: bool.default(true),
+  ORGANIZATION_NAME: z.string().trim().min(1).max(120).default('Member sign-in'),
+  LOGO_URL: absoluteHttpUrl.or(urlPath).optional(),
+  ACCENT_COLOR: z
+    .string()
+    .trim()
+    .regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex colour such as #0b5cad')
+    .default('#0b5cad'),
+  TEMPLATE_DIR: z.string().trim().min(1).optional(),
+  SIGNIN_MAX_FAILURES_PER_ACCOUNT: integer(1, 1000).default(5),
+  SIGNIN_MAX_FAILURES_PER_ADDRESS: integer(1, 100000).default(20),
+  SIGNIN_FAILURE_WINDOW: duration.default(15 * 60),
+  SIGNIN_LOCKOUT: duration.default(15 * 60),
   SECRET_KEY: z
     .string()
     .trim()
@@ -194,5 +251,25 @@ export function loadConfig(env: Environment = process.env): Config {
       slidingIdle: s.SESSION_SLIDING,
     }),
     secretKey: s.SECRET_KEY,
+    signin: Object.freeze({
+      loginPath: s.LOGIN_PATH,
+      logoutPath: s.LOGOUT_PATH,
+      defaultReturnPath: s.DEFAULT_RETURN_PATH ?? s.LOGIN_PATH,
+      cookieDomain: s.COOKIE_DOMAIN?.toLowerCase(),
+      cookieName: s.LOGIN_COOKIE_NAME,
+      cookieSecure: s.COOKIE_SECURE,
+      branding: Object.freeze({
+        organizationName: s.ORGANIZATION_NAME,
+        logoUrl: s.LOGO_URL,
+        accentColor: s.ACCENT_COLOR,
+        templateDir: s.TEMPLATE_DIR === undefined ? undefined : resolve(s.TEMPLATE_DIR),
+      }),
+      throttle: Object.freeze({
+        accountFailures: s.SIGNIN_MAX_FAILURES_PER_ACCOUNT,
+        addressFailures: s.SIGNIN_MAX_FAILURES_PER_ADDRESS,
+        windowSeconds: s.SIGNIN_FAILURE_WINDOW,
+        lockoutSeconds: s.SIGNIN_LOCKOUT,
+      }),
+    }),
   });
 }

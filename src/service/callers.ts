@@ -1,6 +1,7 @@
-import type { CallerPasswordRow, CallerRow, Store } from '../store/store.js';
+import type { CallerOriginRow, CallerPasswordRow, CallerRow, Store } from '../store/store.js';
 import type { Clock } from './clock.js';
 import { ServiceError } from './errors.js';
+import { normalizeOrigin } from './return-urls.js';
 import { randomSecret, type Secrets } from './secrets.js';
 
 const MIN_PASSWORD_LENGTH = 6;
@@ -47,9 +48,46 @@ export class CallerService {
     return newest ? this.store.deleteCallerPasswords(caller.id, newest.id) : 0;
   }
 
-  async list(): Promise<Array<CallerRow & { passwords: CallerPasswordRow[] }>> {
+  async list(): Promise<Array<CallerRow & { passwords: CallerPasswordRow[]; origins: CallerOriginRow[] }>> {
     const callers = await this.store.listCallers();
-    return Promise.all(callers.map(async (c) => ({ ...c, passwords: await this.store.listCallerPasswords(c.id) })));
+    return Promise.all(
+      callers.map(async (c) => ({
+        ...c,
+        passwords: await this.store.listCallerPasswords(c.id),
+        origins: await this.store.listCallerOrigins(c.id),
+      })),
+    );
+  }
+
+  /**
+   * Allows return addresses on this origin after sign-in and sign-out; with receivesToken, they also get the
+   * session token. Registering an origin again replaces its registration, which is how the flag changes.
+   */
+  async addOrigin(name: string, origin: string, options: { receivesToken?: boolean } = {}): Promise<CallerOriginRow> {
+    const caller = await this.#get(name);
+    const row: CallerOriginRow = {
+      callerId: caller.id,
+      origin: validOrigin(origin),
+      receivesToken: options.receivesToken ?? false,
+      createdAt: this.clock(),
+    };
+    await this.store.removeCallerOrigin(caller.id, row.origin);
+    await this.store.addCallerOrigin(row);
+    return row;
+  }
+
+  /** False when the caller had not registered this origin. */
+  async removeOrigin(name: string, origin: string): Promise<boolean> {
+    const caller = await this.#get(name);
+    return this.store.removeCallerOrigin(caller.id, validOrigin(origin));
+  }
+
+  /** Every caller's registered origins, or one caller's, with the caller's name. */
+  async listOrigins(name?: string): Promise<Array<CallerOriginRow & { caller: string }>> {
+    const callers = name === undefined ? await this.store.listCallers() : [await this.#get(name)];
+    const names = new Map(callers.map((c) => [c.id, c.name]));
+    const rows = await this.store.listCallerOrigins(name === undefined ? undefined : callers[0]?.id);
+    return rows.map((row) => ({ ...row, caller: names.get(row.callerId) ?? '' }));
   }
 
   async setEnabled(name: string, enabled: boolean): Promise<CallerRow> {
@@ -94,4 +132,14 @@ export class CallerService {
     const row = await this.store.addCallerPassword(caller.id, this.secrets.hash('caller-password', password), this.clock());
     return { caller, password, passwordId: row.id };
   }
+}
+
+/**
+ * The origin as stored and looked up. Callers of the service (the CLI) validate first and explain the
+ * format; reaching this throw is a programming error.
+ */
+function validOrigin(origin: string): string {
+  const normalized = normalizeOrigin(origin);
+  if (normalized === null) throw new RangeError(`Not an http(s) origin such as https://partner.example.org: ${origin}`);
+  return normalized;
 }

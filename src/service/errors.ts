@@ -10,6 +10,9 @@ export const SERVICE_ERRORS = {
   MEMBER_EXISTS: 'A member with this id or username already exists',
   MEMBER_NOT_FOUND: 'No member has this id',
   MEMBER_INVALID: 'The member record is not valid',
+  MEMBER_PASSWORD_TOO_SHORT: 'A member password must be at least 8 characters long',
+  MEMBER_PASSWORD_TOO_LONG: 'A member password must be at most 1024 characters long',
+  MEMBER_IMPORT_INVALID: 'The member file cannot be imported',
   SESSION_NOT_FOUND: 'No live session has this id',
   DOMAIN_INVALID: 'The cookie domain is not a valid domain name',
 } as const;

@@ -100,6 +100,12 @@ export class SessionService {
     if (!(await this.store.revokeSession(sessionId, this.clock()))) throw new ServiceError('SESSION_NOT_FOUND', sessionId);
   }
 
+  /** Signs out the session this login cookie belongs to, whatever its domain; false when none was live. */
+  async revokeByCookie(cookie: string): Promise<boolean> {
+    const found = await this.store.findSessionByCookieHash(this.secrets.hash('cookie', cookie));
+    return found !== null && (await this.store.revokeSession(found.session.id, this.clock()));
+  }
+
   async revokeAllOf(memberId: string): Promise<number> {
     if (!(await this.store.getMember(memberId))) throw new ServiceError('MEMBER_NOT_FOUND', memberId);
     return this.store.revokeMemberSessions(memberId, this.clock());

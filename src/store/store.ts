@@ -27,7 +27,34 @@ export interface MemberRow {
   createdAt: number;
 }
 
-export type NewMember = Omit<MemberRow, 'createdAt'> & { createdAt: number };
+/** A member as created; passwordHash is a tagged hash from src/service/passwords.ts, or null (no password yet). */
+export type NewMember = MemberRow & { passwordHash?: string | null };
+
+/** A member with its password hash, for sign-in only; nothing else reads the hash. */
+export interface MemberCredentials {
+  member: MemberRow;
+  passwordHash: string | null;
+}
+
+/** An origin (scheme://host[:port]) a caller registered as a return address after sign-in or sign-out. */
+export interface CallerOriginRow {
+  callerId: number;
+  origin: string;
+  /** The session token is appended to return addresses on this origin (`token=…`). */
+  receivesToken: boolean;
+  createdAt: number;
+}
+
+/**
+ * Failure counting for throttles (sign-in per account and per address; later, caller passwords per address),
+ * shared by every instance that shares the store.
+ */
+export interface ThrottleRow {
+  key: string;
+  failures: number;
+  windowStartedAt: number;
+  lockedUntil: number | null;
+}
 
 export interface SessionRow {
   id: string;
@@ -66,7 +93,7 @@ export interface Store {
   getCallerByName(name: string): Promise<CallerRow | null>;
   listCallers(): Promise<CallerRow[]>;
   setCallerEnabled(callerId: number, enabled: boolean): Promise<void>;
-  /** Removes the caller and its passwords. */
+  /** Removes the caller, its passwords and its origins. */
   deleteCaller(callerId: number): Promise<void>;
   addCallerPassword(callerId: number, passwordHash: string, createdAt: number): Promise<CallerPasswordRow>;
   listCallerPasswords(callerId: number): Promise<CallerPasswordRow[]>;
@@ -82,6 +109,32 @@ export interface Store {
   setMemberEnabled(id: string, enabled: boolean): Promise<boolean>;
   /** Removes the member and all of its sessions. */
   deleteMember(id: string): Promise<boolean>;
+  /**
+   * Members whose username or email equals login, ignoring (ASCII) case; usernames first, at most two rows.
+   * Two rows mean the login is ambiguous.
+   */
+  findMembersByLogin(login: string): Promise<MemberCredentials[]>;
+  getMemberCredentials(id: string): Promise<MemberCredentials | null>;
+  /** Returns false when no member has this id. */
+  setMemberPassword(id: string, passwordHash: string | null): Promise<boolean>;
+
+  /** Throws StoreConflictError when the caller already registered this origin. */
+  addCallerOrigin(row: CallerOriginRow): Promise<void>;
+  removeCallerOrigin(callerId: number, origin: string): Promise<boolean>;
+  /** All registrations, or one caller's, ordered by caller id then origin. */
+  listCallerOrigins(callerId?: number): Promise<CallerOriginRow[]>;
+  /** The registrations of this exact origin by enabled callers. */
+  findOriginGrants(origin: string): Promise<CallerOriginRow[]>;
+
+  /**
+   * Counts one failure, atomically: a window that ended at or before now starts again at 1. A lock stays as
+   * it is. Returns the row after the update.
+   */
+  recordFailure(key: string, now: number, windowMs: number): Promise<ThrottleRow>;
+  /** Locks the key until then and starts its count again: the next window opens when the lock ends. */
+  lockThrottle(key: string, until: number): Promise<void>;
+  getThrottle(key: string): Promise<ThrottleRow | null>;
+  clearThrottle(key: string): Promise<void>;
 
   createSession(session: SessionRow): Promise<void>;
   findSessionByTokenHash(tokenHash: string): Promise<SessionWithMember | null>;

@@ -65,25 +65,38 @@ describe('callers add', () => {
 });
 
 describe('callers list', () => {
-  it('shows name, enabled, number of valid passwords and created, as a table or JSON', async () => {
+  it('shows name, enabled, number of valid passwords, created and origins, as a table or JSON', async () => {
     await h.run('callers', 'add', 'partner-a');
     await h.run('callers', 'rotate', 'partner-a');
     await h.run('callers', 'add', 'b');
     await h.run('callers', 'disable', 'b');
+    await h.run('callers', 'add-origin', 'partner-a', 'https://portal.example.org', '--receives-token');
+    await h.run('callers', 'add-origin', 'partner-a', 'https://www.example.org');
 
     const text = await h.run('callers', 'list');
     expect(text.code).toBe(0);
     const [header, ...lines] = text.stdout.trimEnd().split('\n');
-    expect(header).toMatch(/^NAME\s+ENABLED\s+PASSWORDS\s+CREATED$/);
+    expect(header).toMatch(/^NAME\s+ENABLED\s+PASSWORDS\s+CREATED\s+ORIGINS$/);
     expect(lines).toHaveLength(2);
-    expect(lines.find((l) => l.startsWith('partner-a'))).toMatch(/^partner-a\s+yes\s+2\s+\d{4}-\d\d-\d\dT[\d:.]+Z$/);
-    expect(lines.find((l) => l.startsWith('b '))).toMatch(/^b\s+no\s+1\s/);
+    expect(lines.find((l) => l.startsWith('partner-a'))).toMatch(
+      /^partner-a\s+yes\s+2\s+\d{4}-\d\d-\d\dT[\d:.]+Z\s+https:\/\/portal\.example\.org \(token\) https:\/\/www\.example\.org$/,
+    );
+    expect(lines.find((l) => l.startsWith('b '))).toMatch(/^b\s+no\s+1\s+\S+\s+-$/);
 
     const json = JSON.parse((await h.run('callers', 'list', '--json')).stdout) as unknown[];
     expect(json).toEqual(
       expect.arrayContaining([
-        { name: 'partner-a', enabled: true, passwords: 2, created: expect.stringMatching(/Z$/) },
-        { name: 'b', enabled: false, passwords: 1, created: expect.stringMatching(/Z$/) },
+        {
+          name: 'partner-a',
+          enabled: true,
+          passwords: 2,
+          created: expect.stringMatching(/Z$/),
+          origins: [
+            { origin: 'https://portal.example.org', receivesToken: true },
+            { origin: 'https://www.example.org', receivesToken: false },
+          ],
+        },
+        { name: 'b', enabled: false, passwords: 1, created: expect.stringMatching(/Z$/), origins: [] },
       ]),
     );
     expect(text.stdout + JSON.stringify(json)).not.toMatch(/hash/i);
@@ -92,6 +105,54 @@ describe('callers list', () => {
   it('says so when there is no caller, and --json gives an empty array', async () => {
     expect((await h.run('callers', 'list')).stdout).toBe('No callers.\n');
     expect(JSON.parse((await h.run('callers', 'list', '--json')).stdout)).toEqual([]);
+  });
+});
+
+describe('callers add-origin and remove-origin', () => {
+  it('registers the origin normalised, with or without the token, and re-registering changes the flag', async () => {
+    await h.run('callers', 'add', 'p');
+    const added = await h.run('callers', 'add-origin', 'p', 'HTTPS://Portal.Example.ORG:443/');
+    expect(added).toMatchObject({ code: 0, stdout: 'Origin https://portal.example.org registered for caller p.\n', stderr: '' });
+    await expect(h.services.callers.listOrigins('p')).resolves.toEqual([
+      expect.objectContaining({ caller: 'p', origin: 'https://portal.example.org', receivesToken: false }),
+    ]);
+
+    const again = await h.run('callers', 'add-origin', 'p', 'https://portal.example.org', '--receives-token');
+    expect(again).toMatchObject({ code: 0, stdout: 'Origin https://portal.example.org registered for caller p (receives the token).\n' });
+    await expect(h.services.callers.listOrigins()).resolves.toEqual([
+      expect.objectContaining({ caller: 'p', origin: 'https://portal.example.org', receivesToken: true }),
+    ]);
+  });
+
+  it.each([
+    ['a path', 'https://portal.example.org/login'],
+    ['a query', 'https://portal.example.org/?a=1'],
+    ['another scheme', 'ftp://portal.example.org'],
+    ['userinfo', 'https://user@portal.example.org'],
+    ['no scheme', 'portal.example.org'],
+  ])('refuses an origin with %s as a usage error', async (_what, origin) => {
+    await h.run('callers', 'add', 'p');
+    const result = await h.run('callers', 'add-origin', 'p', origin);
+    expect(result).toMatchObject({ code: 2, stderr: 'error: ORIGIN must be an http(s) origin such as https://partner.example.org\n' });
+    await expect(h.services.callers.listOrigins('p')).resolves.toEqual([]);
+  });
+
+  it('remove-origin removes it, and fails clearly when it was not registered or the caller is unknown', async () => {
+    await h.run('callers', 'add', 'p');
+    await h.run('callers', 'add-origin', 'p', 'https://portal.example.org');
+    expect(await h.run('callers', 'remove-origin', 'p', 'https://PORTAL.example.org')).toMatchObject({
+      code: 0,
+      stdout: 'Origin https://portal.example.org removed from caller p.\n',
+    });
+    await expect(h.services.callers.listOrigins('p')).resolves.toEqual([]);
+    expect(await h.run('callers', 'remove-origin', 'p', 'https://portal.example.org')).toMatchObject({
+      code: 1,
+      stderr: 'error: Caller p has not registered the origin https://portal.example.org\n',
+    });
+    expect(await h.run('callers', 'add-origin', 'nobody', 'https://portal.example.org')).toMatchObject({
+      code: 1,
+      stderr: 'error: No caller has this name: nobody\n',
+    });
   });
 });
 

@@ -33,6 +33,16 @@ describe('defaults', () => {
       logLevel: 'info',
       bindings: { soap11: true, soap12: true, httpGet: true, httpPost: true },
       session: { absoluteTimeoutSeconds: 12 * 3600, idleTimeoutSeconds: 30 * 60, slidingIdle: true },
+      signin: {
+        loginPath: '/Login',
+        logoutPath: '/Logout',
+        defaultReturnPath: '/Login',
+        cookieDomain: undefined,
+        cookieName: '.ASPXAUTH',
+        cookieSecure: true,
+        branding: { organizationName: 'Member sign-in', logoUrl: undefined, accentColor: '#0b5cad', templateDir: undefined },
+        throttle: { accountFailures: 5, addressFailures: 20, windowSeconds: 15 * 60, lockoutSeconds: 15 * 60 },
+      },
       secretKey: undefined,
     });
   });

@@ -27,7 +27,13 @@ export interface TestApp {
 export async function startTestApp(options: { env?: Environment; seed?: boolean; clock?: Clock } = {}): Promise<TestApp> {
   const config = loadConfig({ LOG_LEVEL: 'info', SOAP_NAMESPACE: REFERENCE.namespace, RESULT_FORMAT: 'plain', ...options.env });
   const { store, cleanup } = await tempSqliteStore();
-  const services = createServices({ store, secretKey: randomBytes(32), session: config.session, ...(options.clock ? { clock: options.clock } : {}) });
+  const services = createServices({
+    store,
+    secretKey: randomBytes(32),
+    session: config.session,
+    signin: config.signin,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   if (options.seed ?? true) await seedReference(services);
   const logLines: Array<Record<string, unknown>> = [];
   const sink = new Writable({

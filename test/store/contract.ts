@@ -1,4 +1,4 @@
-import type { MemberRow, SessionRow, Store } from '../../src/store/store.js';
+import type { CallerOriginRow, MemberRow, SessionRow, Store } from '../../src/store/store.js';
 import { StoreConflictError } from '../../src/store/store.js';
 
 /** Well past 2^31, so a store that kept epoch milliseconds in 32 bits would fail. */
@@ -60,6 +60,7 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect(await store.listCallers()).toEqual([]);
         expect(await store.listMembers()).toEqual([]);
         expect(await store.listSessions()).toEqual([]);
+        expect(await store.listCallerOrigins()).toEqual([]);
       });
 
       test('migrate() twice is harmless and keeps the data', async () => {
@@ -348,6 +349,477 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect(await store.listSessions()).toEqual([kept]);
         expect(await store.findSessionByTokenHash(aSession('s1', 'm1').tokenHash)).toBeNull();
         expect(await store.findSessionByCookieHash(aSession('s2', 'm1').cookieHash)).toBeNull();
+      });
+    });
+
+    describe('member credentials', () => {
+      test('createMember() with a passwordHash stores it, and getMemberCredentials() reads it back with the member', async () => {
+        const member = aMember('m1');
+        await store.createMember({ ...member, passwordHash: 'argon2:hash-1' });
+        expect(await store.getMemberCredentials('m1')).toEqual({ member, passwordHash: 'argon2:hash-1' });
+      });
+
+      test('createMember() without a passwordHash stores none', async () => {
+        await store.createMember(aMember('m1'));
+        expect(await store.getMemberCredentials('m1')).toEqual({ member: aMember('m1'), passwordHash: null });
+      });
+
+      test('createMember() with passwordHash null stores none', async () => {
+        await store.createMember({ ...aMember('m1'), passwordHash: null });
+        expect(await store.getMemberCredentials('m1')).toEqual({ member: aMember('m1'), passwordHash: null });
+      });
+
+      test('createMember(), getMember() and listMembers() never return the password hash', async () => {
+        const member = aMember('m1');
+        expect(await store.createMember({ ...member, passwordHash: 'argon2:hash-1' })).toStrictEqual(member);
+        expect(await store.getMember('m1')).toStrictEqual(member);
+        expect(await store.listMembers()).toStrictEqual([member]);
+      });
+
+      test('getMemberCredentials() returns null for an unknown id', async () => {
+        await store.createMember({ ...aMember('m1'), passwordHash: 'argon2:hash-1' });
+        expect(await store.getMemberCredentials('m2')).toBeNull();
+      });
+
+      test('getMemberCredentials() returns the member as it is now, disabled included', async () => {
+        await store.createMember({ ...aMember('m1'), passwordHash: 'argon2:hash-1' });
+        await store.setMemberEnabled('m1', false);
+        expect(await store.getMemberCredentials('m1')).toEqual({
+          member: aMember('m1', { enabled: false }),
+          passwordHash: 'argon2:hash-1',
+        });
+      });
+
+      test('setMemberPassword() sets, replaces and clears the hash and returns true', async () => {
+        await store.createMember(aMember('m1'));
+        expect(await store.setMemberPassword('m1', 'argon2:hash-1')).toBe(true);
+        expect((await store.getMemberCredentials('m1'))?.passwordHash).toBe('argon2:hash-1');
+        expect(await store.setMemberPassword('m1', 'argon2:hash-2')).toBe(true);
+        expect((await store.getMemberCredentials('m1'))?.passwordHash).toBe('argon2:hash-2');
+        expect(await store.setMemberPassword('m1', null)).toBe(true);
+        expect((await store.getMemberCredentials('m1'))?.passwordHash).toBeNull();
+      });
+
+      test('setMemberPassword() changes only that member and nothing else about it', async () => {
+        const member = aMember('m1', { enabled: false });
+        await store.createMember({ ...member, passwordHash: 'argon2:hash-1' });
+        await store.createMember({ ...aMember('m2'), passwordHash: 'argon2:hash-2' });
+        await store.setMemberPassword('m1', 'argon2:hash-3');
+        expect(await store.getMemberCredentials('m1')).toEqual({ member, passwordHash: 'argon2:hash-3' });
+        expect(await store.getMemberCredentials('m2')).toEqual({ member: aMember('m2'), passwordHash: 'argon2:hash-2' });
+      });
+
+      test('setMemberPassword() returns false for an unknown id', async () => {
+        await store.createMember(aMember('m1'));
+        expect(await store.setMemberPassword('m2', 'argon2:hash-1')).toBe(false);
+        expect(await store.getMemberCredentials('m2')).toBeNull();
+        expect((await store.getMemberCredentials('m1'))?.passwordHash).toBeNull();
+      });
+
+      test('findMembersByLogin() finds a member by username with its password hash', async () => {
+        await store.createMember({ ...aMember('m1', { username: 'ada' }), passwordHash: 'argon2:hash-1' });
+        await store.createMember(aMember('m2', { username: 'grace' }));
+        expect(await store.findMembersByLogin('ada')).toEqual([
+          { member: aMember('m1', { username: 'ada' }), passwordHash: 'argon2:hash-1' },
+        ]);
+      });
+
+      test('findMembersByLogin() finds a member by email', async () => {
+        await store.createMember(aMember('m1', { email: 'ada@example.org' }));
+        await store.createMember(aMember('m2', { email: 'grace@example.org' }));
+        expect(await store.findMembersByLogin('ada@example.org')).toEqual([
+          { member: aMember('m1', { email: 'ada@example.org' }), passwordHash: null },
+        ]);
+      });
+
+      test('findMembersByLogin() ignores the case of the username, whichever side has it', async () => {
+        const member = aMember('m1', { username: 'Ada.Lovelace' });
+        await store.createMember(member);
+        for (const login of ['ada.lovelace', 'ADA.LOVELACE', 'Ada.Lovelace', 'aDA.lOVELACE']) {
+          expect(await store.findMembersByLogin(login)).toEqual([{ member, passwordHash: null }]);
+        }
+      });
+
+      test('findMembersByLogin() ignores the case of the email, whichever side has it', async () => {
+        const member = aMember('m1', { email: 'Ada@Example.ORG' });
+        await store.createMember(member);
+        for (const login of ['ada@example.org', 'ADA@EXAMPLE.ORG', 'Ada@Example.ORG']) {
+          expect(await store.findMembersByLogin(login)).toEqual([{ member, passwordHash: null }]);
+        }
+      });
+
+      test('findMembersByLogin() matches whole values only', async () => {
+        await store.createMember(aMember('m1', { username: 'ada', email: 'ada@example.org' }));
+        for (const login of ['ad', 'ada ', 'ada@example', 'example.org', '%', 'ada%', '_da']) {
+          expect(await store.findMembersByLogin(login)).toEqual([]);
+        }
+      });
+
+      test('findMembersByLogin() returns [] when nobody matches', async () => {
+        expect(await store.findMembersByLogin('ada')).toEqual([]);
+        await store.createMember(aMember('m1', { username: 'grace', email: 'grace@example.org' }));
+        expect(await store.findMembersByLogin('ada')).toEqual([]);
+      });
+
+      test('findMembersByLogin() lists a username match before an email match', async () => {
+        // m1 sorts first by id, but matches by email only; m2 matches by username.
+        const byEmail = aMember('m1', { username: 'someone', email: 'ada' });
+        const byUsername = aMember('m2', { username: 'ADA', email: 'other@example.org' });
+        await store.createMember(byEmail);
+        await store.createMember(byUsername);
+        expect(await store.findMembersByLogin('Ada')).toEqual([
+          { member: byUsername, passwordHash: null },
+          { member: byEmail, passwordHash: null },
+        ]);
+      });
+
+      test('findMembersByLogin() lists a member matching by both username and email once', async () => {
+        const member = aMember('m1', { username: 'ada@example.org', email: 'ADA@example.org' });
+        await store.createMember(member);
+        expect(await store.findMembersByLogin('ada@example.org')).toEqual([{ member, passwordHash: null }]);
+      });
+
+      test('findMembersByLogin() returns at most two rows', async () => {
+        for (const id of ['m1', 'm2', 'm3', 'm4']) await store.createMember(aMember(id, { email: 'shared@example.org' }));
+        const found = await store.findMembersByLogin('shared@example.org');
+        expect(found).toHaveLength(2);
+        for (const row of found) expect(row.member.email).toBe('shared@example.org');
+      });
+
+      test('findMembersByLogin() returns two username matches that differ only in case, so the login is ambiguous', async () => {
+        await store.createMember(aMember('m1', { username: 'ada' }));
+        await store.createMember(aMember('m2', { username: 'ADA' }));
+        await store.createMember(aMember('m3', { email: 'ada' }));
+        const found = await store.findMembersByLogin('Ada');
+        expect(found.map((row) => row.member.id).sort()).toEqual(['m1', 'm2']);
+      });
+
+      test('findMembersByLogin() returns disabled members too, so the caller can tell why', async () => {
+        await store.createMember({ ...aMember('m1', { username: 'ada', enabled: false }), passwordHash: 'argon2:hash-1' });
+        expect(await store.findMembersByLogin('ada')).toEqual([
+          { member: aMember('m1', { username: 'ada', enabled: false }), passwordHash: 'argon2:hash-1' },
+        ]);
+      });
+
+      test('findMembersByLogin() sees a password set later and no longer finds a deleted member', async () => {
+        await store.createMember(aMember('m1', { username: 'ada' }));
+        await store.setMemberPassword('m1', 'argon2:hash-1');
+        expect((await store.findMembersByLogin('ada'))[0]?.passwordHash).toBe('argon2:hash-1');
+        await store.deleteMember('m1');
+        expect(await store.findMembersByLogin('ada')).toEqual([]);
+      });
+    });
+
+    describe('caller origins', () => {
+      function anOrigin(callerId: number, origin: string, overrides: Partial<CallerOriginRow> = {}): CallerOriginRow {
+        return { callerId, origin, receivesToken: false, createdAt: T0, ...overrides };
+      }
+
+      test('addCallerOrigin() stores every field, and listCallerOrigins() reads them back', async () => {
+        const caller = await store.createCaller('partner', T0);
+        const withToken = anOrigin(caller.id, 'https://a.example.org', { receivesToken: true, createdAt: T0 + 1 });
+        const withoutToken = anOrigin(caller.id, 'https://b.example.org', { receivesToken: false, createdAt: T0 + 2 });
+        await store.addCallerOrigin(withToken);
+        await store.addCallerOrigin(withoutToken);
+        expect(await store.listCallerOrigins(caller.id)).toEqual([withToken, withoutToken]);
+      });
+
+      test('addCallerOrigin() rejects an origin the caller already registered with StoreConflictError', async () => {
+        const caller = await store.createCaller('partner', T0);
+        const first = anOrigin(caller.id, 'https://a.example.org', { receivesToken: true });
+        await store.addCallerOrigin(first);
+        await expect(store.addCallerOrigin(anOrigin(caller.id, 'https://a.example.org', { createdAt: T0 + 1 }))).rejects.toThrow(
+          StoreConflictError,
+        );
+        expect(await store.listCallerOrigins()).toEqual([first]);
+      });
+
+      test('addCallerOrigin() lets two callers register the same origin', async () => {
+        const a = await store.createCaller('a', T0);
+        const b = await store.createCaller('b', T0);
+        await store.addCallerOrigin(anOrigin(a.id, 'https://shared.example.org'));
+        await expect(store.addCallerOrigin(anOrigin(b.id, 'https://shared.example.org'))).resolves.toBeUndefined();
+        expect(await store.listCallerOrigins()).toHaveLength(2);
+      });
+
+      test('addCallerOrigin() keeps origins that differ only in case apart', async () => {
+        const caller = await store.createCaller('partner', T0);
+        await store.addCallerOrigin(anOrigin(caller.id, 'https://a.example.org'));
+        await expect(store.addCallerOrigin(anOrigin(caller.id, 'https://A.example.org'))).resolves.toBeUndefined();
+        expect(await store.listCallerOrigins(caller.id)).toHaveLength(2);
+      });
+
+      test('addCallerOrigin() rejects an unknown caller', async () => {
+        await expect(store.addCallerOrigin(anOrigin(1000, 'https://a.example.org'))).rejects.toBeDefined();
+        expect(await store.listCallerOrigins()).toEqual([]);
+      });
+
+      test('removeCallerOrigin() removes the registration and returns true', async () => {
+        const caller = await store.createCaller('partner', T0);
+        const kept = anOrigin(caller.id, 'https://b.example.org');
+        await store.addCallerOrigin(anOrigin(caller.id, 'https://a.example.org'));
+        await store.addCallerOrigin(kept);
+        expect(await store.removeCallerOrigin(caller.id, 'https://a.example.org')).toBe(true);
+        expect(await store.listCallerOrigins(caller.id)).toEqual([kept]);
+      });
+
+      test('removeCallerOrigin() leaves the same origin of another caller alone', async () => {
+        const a = await store.createCaller('a', T0);
+        const b = await store.createCaller('b', T0);
+        const kept = anOrigin(b.id, 'https://shared.example.org');
+        await store.addCallerOrigin(anOrigin(a.id, 'https://shared.example.org'));
+        await store.addCallerOrigin(kept);
+        await store.removeCallerOrigin(a.id, 'https://shared.example.org');
+        expect(await store.listCallerOrigins()).toEqual([kept]);
+      });
+
+      test('removeCallerOrigin() returns false when there is no such registration', async () => {
+        const caller = await store.createCaller('partner', T0);
+        const kept = anOrigin(caller.id, 'https://a.example.org');
+        await store.addCallerOrigin(kept);
+        expect(await store.removeCallerOrigin(caller.id, 'https://b.example.org')).toBe(false);
+        expect(await store.removeCallerOrigin(caller.id + 1000, 'https://a.example.org')).toBe(false);
+        expect(await store.listCallerOrigins()).toEqual([kept]);
+      });
+
+      test('removeCallerOrigin() frees the origin for registering again', async () => {
+        const caller = await store.createCaller('partner', T0);
+        await store.addCallerOrigin(anOrigin(caller.id, 'https://a.example.org'));
+        await store.removeCallerOrigin(caller.id, 'https://a.example.org');
+        const again = anOrigin(caller.id, 'https://a.example.org', { receivesToken: true, createdAt: T0 + 1 });
+        await store.addCallerOrigin(again);
+        expect(await store.listCallerOrigins()).toEqual([again]);
+      });
+
+      test('listCallerOrigins() returns every registration ordered by caller id, then origin', async () => {
+        const a = await store.createCaller('a', T0);
+        const b = await store.createCaller('b', T0);
+        const [lower, higher] = a.id < b.id ? [a, b] : [b, a];
+        const rows = [
+          anOrigin(higher.id, 'https://a.example.org'),
+          anOrigin(lower.id, 'https://c.example.org'),
+          anOrigin(higher.id, 'https://b.example.org'),
+          anOrigin(lower.id, 'https://a.example.org'),
+        ];
+        for (const row of rows) await store.addCallerOrigin(row);
+        expect(await store.listCallerOrigins()).toEqual([rows[3], rows[1], rows[0], rows[2]]);
+      });
+
+      test("listCallerOrigins(callerId) returns only that caller's registrations, ordered by origin", async () => {
+        const a = await store.createCaller('a', T0);
+        const b = await store.createCaller('b', T0);
+        const second = anOrigin(a.id, 'https://b.example.org');
+        const first = anOrigin(a.id, 'https://a.example.org');
+        await store.addCallerOrigin(second);
+        await store.addCallerOrigin(anOrigin(b.id, 'https://a.example.org'));
+        await store.addCallerOrigin(first);
+        expect(await store.listCallerOrigins(a.id)).toEqual([first, second]);
+      });
+
+      test('listCallerOrigins() returns [] without registrations or for an unknown caller', async () => {
+        const caller = await store.createCaller('partner', T0);
+        expect(await store.listCallerOrigins()).toEqual([]);
+        expect(await store.listCallerOrigins(caller.id)).toEqual([]);
+        await store.addCallerOrigin(anOrigin(caller.id, 'https://a.example.org'));
+        expect(await store.listCallerOrigins(caller.id + 1000)).toEqual([]);
+      });
+
+      test('findOriginGrants() returns the registrations of that origin by every enabled caller', async () => {
+        const a = await store.createCaller('a', T0);
+        const b = await store.createCaller('b', T0);
+        const grantA = anOrigin(a.id, 'https://shared.example.org', { receivesToken: true });
+        const grantB = anOrigin(b.id, 'https://shared.example.org', { createdAt: T0 + 1 });
+        await store.addCallerOrigin(grantA);
+        await store.addCallerOrigin(grantB);
+        const grants = await store.findOriginGrants('https://shared.example.org');
+        expect([...grants].sort((x, y) => x.callerId - y.callerId)).toEqual([grantA, grantB].sort((x, y) => x.callerId - y.callerId));
+      });
+
+      test('findOriginGrants() leaves out registrations of other origins', async () => {
+        const caller = await store.createCaller('partner', T0);
+        const wanted = anOrigin(caller.id, 'https://a.example.org');
+        await store.addCallerOrigin(wanted);
+        await store.addCallerOrigin(anOrigin(caller.id, 'https://b.example.org'));
+        expect(await store.findOriginGrants('https://a.example.org')).toEqual([wanted]);
+      });
+
+      test('findOriginGrants() matches the exact origin string only', async () => {
+        const caller = await store.createCaller('partner', T0);
+        await store.addCallerOrigin(anOrigin(caller.id, 'https://a.example.org'));
+        for (const origin of ['https://A.example.org', 'https://a.example.org/', 'https://a.example.org:443', 'http://a.example.org', '%']) {
+          expect(await store.findOriginGrants(origin)).toEqual([]);
+        }
+      });
+
+      test('findOriginGrants() ignores disabled callers, and sees them again once re-enabled', async () => {
+        const enabled = await store.createCaller('enabled', T0);
+        const disabled = await store.createCaller('disabled', T0);
+        const grant = anOrigin(enabled.id, 'https://shared.example.org');
+        const hidden = anOrigin(disabled.id, 'https://shared.example.org');
+        await store.addCallerOrigin(grant);
+        await store.addCallerOrigin(hidden);
+        await store.setCallerEnabled(disabled.id, false);
+        expect(await store.findOriginGrants('https://shared.example.org')).toEqual([grant]);
+        await store.setCallerEnabled(disabled.id, true);
+        expect(await store.findOriginGrants('https://shared.example.org')).toHaveLength(2);
+      });
+
+      test('findOriginGrants() returns [] for an origin nobody registered', async () => {
+        expect(await store.findOriginGrants('https://a.example.org')).toEqual([]);
+      });
+
+      test('listCallerOrigins() still lists the registrations of a disabled caller', async () => {
+        const caller = await store.createCaller('partner', T0);
+        const row = anOrigin(caller.id, 'https://a.example.org');
+        await store.addCallerOrigin(row);
+        await store.setCallerEnabled(caller.id, false);
+        expect(await store.listCallerOrigins(caller.id)).toEqual([row]);
+      });
+
+      test('deleteCaller() removes its origins and leaves other callers\' origins alone', async () => {
+        const a = await store.createCaller('a', T0);
+        const b = await store.createCaller('b', T0);
+        await store.addCallerOrigin(anOrigin(a.id, 'https://shared.example.org'));
+        await store.addCallerOrigin(anOrigin(a.id, 'https://a.example.org'));
+        const kept = anOrigin(b.id, 'https://shared.example.org');
+        await store.addCallerOrigin(kept);
+        await store.deleteCaller(a.id);
+        expect(await store.listCallerOrigins(a.id)).toEqual([]);
+        expect(await store.listCallerOrigins()).toEqual([kept]);
+        expect(await store.findOriginGrants('https://a.example.org')).toEqual([]);
+        expect(await store.findOriginGrants('https://shared.example.org')).toEqual([kept]);
+      });
+    });
+
+    describe('throttles', () => {
+      const WINDOW = 15 * MINUTE;
+
+      test('getThrottle() returns null for an unknown key', async () => {
+        expect(await store.getThrottle('login:ada')).toBeNull();
+      });
+
+      test('recordFailure() on a new key starts at 1 with the window starting now, unlocked', async () => {
+        const expected = { key: 'login:ada', failures: 1, windowStartedAt: T0, lockedUntil: null };
+        expect(await store.recordFailure('login:ada', T0, WINDOW)).toEqual(expected);
+        expect(await store.getThrottle('login:ada')).toEqual(expected);
+      });
+
+      test('recordFailure() counts failures within the window and keeps the window start', async () => {
+        await store.recordFailure('login:ada', T0, WINDOW);
+        expect(await store.recordFailure('login:ada', T0 + MINUTE, WINDOW)).toEqual({
+          key: 'login:ada',
+          failures: 2,
+          windowStartedAt: T0,
+          lockedUntil: null,
+        });
+        expect((await store.recordFailure('login:ada', T0 + WINDOW - 1, WINDOW)).failures).toBe(3);
+        expect(await store.getThrottle('login:ada')).toEqual({ key: 'login:ada', failures: 3, windowStartedAt: T0, lockedUntil: null });
+      });
+
+      test('recordFailure() after the window ended starts again at 1 with the window starting now', async () => {
+        await store.recordFailure('login:ada', T0, WINDOW);
+        await store.recordFailure('login:ada', T0 + 1, WINDOW);
+        const later = T0 + WINDOW + HOUR;
+        const expected = { key: 'login:ada', failures: 1, windowStartedAt: later, lockedUntil: null };
+        expect(await store.recordFailure('login:ada', later, WINDOW)).toEqual(expected);
+        expect(await store.getThrottle('login:ada')).toEqual(expected);
+      });
+
+      test('recordFailure() treats the window as ended at exactly windowStartedAt + windowMs', async () => {
+        await store.recordFailure('login:ada', T0, WINDOW);
+        expect((await store.recordFailure('login:ada', T0 + WINDOW - 1, WINDOW)).failures).toBe(2);
+        expect(await store.recordFailure('login:ada', T0 + WINDOW, WINDOW)).toEqual({
+          key: 'login:ada',
+          failures: 1,
+          windowStartedAt: T0 + WINDOW,
+          lockedUntil: null,
+        });
+      });
+
+      test('recordFailure() measures the window with the windowMs of each call', async () => {
+        await store.recordFailure('login:ada', T0, WINDOW);
+        expect((await store.recordFailure('login:ada', T0 + MINUTE, 2 * MINUTE)).failures).toBe(2);
+        expect((await store.recordFailure('login:ada', T0 + MINUTE, MINUTE)).failures).toBe(1);
+      });
+
+      test('recordFailure() leaves a lock as it is', async () => {
+        await store.lockThrottle('login:ada', T0 + HOUR);
+        const during = await store.recordFailure('login:ada', T0, WINDOW);
+        expect(during.lockedUntil).toBe(T0 + HOUR);
+        const after = await store.recordFailure('login:ada', T0 + 2 * HOUR + WINDOW, WINDOW);
+        expect(after).toEqual({ key: 'login:ada', failures: 1, windowStartedAt: T0 + 2 * HOUR + WINDOW, lockedUntil: T0 + HOUR });
+        expect((await store.getThrottle('login:ada'))?.lockedUntil).toBe(T0 + HOUR);
+      });
+
+      test('recordFailure() counts each key on its own', async () => {
+        await store.recordFailure('login:ada', T0, WINDOW);
+        await store.recordFailure('login:ada', T0 + 1, WINDOW);
+        expect(await store.recordFailure('address:192.0.2.1', T0 + 2, WINDOW)).toEqual({
+          key: 'address:192.0.2.1',
+          failures: 1,
+          windowStartedAt: T0 + 2,
+          lockedUntil: null,
+        });
+        expect((await store.getThrottle('login:ada'))?.failures).toBe(2);
+      });
+
+      test('recordFailure() loses no count when called many times at once', async () => {
+        await Promise.all(Array.from({ length: 20 }, (_, i) => store.recordFailure('login:ada', T0 + i, WINDOW)));
+        expect((await store.getThrottle('login:ada'))?.failures).toBe(20);
+      });
+
+      test('lockThrottle() on a new key creates it locked with a count of 0', async () => {
+        await store.lockThrottle('login:ada', T0 + HOUR);
+        expect(await store.getThrottle('login:ada')).toMatchObject({ key: 'login:ada', failures: 0, lockedUntil: T0 + HOUR });
+      });
+
+      test('lockThrottle() on an existing key sets the lock and starts the count again', async () => {
+        for (let i = 0; i < 5; i += 1) await store.recordFailure('login:ada', T0 + i, WINDOW);
+        await store.lockThrottle('login:ada', T0 + HOUR);
+        expect(await store.getThrottle('login:ada')).toMatchObject({ key: 'login:ada', failures: 0, lockedUntil: T0 + HOUR });
+      });
+
+      test('lockThrottle() again moves the lock to the new time, earlier or later', async () => {
+        await store.lockThrottle('login:ada', T0 + HOUR);
+        await store.lockThrottle('login:ada', T0 + 2 * HOUR);
+        expect((await store.getThrottle('login:ada'))?.lockedUntil).toBe(T0 + 2 * HOUR);
+        await store.lockThrottle('login:ada', T0 + MINUTE);
+        expect((await store.getThrottle('login:ada'))?.lockedUntil).toBe(T0 + MINUTE);
+      });
+
+      test('recordFailure() after the lock ended counts 1 again', async () => {
+        for (let i = 0; i < 5; i += 1) await store.recordFailure('login:ada', T0 + i, WINDOW);
+        await store.lockThrottle('login:ada', T0 + MINUTE);
+        const after = await store.recordFailure('login:ada', T0 + 2 * MINUTE, WINDOW);
+        expect(after).toMatchObject({ key: 'login:ada', failures: 1, lockedUntil: T0 + MINUTE });
+      });
+
+      test('lockThrottle() changes only that key', async () => {
+        const other = await store.recordFailure('login:grace', T0, WINDOW);
+        await store.recordFailure('login:ada', T0, WINDOW);
+        await store.lockThrottle('login:ada', T0 + HOUR);
+        expect(await store.getThrottle('login:grace')).toEqual(other);
+      });
+
+      test('clearThrottle() removes the key, lock included', async () => {
+        await store.recordFailure('login:ada', T0, WINDOW);
+        await store.lockThrottle('login:ada', T0 + HOUR);
+        await store.clearThrottle('login:ada');
+        expect(await store.getThrottle('login:ada')).toBeNull();
+        expect(await store.recordFailure('login:ada', T0 + 1, WINDOW)).toEqual({
+          key: 'login:ada',
+          failures: 1,
+          windowStartedAt: T0 + 1,
+          lockedUntil: null,
+        });
+      });
+
+      test('clearThrottle() leaves other keys alone, and of an unknown key changes nothing', async () => {
+        const other = await store.recordFailure('login:grace', T0, WINDOW);
+        await store.recordFailure('login:ada', T0, WINDOW);
+        await store.clearThrottle('login:ada');
+        await store.clearThrottle('login:nobody');
+        expect(await store.getThrottle('login:grace')).toEqual(other);
       });
     });
 

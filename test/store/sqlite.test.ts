@@ -153,6 +153,27 @@ describe('SQLite migrations', () => {
     db.close();
   });
 
+  test('a database at schema version 1 is upgraded, its members kept without a password hash', async () => {
+    const file = `${freshPath('v1')}.sqlite`;
+    const db = new Database(file);
+    migrate(db, MIGRATIONS.filter((m) => m.version === 1));
+    db.prepare(
+      `INSERT INTO members (id, username, email, first_name, last_name, enabled, created_at)
+        VALUES (@id, @username, @email, @firstName, @lastName, @enabled, @createdAt)`,
+    ).run({ ...ADA, enabled: 1 });
+    db.close();
+
+    const store = new SqliteStore(file);
+    await store.migrate();
+    expect(await store.getMember('m1')).toEqual(ADA);
+    expect(await store.getMemberCredentials('m1')).toEqual({ member: ADA, passwordHash: null });
+    expect(await store.findMembersByLogin('ADA@example.org')).toEqual([{ member: ADA, passwordHash: null }]);
+    expect(await store.setMemberPassword('m1', 'argon2:hash-1')).toBe(true);
+    expect((await store.getMemberCredentials('m1'))?.passwordHash).toBe('argon2:hash-1');
+    await store.close();
+    expect(appliedMigrations(file)).toEqual(MIGRATIONS.map(({ version, name }) => ({ version, name })));
+  });
+
   test('a failing migration is rolled back entirely', () => {
     const db = new Database(':memory:');
     migrate(db);

@@ -1,11 +1,16 @@
 import { Command } from 'commander';
+import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
 import { z } from 'zod';
+import { IMPORT_HEADER, importMembers } from '../../service/member-import.js';
+import { MEMBERSHIP_ALGORITHMS } from '../../service/passwords.js';
 import type { MemberRow } from '../../store/store.js';
 import { action } from '../action.js';
-import type { CliContext } from '../context.js';
+import type { CliContext, CliIo } from '../context.js';
 import { ExitCode } from '../handle-error.js';
 import { emailOption, json, jsonOption, optionalText, required } from '../options.js';
-import { isoTime, printList, printRecord, type Fields } from '../output.js';
+import { isoTime, printDone, printList, printRecord, type Fields } from '../output.js';
 import { simpleCommand } from '../simple-command.js';
 
 function memberFields(m: MemberRow): Fields {
@@ -76,6 +81,106 @@ function show(ctx: CliContext): Command {
     );
 }
 
+/**
+ * The new password from the terminal, asked twice and never echoed, or the first line of a pipe. Null, with
+ * the reason printed, when there is none or the two entries differ.
+ */
+async function readNewPassword(io: CliIo): Promise<string | null> {
+  const terminal = process.stdin.isTTY === true;
+  // In terminal mode readline switches the terminal's echo off and echoes itself, into this sink.
+  const silent = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const reader = createInterface({ input: process.stdin, output: silent, terminal });
+  reader.on('SIGINT', () => reader.close());
+  const lines = reader[Symbol.asyncIterator]();
+  const ask = async (prompt: string): Promise<string | undefined> => {
+    if (terminal) io.err(prompt);
+    const line = await lines.next();
+    if (terminal) io.err('\n');
+    return line.done ? undefined : line.value;
+  };
+  try {
+    const password = await ask('New password: ');
+    if (password === undefined) {
+      io.err('error: no password was entered\n');
+      return null;
+    }
+    if (terminal && (await ask('Repeat the new password: ')) !== password) {
+      io.err('error: the two passwords differ\n');
+      return null;
+    }
+    return password;
+  } finally {
+    reader.close();
+  }
+}
+
+function setPassword(ctx: CliContext): Command {
+  const schema = z.object({ id: required('--id'), password: z.string().optional() });
+  return new Command('set-password')
+    .description("set a member's password (stored as an argon2id hash); prompts for it unless --password is given")
+    .requiredOption('--id <id>', 'member id')
+    .option('--password <password>', 'the new password; it stays in your shell history, so prefer the prompt')
+    .action(
+      action(async (options: object) => {
+        const input = schema.parse(options);
+        return ctx.withServices(async (s) => {
+          await s.members.get(input.id); // an unknown member fails before the prompt
+          const password = input.password ?? (await readNewPassword(ctx.io));
+          if (password === null) return ExitCode.failure;
+          await s.members.setPassword(input.id, password);
+          printDone(ctx.io, `Password of member ${input.id} set.`);
+          return ExitCode.ok;
+        });
+      }),
+    );
+}
+
+/** UTF-16 with a byte order mark, as SQL Server and Windows PowerShell tools write it, or else UTF-8. */
+function decodeText(bytes: Buffer): string {
+  return bytes[0] === 0xff && bytes[1] === 0xfe ? bytes.toString('utf16le') : bytes.toString('utf8');
+}
+
+function importCommand(ctx: CliContext): Command {
+  const schema = z.object({
+    file: required('FILE'),
+    hashAlgorithm: z
+      .string()
+      .transform((name) => name.toUpperCase())
+      .pipe(z.enum(MEMBERSHIP_ALGORITHMS, `--hash-algorithm must be one of ${MEMBERSHIP_ALGORITHMS.join(', ')}`))
+      .optional(),
+    json,
+  });
+  return new Command('import')
+    .description('import members from a CSV export of the old membership store; a row is imported whole or not at all')
+    .argument('<file>', `CSV file whose header row is ${IMPORT_HEADER}`)
+    .option(
+      '--hash-algorithm <name>',
+      `algorithm of hashed (format 1) passwords: ${MEMBERSHIP_ALGORITHMS.join(', ')} (default: by hash length, 20 bytes SHA1, 32 HMACSHA256)`,
+    )
+    .addOption(jsonOption())
+    .action(
+      action(async (file: unknown, options: object) => {
+        const input = schema.parse({ file, ...options });
+        let text: string;
+        try {
+          text = decodeText(await readFile(input.file));
+        } catch (error) {
+          ctx.io.err(`error: ${(error as Error).message}\n`);
+          return ExitCode.failure;
+        }
+        const report = await ctx.withServices((s) => importMembers(text, s.members, { hashAlgorithm: input.hashAlgorithm }));
+        const rows = report.map((r) => ({ line: r.line, id: r.id, status: r.status, reason: r.reason ?? null }));
+        printList(ctx.io, input.json, rows, 'No rows to import.');
+        const refused = report.filter((r) => r.status === 'refused').length;
+        const summary = `${report.length - refused} imported, ${refused} refused.`;
+        // With --json, stdout carries the one JSON document only.
+        if (input.json) ctx.io.err(`${summary}\n`);
+        else printDone(ctx.io, summary);
+        return refused > 0 ? ExitCode.failure : ExitCode.ok;
+      }),
+    );
+}
+
 export function membersCommand(ctx: CliContext): Command {
   const byId = { argument: 'id', argumentDescription: 'member id' };
   return new Command('members')
@@ -83,6 +188,8 @@ export function membersCommand(ctx: CliContext): Command {
     .addCommand(add(ctx))
     .addCommand(list(ctx))
     .addCommand(show(ctx))
+    .addCommand(setPassword(ctx))
+    .addCommand(importCommand(ctx))
     .addCommand(
       simpleCommand(ctx, {
         ...byId,

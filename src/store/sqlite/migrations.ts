@@ -53,6 +53,30 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX sessions_member_id ON sessions (member_id);
     `,
   },
+  {
+    version: 2,
+    name: 'member password hashes, caller origins and throttles',
+    // lower() folds ASCII only in SQLite; the expression indexes serve findMembersByLogin's lower(...) = lower(?).
+    sql: `
+      ALTER TABLE members ADD COLUMN password_hash TEXT;
+      CREATE INDEX members_lower_username ON members (lower(username));
+      CREATE INDEX members_lower_email ON members (lower(email));
+      CREATE TABLE caller_origins (
+        caller_id INTEGER NOT NULL REFERENCES callers (id) ON DELETE CASCADE,
+        origin TEXT NOT NULL,
+        receives_token INTEGER NOT NULL CHECK (receives_token IN (0, 1)),
+        created_at BIGINT NOT NULL,
+        PRIMARY KEY (caller_id, origin)
+      );
+      CREATE INDEX caller_origins_origin ON caller_origins (origin);
+      CREATE TABLE throttles (
+        key TEXT NOT NULL PRIMARY KEY,
+        failures INTEGER NOT NULL,
+        window_started_at BIGINT NOT NULL,
+        locked_until BIGINT
+      );
+    `,
+  },
 ];
 
 const CREATE_SCHEMA_MIGRATIONS = `

@@ -1,13 +1,16 @@
 import Database from 'better-sqlite3';
 import type {
+  CallerOriginRow,
   CallerPasswordRow,
   CallerRow,
+  MemberCredentials,
   MemberRow,
   NewMember,
   SessionFilter,
   SessionRow,
   SessionWithMember,
   Store,
+  ThrottleRow,
 } from '../store.js';
 import { StoreConflictError } from '../store.js';
 import { migrate as migrateSchema } from './migrations.js';
@@ -38,6 +41,24 @@ interface MemberRecord {
   created_at: number;
 }
 
+interface MemberCredentialsRecord extends MemberRecord {
+  password_hash: string | null;
+}
+
+interface CallerOriginRecord {
+  caller_id: number;
+  origin: string;
+  receives_token: number;
+  created_at: number;
+}
+
+interface ThrottleRecord {
+  key: string;
+  failures: number;
+  window_started_at: number;
+  locked_until: number | null;
+}
+
 interface SessionRecord {
   id: string;
   member_id: string;
@@ -62,6 +83,8 @@ interface SessionMemberRecord extends SessionRecord {
 
 const CALLER_COLUMNS = 'id, name, enabled, created_at';
 const MEMBER_COLUMNS = 'id, username, email, first_name, last_name, enabled, created_at';
+const CALLER_ORIGIN_COLUMNS = 'caller_id, origin, receives_token, created_at';
+const THROTTLE_COLUMNS = 'key, failures, window_started_at, locked_until';
 const SESSION_COLUMNS =
   'id, member_id, cookie_domain, cookie_hash, token_hash, token_sealed, created_at, last_seen_at, expires_at, revoked_at';
 
@@ -74,6 +97,42 @@ function sessionWithMemberSql(hashColumn: 'token_hash' | 'cookie_hash'): string 
     FROM sessions s JOIN members m ON m.id = s.member_id
     WHERE s.${hashColumn} = ?`;
 }
+
+/**
+ * Username matches rank before email matches; a member matching both is listed once. Two rows are enough for the
+ * sign-in page to tell a unique login from an ambiguous one.
+ */
+const MEMBERS_BY_LOGIN_SQL = `
+  SELECT ${MEMBER_COLUMNS}, password_hash FROM (
+    SELECT ${MEMBER_COLUMNS}, password_hash, 0 AS rank FROM members WHERE lower(username) = lower(@login)
+    UNION ALL
+    SELECT ${MEMBER_COLUMNS}, password_hash, 1 AS rank FROM members
+      WHERE lower(email) = lower(@login) AND lower(username) <> lower(@login)
+  ) matches
+  ORDER BY rank, id
+  LIMIT 2`;
+
+/**
+ * One statement, so that concurrent failures on one key never lose a count. Every SET expression reads the row
+ * as it was before the update; a window that ended at or before now starts again at 1. locked_until is untouched.
+ */
+const RECORD_FAILURE_SQL = `
+  INSERT INTO throttles (${THROTTLE_COLUMNS}) VALUES (@key, 1, @now, NULL)
+  ON CONFLICT (key) DO UPDATE SET
+    failures = CASE WHEN throttles.window_started_at + @window_ms <= excluded.window_started_at
+      THEN 1 ELSE throttles.failures + 1 END,
+    window_started_at = CASE WHEN throttles.window_started_at + @window_ms <= excluded.window_started_at
+      THEN excluded.window_started_at ELSE throttles.window_started_at END
+  RETURNING ${THROTTLE_COLUMNS}`;
+
+/**
+ * Without a "now" to start a window at, the new count's window starts when the lock ends: the first failure
+ * after the lock counts 1 either way.
+ */
+const LOCK_THROTTLE_SQL = `
+  INSERT INTO throttles (${THROTTLE_COLUMNS}) VALUES (@key, 0, @until, @until)
+  ON CONFLICT (key) DO UPDATE SET
+    failures = 0, window_started_at = excluded.window_started_at, locked_until = excluded.locked_until`;
 
 function prepareSessionLists(db: Database.Database) {
   const list = <P extends unknown[]>(where: string) =>
@@ -107,14 +166,41 @@ function prepareStatements(db: Database.Database) {
         WHERE p.password_hash = ?`,
     ),
 
-    insertMember: db.prepare<[MemberRecord]>(
-      `INSERT INTO members (${MEMBER_COLUMNS})
-        VALUES (@id, @username, @email, @first_name, @last_name, @enabled, @created_at)`,
+    insertMember: db.prepare<[MemberCredentialsRecord]>(
+      `INSERT INTO members (${MEMBER_COLUMNS}, password_hash)
+        VALUES (@id, @username, @email, @first_name, @last_name, @enabled, @created_at, @password_hash)`,
     ),
     member: db.prepare<[string], MemberRecord>(`SELECT ${MEMBER_COLUMNS} FROM members WHERE id = ?`),
     members: db.prepare<[], MemberRecord>(`SELECT ${MEMBER_COLUMNS} FROM members ORDER BY id`),
     setMemberEnabled: db.prepare<[number, string]>('UPDATE members SET enabled = ? WHERE id = ?'),
     deleteMember: db.prepare<[string]>('DELETE FROM members WHERE id = ?'),
+    membersByLogin: db.prepare<[{ login: string }], MemberCredentialsRecord>(MEMBERS_BY_LOGIN_SQL),
+    memberCredentials: db.prepare<[string], MemberCredentialsRecord>(
+      `SELECT ${MEMBER_COLUMNS}, password_hash FROM members WHERE id = ?`,
+    ),
+    setMemberPassword: db.prepare<[string | null, string]>('UPDATE members SET password_hash = ? WHERE id = ?'),
+
+    insertCallerOrigin: db.prepare<[CallerOriginRecord]>(
+      `INSERT INTO caller_origins (${CALLER_ORIGIN_COLUMNS}) VALUES (@caller_id, @origin, @receives_token, @created_at)`,
+    ),
+    deleteCallerOrigin: db.prepare<[number, string]>('DELETE FROM caller_origins WHERE caller_id = ? AND origin = ?'),
+    callerOrigins: db.prepare<[], CallerOriginRecord>(
+      `SELECT ${CALLER_ORIGIN_COLUMNS} FROM caller_origins ORDER BY caller_id, origin`,
+    ),
+    callerOriginsOfCaller: db.prepare<[number], CallerOriginRecord>(
+      `SELECT ${CALLER_ORIGIN_COLUMNS} FROM caller_origins WHERE caller_id = ? ORDER BY origin`,
+    ),
+    originGrants: db.prepare<[string], CallerOriginRecord>(
+      `SELECT o.caller_id, o.origin, o.receives_token, o.created_at
+        FROM caller_origins o JOIN callers c ON c.id = o.caller_id
+        WHERE o.origin = ? AND c.enabled = 1
+        ORDER BY o.caller_id`,
+    ),
+
+    recordFailure: db.prepare<[{ key: string; now: number; window_ms: number }], ThrottleRecord>(RECORD_FAILURE_SQL),
+    lockThrottle: db.prepare<[{ key: string; until: number }]>(LOCK_THROTTLE_SQL),
+    throttle: db.prepare<[string], ThrottleRecord>(`SELECT ${THROTTLE_COLUMNS} FROM throttles WHERE key = ?`),
+    deleteThrottle: db.prepare<[string]>('DELETE FROM throttles WHERE key = ?'),
 
     insertSession: db.prepare<[SessionRecord]>(
       `INSERT INTO sessions (${SESSION_COLUMNS})
@@ -209,7 +295,7 @@ export class SqliteStore implements Store {
   }
 
   async createMember(member: NewMember): Promise<MemberRow> {
-    const record = fromMember(member);
+    const record = fromNewMember(member);
     rethrowConflict(
       () => this.#statements.insertMember.run(record),
       () => `a member with id "${member.id}" or username "${member.username}" already exists`,
@@ -231,6 +317,57 @@ export class SqliteStore implements Store {
 
   async deleteMember(id: string): Promise<boolean> {
     return this.#statements.deleteMember.run(id).changes > 0;
+  }
+
+  async findMembersByLogin(login: string): Promise<MemberCredentials[]> {
+    return this.#statements.membersByLogin.all({ login }).map(toMemberCredentials);
+  }
+
+  async getMemberCredentials(id: string): Promise<MemberCredentials | null> {
+    return mapOrNull(this.#statements.memberCredentials.get(id), toMemberCredentials);
+  }
+
+  async setMemberPassword(id: string, passwordHash: string | null): Promise<boolean> {
+    return this.#statements.setMemberPassword.run(passwordHash, id).changes > 0;
+  }
+
+  async addCallerOrigin(row: CallerOriginRow): Promise<void> {
+    rethrowConflict(
+      () => this.#statements.insertCallerOrigin.run(fromCallerOrigin(row)),
+      () => `caller ${row.callerId} already registered the origin "${row.origin}"`,
+    );
+  }
+
+  async removeCallerOrigin(callerId: number, origin: string): Promise<boolean> {
+    return this.#statements.deleteCallerOrigin.run(callerId, origin).changes > 0;
+  }
+
+  async listCallerOrigins(callerId?: number): Promise<CallerOriginRow[]> {
+    const records =
+      callerId === undefined ? this.#statements.callerOrigins.all() : this.#statements.callerOriginsOfCaller.all(callerId);
+    return records.map(toCallerOrigin);
+  }
+
+  async findOriginGrants(origin: string): Promise<CallerOriginRow[]> {
+    return this.#statements.originGrants.all(origin).map(toCallerOrigin);
+  }
+
+  async recordFailure(key: string, now: number, windowMs: number): Promise<ThrottleRow> {
+    const record = this.#statements.recordFailure.get({ key, now, window_ms: windowMs });
+    if (record === undefined) throw new Error(`recording a failure for throttle "${key}" returned no row`);
+    return toThrottle(record);
+  }
+
+  async lockThrottle(key: string, until: number): Promise<void> {
+    this.#statements.lockThrottle.run({ key, until });
+  }
+
+  async getThrottle(key: string): Promise<ThrottleRow | null> {
+    return mapOrNull(this.#statements.throttle.get(key), toThrottle);
+  }
+
+  async clearThrottle(key: string): Promise<void> {
+    this.#statements.deleteThrottle.run(key);
   }
 
   async createSession(session: SessionRow): Promise<void> {
@@ -304,7 +441,7 @@ function toCallerPassword(record: CallerPasswordRecord): CallerPasswordRow {
   return { id: record.id, callerId: record.caller_id, createdAt: record.created_at };
 }
 
-function fromMember(member: NewMember): MemberRecord {
+function fromNewMember(member: NewMember): MemberCredentialsRecord {
   return {
     id: member.id,
     username: member.username,
@@ -313,6 +450,7 @@ function fromMember(member: NewMember): MemberRecord {
     last_name: member.lastName,
     enabled: fromBoolean(member.enabled),
     created_at: member.createdAt,
+    password_hash: member.passwordHash ?? null,
   };
 }
 
@@ -325,6 +463,37 @@ function toMember(record: MemberRecord): MemberRow {
     lastName: record.last_name,
     enabled: record.enabled === 1,
     createdAt: record.created_at,
+  };
+}
+
+function toMemberCredentials(record: MemberCredentialsRecord): MemberCredentials {
+  return { member: toMember(record), passwordHash: record.password_hash };
+}
+
+function fromCallerOrigin(row: CallerOriginRow): CallerOriginRecord {
+  return {
+    caller_id: row.callerId,
+    origin: row.origin,
+    receives_token: fromBoolean(row.receivesToken),
+    created_at: row.createdAt,
+  };
+}
+
+function toCallerOrigin(record: CallerOriginRecord): CallerOriginRow {
+  return {
+    callerId: record.caller_id,
+    origin: record.origin,
+    receivesToken: record.receives_token === 1,
+    createdAt: record.created_at,
+  };
+}
+
+function toThrottle(record: ThrottleRecord): ThrottleRow {
+  return {
+    key: record.key,
+    failures: record.failures,
+    windowStartedAt: record.window_started_at,
+    lockedUntil: record.locked_until,
   };
 }
 

@@ -1,0 +1,102 @@
+import type { Store } from '../store/store.js';
+
+export interface ThrottleRule {
+  /** Key prefix, e.g. 'account' or 'address': keys are `<prefix>:<value>`. */
+  prefix: string;
+  /** Failures within the window that lock the key. */
+  maxFailures: number;
+  windowSeconds: number;
+  lockoutSeconds: number;
+}
+
+export interface ThrottleLock {
+  retryAfterSeconds: number;
+}
+
+/**
+ * Counts failures per key in the store, so that the count survives a restart and every instance sharing the
+ * store sees the same one. Reusable for anything counted per key (sign-in per account or address, caller
+ * passwords per address).
+ */
+export class KeyedThrottle {
+  constructor(
+    private readonly store: Store,
+    private readonly rule: ThrottleRule,
+  ) {}
+
+  /** The lock on this value at `now`, or null. */
+  async check(value: string, now: number): Promise<ThrottleLock | null> {
+    const row = await this.store.getThrottle(this.#key(value));
+    return lockAt(row?.lockedUntil ?? null, now);
+  }
+
+  /** Counts a failure and locks the key when it reaches the threshold; returns the lock in force afterwards. */
+  async failure(value: string, now: number): Promise<ThrottleLock | null> {
+    const key = this.#key(value);
+    const row = await this.store.recordFailure(key, now, this.rule.windowSeconds * 1000);
+    const current = lockAt(row.lockedUntil, now);
+    if (current || row.failures < this.rule.maxFailures) return current;
+    const until = now + this.rule.lockoutSeconds * 1000;
+    await this.store.lockThrottle(key, until);
+    return lockAt(until, now);
+  }
+
+  clear(value: string): Promise<void> {
+    return this.store.clearThrottle(this.#key(value));
+  }
+
+  #key(value: string): string {
+    return `${this.rule.prefix}:${value}`;
+  }
+}
+
+function lockAt(lockedUntil: number | null, now: number): ThrottleLock | null {
+  return lockedUntil !== null && lockedUntil > now ? { retryAfterSeconds: Math.ceil((lockedUntil - now) / 1000) } : null;
+}
+
+/** The longer of two locks; null when neither is in force. */
+function longer(a: ThrottleLock | null, b: ThrottleLock | null): ThrottleLock | null {
+  if (!a || !b) return a ?? b;
+  return a.retryAfterSeconds >= b.retryAfterSeconds ? a : b;
+}
+
+export interface SignInThrottlePolicy {
+  accountFailures: number;
+  addressFailures: number;
+  windowSeconds: number;
+  lockoutSeconds: number;
+}
+
+/**
+ * Sign-in failures per account and per client address. The account key is the login as typed (lower-cased),
+ * not the member: unknown logins lock exactly like real ones, so the lock reveals nothing.
+ */
+export class SignInThrottle {
+  readonly #account: KeyedThrottle;
+  readonly #address: KeyedThrottle;
+
+  constructor(store: Store, policy: SignInThrottlePolicy) {
+    const timing = { windowSeconds: policy.windowSeconds, lockoutSeconds: policy.lockoutSeconds };
+    this.#account = new KeyedThrottle(store, { prefix: 'account', maxFailures: policy.accountFailures, ...timing });
+    this.#address = new KeyedThrottle(store, { prefix: 'address', maxFailures: policy.addressFailures, ...timing });
+  }
+
+  async check(login: string, address: string, now: number): Promise<ThrottleLock | null> {
+    const [account, byAddress] = await Promise.all([this.#account.check(accountKey(login), now), this.#address.check(address, now)]);
+    return longer(account, byAddress);
+  }
+
+  async failure(login: string, address: string, now: number): Promise<ThrottleLock | null> {
+    const [account, byAddress] = await Promise.all([this.#account.failure(accountKey(login), now), this.#address.failure(address, now)]);
+    return longer(account, byAddress);
+  }
+
+  /** Clears the account only: one good password must not wipe out an address's failures on other accounts. */
+  success(login: string): Promise<void> {
+    return this.#account.clear(accountKey(login));
+  }
+}
+
+function accountKey(login: string): string {
+  return login.trim().toLowerCase();
+}

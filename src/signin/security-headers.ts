@@ -1,0 +1,24 @@
+import { randomBytes } from 'node:crypto';
+import type { RequestHandler } from 'express';
+
+/**
+ * Headers for every sign-in response. The pages need no script, so the policy allows none; the one inline
+ * style runs under a per-response nonce. There is no form-action: browsers apply it to the redirect after
+ * a sign-in too, and that goes to partner origins.
+ */
+export function securityHeaders(logoUrl: string | undefined): RequestHandler {
+  const logoOrigin = logoUrl !== undefined && URL.canParse(logoUrl) ? ` ${new URL(logoUrl).origin}` : '';
+  return (_req, res, next) => {
+    const nonce = randomBytes(16).toString('base64url');
+    res.locals.styleNonce = nonce;
+    res.setHeader(
+      'Content-Security-Policy',
+      `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'self'${logoOrigin}; base-uri 'none'; frame-ancestors 'none'`,
+    );
+    res.setHeader('X-Frame-Options', 'DENY');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Referrer-Policy', 'same-origin');
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  };
+}
