@@ -33,9 +33,10 @@ export function loginView(state: LoginState): object {
     if (problem.login) Object.assign(login, { error: 'Enter your username or email address', describedBy: 'login-error' });
     if (problem.password) Object.assign(password, { error: 'Enter your password', describedBy: 'password-error' });
   } else if (problem?.reason === 'invalid') {
-    // One message for both fields: saying which one is wrong would tell whether the account exists.
-    Object.assign(login, { error: INVALID, describedBy: 'login-error' });
-    password.describedBy = 'login-error';
+    // One message for both fields, next to the password the visitor re-types: saying which one is wrong would
+    // tell whether the account exists.
+    Object.assign(password, { error: INVALID, describedBy: 'password-error' });
+    login.describedBy = 'password-error';
   } else if (problem?.reason === 'throttled') {
     Object.assign(login, { error: `Too many failed attempts to sign in. Try again in ${waitText(problem.retryAfterSeconds)}.`, describedBy: 'login-error' });
   }

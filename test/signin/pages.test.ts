@@ -204,11 +204,11 @@ describe('failures', () => {
     const res = await postLogin({ login: 'ada"><b>', password: 'wrong-password' });
     expect(res.status).toBe(401);
     expect(res.text).toContain('<div class="error-summary" role="alert" aria-labelledby="error-summary-title">');
-    expect(res.text).toContain('<a href="#login">The username, email address or password is not correct</a>');
-    expect(res.text).toMatch(/<p class="error" id="login-error">.*The username, email address or password is not correct<\/p>/);
+    expect(res.text).toContain('<a href="#password">The username, email address or password is not correct</a>');
+    expect(res.text).toMatch(/<p class="error" id="password-error">.*The username, email address or password is not correct<\/p>/);
     expect(res.text).toContain('value="ada&quot;&gt;&lt;b&gt;" autocomplete="username"');
-    expect(res.text).toMatch(/<input id="login"[^>]* aria-invalid="true" aria-describedby="login-error">/);
-    expect(res.text).toMatch(/<input id="password"[^>]* aria-invalid="true" aria-describedby="login-error">/);
+    expect(res.text).toMatch(/<input id="login"[^>]* aria-invalid="true" aria-describedby="password-error">/);
+    expect(res.text).toMatch(/<input id="password"[^>]* aria-invalid="true" aria-describedby="password-error">/);
     expect(res.text).not.toContain('wrong-password');
     expect(res.text).toContain('<title>Error: Sign in');
   });
