@@ -38,7 +38,7 @@ export function createServices(options: { store: Store; secretKey: Buffer; sessi
     members: new MemberService(options.store, clock),
     sessions,
     authentication: new AuthenticationService(callers, sessions),
-    signin: new SignInService(options.store, sessions, new SignInThrottle(options.store, signin.throttle), options.secretKey, clock),
+    signin: new SignInService(options.store, sessions, new SignInThrottle(options.store, signin.throttle), secrets, clock),
     returnUrls: new ReturnUrlPolicy(options.store, signin.defaultReturnPath),
   };
 }

@@ -16,8 +16,11 @@ export class Secrets {
     this.#sealKey = createHmac('sha256', key).update('authentication-asmx/seal').digest();
   }
 
-  /** Deterministic keyed hash for lookups; the purpose keeps a cookie hash from matching a token hash. */
-  hash(purpose: 'caller-password' | 'cookie' | 'token', value: string): string {
+  /**
+   * Deterministic keyed hash for lookups and proofs; the purpose keeps, say, a cookie hash from matching a
+   * token hash or a sign-in form's proof.
+   */
+  hash(purpose: 'caller-password' | 'cookie' | 'token' | 'form-proof', value: string): string {
     return createHmac('sha256', this.#hashKey).update(`${purpose}\0${value}`).digest('base64url');
   }
 

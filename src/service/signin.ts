@@ -1,7 +1,7 @@
-import { createHmac } from 'node:crypto';
 import type { MemberCredentials, MemberRow, Store } from '../store/store.js';
 import type { Clock } from './clock.js';
 import { equalizeTiming, hashPassword, needsRehash, verifyPassword } from './passwords.js';
+import type { Secrets } from './secrets.js';
 import type { IssuedSession, SessionService } from './sessions.js';
 import type { SignInThrottle } from './throttle.js';
 
@@ -25,18 +25,13 @@ export type SignInResult =
  * same work, so that the answer never tells whether an account exists.
  */
 export class SignInService {
-  readonly #formKey: Buffer;
-
   constructor(
     private readonly store: Store,
     private readonly sessions: SessionService,
     private readonly throttle: SignInThrottle,
-    secretKey: Buffer,
+    private readonly secrets: Secrets,
     private readonly clock: Clock,
-  ) {
-    // A sub-key of its own, so that a form proof can never stand in for any other keyed value.
-    this.#formKey = createHmac('sha256', secretKey).update('authentication-asmx/form').digest();
-  }
+  ) {}
 
   async signIn(request: SignInRequest): Promise<SignInResult> {
     const login = request.login.trim();
@@ -74,7 +69,7 @@ export class SignInService {
    * nonce in a cookie, so a page on another site can submit neither (signed double-submit against CSRF).
    */
   formProof(nonce: string): string {
-    return createHmac('sha256', this.#formKey).update(nonce).digest('base64url');
+    return this.secrets.hash('form-proof', nonce);
   }
 
   /** A username match wins; an email shared by two members signs neither in (treated as unknown). */
