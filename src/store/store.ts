@@ -88,6 +88,15 @@ export interface Store {
   /** Applies pending schema migrations; safe to call more than once. */
   migrate(): Promise<void>;
   close(): Promise<void>;
+  /** One cheap round trip; rejects when the store cannot be reached (readiness checks). */
+  ping(): Promise<void>;
+  /**
+   * Deletes sessions that ended: expired or revoked at or before endedBefore, or last seen at or before
+   * idleBefore. Returns how many.
+   */
+  purgeSessions(endedBefore: number, idleBefore: number): Promise<number>;
+  /** Deletes throttle rows whose window began and whose lock ended at or before then. Returns how many. */
+  purgeThrottles(before: number): Promise<number>;
 
   createCaller(name: string, createdAt: number): Promise<CallerRow>;
   getCallerByName(name: string): Promise<CallerRow | null>;

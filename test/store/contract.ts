@@ -1070,5 +1070,43 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect(await store.listSessions({ memberId: 'm1', liveAt: T0 + MINUTE })).toEqual([wanted]);
       });
     });
+
+    describe('maintenance', () => {
+      test('ping() resolves on a working store', async () => {
+        await expect(store.ping()).resolves.toBeUndefined();
+      });
+
+      test('ping() rejects once the store is closed', async () => {
+        const other = await makeStore();
+        await other.close();
+        await expect(other.ping()).rejects.toBeDefined();
+      });
+
+      test('purgeSessions() deletes expired, revoked and idle sessions and keeps live ones', async () => {
+        await store.createMember(aMember('m1'));
+        await store.createSession(aSession('live', 'm1', { lastSeenAt: T0 + 30 * MINUTE, expiresAt: T0 + 2 * HOUR }));
+        await store.createSession(aSession('expired', 'm1', { expiresAt: T0 + 10 * MINUTE }));
+        await store.createSession(aSession('revoked', 'm1', { revokedAt: T0 + 10 * MINUTE }));
+        await store.createSession(aSession('idle', 'm1', { lastSeenAt: T0 + 5 * MINUTE }));
+        await store.createSession(aSession('recently-revoked', 'm1', { lastSeenAt: T0 + 30 * MINUTE, revokedAt: T0 + 30 * MINUTE }));
+        expect(await store.purgeSessions(T0 + 10 * MINUTE, T0 + 5 * MINUTE)).toBe(3);
+        expect((await store.listSessions()).map((s) => s.id).sort()).toEqual(['live', 'recently-revoked']);
+      });
+
+      test('purgeSessions() with nothing to purge returns 0', async () => {
+        expect(await store.purgeSessions(T0, T0)).toBe(0);
+      });
+
+      test('purgeThrottles() deletes rows whose window and lock ended, and keeps the rest', async () => {
+        await store.recordFailure('old', T0, MINUTE);
+        await store.recordFailure('recent', T0 + 10 * MINUTE, MINUTE);
+        await store.recordFailure('locked', T0, MINUTE);
+        await store.lockThrottle('locked', T0 + HOUR);
+        expect(await store.purgeThrottles(T0 + 5 * MINUTE)).toBe(1);
+        expect(await store.getThrottle('old')).toBeNull();
+        expect(await store.getThrottle('recent')).not.toBeNull();
+        expect(await store.getThrottle('locked')).not.toBeNull();
+      });
+    });
   });
 }

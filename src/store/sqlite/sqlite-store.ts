@@ -201,6 +201,14 @@ function prepareStatements(db: Database.Database) {
     lockThrottle: db.prepare<[{ key: string; until: number }]>(LOCK_THROTTLE_SQL),
     throttle: db.prepare<[string], ThrottleRecord>(`SELECT ${THROTTLE_COLUMNS} FROM throttles WHERE key = ?`),
     deleteThrottle: db.prepare<[string]>('DELETE FROM throttles WHERE key = ?'),
+    purgeThrottles: db.prepare<[{ before: number }]>(
+      'DELETE FROM throttles WHERE window_started_at <= @before AND (locked_until IS NULL OR locked_until <= @before)',
+    ),
+    purgeSessions: db.prepare<[{ ended_before: number; idle_before: number }]>(
+      `DELETE FROM sessions
+        WHERE expires_at <= @ended_before OR revoked_at <= @ended_before OR last_seen_at <= @idle_before`,
+    ),
+    ping: db.prepare('SELECT 1'),
 
     insertSession: db.prepare<[SessionRecord]>(
       `INSERT INTO sessions (${SESSION_COLUMNS})
@@ -248,6 +256,18 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     this.#db.close();
+  }
+
+  async ping(): Promise<void> {
+    this.#statements.ping.get();
+  }
+
+  async purgeSessions(endedBefore: number, idleBefore: number): Promise<number> {
+    return this.#statements.purgeSessions.run({ ended_before: endedBefore, idle_before: idleBefore }).changes;
+  }
+
+  async purgeThrottles(before: number): Promise<number> {
+    return this.#statements.purgeThrottles.run({ before }).changes;
   }
 
   async createCaller(name: string, createdAt: number): Promise<CallerRow> {
