@@ -1,25 +1,46 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { connectionFailureReason, describeDatabaseUrl } from './postgres/database-url.js';
+import { PostgresStore } from './postgres/postgres-store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
 
 export const SQLITE_FILENAME = 'authentication.sqlite';
 
-/** Opens the configured store with its schema migrated, ready for the services. */
+/**
+ * Opens the configured store with its schema migrated, ready for the services: PostgreSQL when a database URL
+ * is given, otherwise the embedded SQLite database in dataDir.
+ */
 export async function openStore(options: { dataDir: string; databaseUrl?: string | undefined }): Promise<Store> {
-  if (options.databaseUrl) {
-    throw new Error(
-      'DATABASE_URL is set, but the PostgreSQL store is not available in this version yet; ' +
-        'unset DATABASE_URL to use the embedded SQLite store in DATA_DIR',
-    );
-  }
-  await mkdir(options.dataDir, { recursive: true });
-  const store = new SqliteStore(join(options.dataDir, SQLITE_FILENAME));
+  const store = options.databaseUrl ? await openPostgresStore(options.databaseUrl) : await openSqliteStore(options.dataDir);
   try {
     await store.migrate();
   } catch (error) {
     await store.close();
     throw error;
+  }
+  return store;
+}
+
+async function openSqliteStore(dataDir: string): Promise<Store> {
+  await mkdir(dataDir, { recursive: true });
+  return new SqliteStore(join(dataDir, SQLITE_FILENAME));
+}
+
+/**
+ * One round trip first, so that an unreachable server, an unknown database or a refused login is reported as
+ * such, with where the URL points but without its credentials.
+ */
+async function openPostgresStore(databaseUrl: string): Promise<Store> {
+  const store = new PostgresStore({ connectionString: databaseUrl });
+  try {
+    await store.ping();
+  } catch (error) {
+    await store.close();
+    const where = describeDatabaseUrl(databaseUrl);
+    // Node's URL parser keeps the whole URL, password included, on its error: that one is not passed on.
+    const cause = (error as { code?: unknown }).code === 'ERR_INVALID_URL' ? undefined : error;
+    throw new Error(`cannot reach the PostgreSQL database at ${where}: ${connectionFailureReason(error)}`, { cause });
   }
   return store;
 }

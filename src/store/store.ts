@@ -119,8 +119,9 @@ export interface Store {
   /** Removes the member and all of its sessions. */
   deleteMember(id: string): Promise<boolean>;
   /**
-   * Members whose username or email equals login, ignoring (ASCII) case; usernames first, at most two rows.
-   * Two rows mean the login is ambiguous.
+   * Members whose username or email equals login, ignoring case (ASCII letters in every store; PostgreSQL
+   * also folds other letters by its locale); usernames first, at most two rows. Two rows mean the login is
+   * ambiguous.
    */
   findMembersByLogin(login: string): Promise<MemberCredentials[]>;
   getMemberCredentials(id: string): Promise<MemberCredentials | null>;

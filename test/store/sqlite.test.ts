@@ -3,7 +3,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, SQLITE_FILENAME } from '../../src/store/open.js';
-import { MIGRATIONS, migrate, type Migration } from '../../src/store/sqlite/migrations.js';
+import { MIGRATIONS, migrate } from '../../src/store/sqlite/migrations.js';
+import type { Migration } from '../../src/store/migration.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { MemberRow } from '../../src/store/store.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
@@ -77,12 +78,6 @@ describe('SqliteStore', () => {
     const db = new Database(join(dataDir, SQLITE_FILENAME), { readonly: true });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();
-  });
-
-  test('openStore() refuses a database URL while the PostgreSQL store is not available, and creates nothing', async () => {
-    const dataDir = freshPath('data');
-    await expect(openStore({ dataDir, databaseUrl: 'postgres://localhost/auth' })).rejects.toThrow(/PostgreSQL store is not available/);
-    expect(existsSync(dataDir)).toBe(false);
   });
 
   test('reopening the data directory keeps the data', async () => {

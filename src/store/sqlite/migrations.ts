@@ -1,10 +1,6 @@
 import type Database from 'better-sqlite3';
+import { refuseNewerSchema, type Migration } from '../migration.js';
 
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
 
 /**
  * Append only: a released migration is never edited, a change is a new version.
@@ -108,12 +104,3 @@ function appliedVersions(db: Database.Database): Set<number> {
   return new Set(rows.map((row) => row.version));
 }
 
-function refuseNewerSchema(applied: Set<number>, migrations: readonly Migration[]): void {
-  const newestApplied = Math.max(0, ...applied);
-  const newestKnown = Math.max(0, ...migrations.map((m) => m.version));
-  if (newestApplied > newestKnown) {
-    throw new Error(
-      `database schema version ${newestApplied} is newer than this build supports (${newestKnown}); upgrade authentication-asmx`,
-    );
-  }
-}

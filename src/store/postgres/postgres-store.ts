@@ -1,0 +1,618 @@
+import pg from 'pg';
+import type {
+  CallerOriginRow,
+  CallerPasswordRow,
+  CallerRow,
+  MemberCredentials,
+  MemberRow,
+  NewMember,
+  SessionFilter,
+  SessionRow,
+  SessionWithMember,
+  Store,
+  ThrottleRow,
+} from '../store.js';
+import { StoreConflictError } from '../store.js';
+import { migrate as migrateSchema } from './migrations.js';
+
+export interface PostgresStoreOptions {
+  /** A postgres:// URL, as in DATABASE_URL. */
+  connectionString: string;
+  /** Connections the pool opens at most; 10 unless given. */
+  maxConnections?: number;
+  /**
+   * The schema every connection works in (its search_path), instead of the URL's default. It must exist, and be
+   * a lower-case unquoted identifier. Tests give each run a schema of its own.
+   */
+  schema?: string;
+  /** The server cancels a statement running longer; 10 s unless given. */
+  statementTimeoutMs?: number;
+  /** A connection attempt fails after this long; 5 s unless given. */
+  connectionTimeoutMs?: number;
+}
+
+const DEFAULT_MAX_CONNECTIONS = 10;
+/** Every request-path statement is a small indexed read or write; one that takes seconds is stuck. */
+const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
+const DEFAULT_CONNECTION_TIMEOUT_MS = 5_000;
+/** Idle connections are closed after this long, so a quiet instance does not hold its whole pool. */
+const IDLE_TIMEOUT_MS = 30_000;
+const APPLICATION_NAME = 'authentication-asmx';
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
+/** Purges delete in batches of this many rows, so that no purge holds many row locks or one long transaction. */
+const PURGE_BATCH_SIZE = 1000;
+
+/**
+ * pg returns BIGINT (and CockroachDB's INTEGER, which is 64-bit) as strings, since not every value fits a
+ * JavaScript number. Every one of ours does: epoch milliseconds, identity values and counts. The parser is
+ * this pool's only, not pg's global one.
+ */
+const TYPES: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === pg.types.builtins.INT8 && format !== 'binary'
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+interface CallerRecord {
+  id: number;
+  name: string;
+  enabled: boolean;
+  created_at: number;
+}
+
+interface CallerPasswordRecord {
+  id: number;
+  caller_id: number;
+  created_at: number;
+}
+
+interface MemberRecord {
+  id: string;
+  username: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  enabled: boolean;
+  created_at: number;
+}
+
+interface MemberCredentialsRecord extends MemberRecord {
+  password_hash: string | null;
+}
+
+interface CallerOriginRecord {
+  caller_id: number;
+  origin: string;
+  receives_token: boolean;
+  created_at: number;
+}
+
+interface ThrottleRecord {
+  key: string;
+  failures: number;
+  window_started_at: number;
+  locked_until: number | null;
+}
+
+interface SessionRecord {
+  id: string;
+  member_id: string;
+  cookie_domain: string;
+  cookie_hash: string;
+  token_hash: string;
+  token_sealed: string;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
+interface SessionMemberRecord extends SessionRecord {
+  member_username: string;
+  member_email: string;
+  member_first_name: string;
+  member_last_name: string;
+  member_enabled: boolean;
+  member_created_at: number;
+}
+
+const CALLER_COLUMNS = 'id, name, enabled, created_at';
+const MEMBER_COLUMNS = 'id, username, email, first_name, last_name, enabled, created_at';
+const CALLER_ORIGIN_COLUMNS = 'caller_id, origin, receives_token, created_at';
+const THROTTLE_COLUMNS = 'key, failures, window_started_at, locked_until';
+const SESSION_COLUMNS =
+  'id, member_id, cookie_domain, cookie_hash, token_hash, token_sealed, created_at, last_seen_at, expires_at, revoked_at';
+
+/** One read for the hot path: verification needs the session and its member together. */
+function sessionWithMemberSql(hashColumn: 'token_hash' | 'cookie_hash'): string {
+  const session = SESSION_COLUMNS.split(', ').map((column) => `s.${column}`).join(', ');
+  return `SELECT ${session},
+      m.username AS member_username, m.email AS member_email, m.first_name AS member_first_name,
+      m.last_name AS member_last_name, m.enabled AS member_enabled, m.created_at AS member_created_at
+    FROM sessions s JOIN members m ON m.id = s.member_id
+    WHERE s.${hashColumn} = $1`;
+}
+
+function sessionListSql(where: string): string {
+  return `SELECT ${SESSION_COLUMNS} FROM sessions ${where} ORDER BY created_at, id`;
+}
+
+/**
+ * Username matches rank before email matches; a member matching both is listed once. Two rows are enough for the
+ * sign-in page to tell a unique login from an ambiguous one. The expression indexes on lower(username) and
+ * lower(email) serve both halves. lower() follows the database's locale: under a UTF-8 locale it folds
+ * non-ASCII letters too, which SQLite's does not.
+ */
+const MEMBERS_BY_LOGIN_SQL = `
+  SELECT ${MEMBER_COLUMNS}, password_hash FROM (
+    SELECT ${MEMBER_COLUMNS}, password_hash, 0 AS rank FROM members WHERE lower(username) = lower($1::TEXT)
+    UNION ALL
+    SELECT ${MEMBER_COLUMNS}, password_hash, 1 AS rank FROM members
+      WHERE lower(email) = lower($1::TEXT) AND lower(username) <> lower($1::TEXT)
+  ) matches
+  ORDER BY rank, id
+  LIMIT 2`;
+
+/**
+ * One statement, so that concurrent failures on one key never lose a count. Every SET expression reads the row
+ * as it was before the update; a window that ended at or before now starts again at 1. locked_until is untouched.
+ */
+const RECORD_FAILURE_SQL = `
+  INSERT INTO throttles (${THROTTLE_COLUMNS}) VALUES ($1, 1, $2, NULL)
+  ON CONFLICT (key) DO UPDATE SET
+    failures = CASE WHEN throttles.window_started_at + $3 <= excluded.window_started_at
+      THEN 1 ELSE throttles.failures + 1 END,
+    window_started_at = CASE WHEN throttles.window_started_at + $3 <= excluded.window_started_at
+      THEN excluded.window_started_at ELSE throttles.window_started_at END
+  RETURNING ${THROTTLE_COLUMNS}`;
+
+/**
+ * Without a "now" to start a window at, the new count's window starts when the lock ends: the first failure
+ * after the lock counts 1 either way.
+ */
+const LOCK_THROTTLE_SQL = `
+  INSERT INTO throttles (${THROTTLE_COLUMNS}) VALUES ($1, 0, $2, $2)
+  ON CONFLICT (key) DO UPDATE SET
+    failures = 0, window_started_at = excluded.window_started_at, locked_until = excluded.locked_until`;
+
+/**
+ * DELETE … LIMIT is CockroachDB's, not PostgreSQL's; a primary-key subquery limits the batch in both. Ended
+ * sessions and stale throttles are rows no request still writes, so a batch waits for no one and blocks no one.
+ */
+function batchedDeleteSql(table: 'sessions' | 'throttles', keyColumn: 'id' | 'key', where: string): string {
+  return `DELETE FROM ${table} WHERE ${keyColumn} IN (
+    SELECT ${keyColumn} FROM ${table} WHERE ${where} LIMIT ${PURGE_BATCH_SIZE})`;
+}
+
+const SQL = {
+  insertCaller: 'INSERT INTO callers (name, enabled, created_at) VALUES ($1, TRUE, $2) RETURNING id',
+  callerByName: `SELECT ${CALLER_COLUMNS} FROM callers WHERE name = $1`,
+  callers: `SELECT ${CALLER_COLUMNS} FROM callers ORDER BY name`,
+  setCallerEnabled: 'UPDATE callers SET enabled = $1 WHERE id = $2',
+  deleteCaller: 'DELETE FROM callers WHERE id = $1',
+  insertCallerPassword: 'INSERT INTO caller_passwords (caller_id, password_hash, created_at) VALUES ($1, $2, $3) RETURNING id',
+  callerPasswords: 'SELECT id, caller_id, created_at FROM caller_passwords WHERE caller_id = $1 ORDER BY id',
+  // `id IS DISTINCT FROM NULL` holds for every row, so a missing keepId deletes them all.
+  deleteCallerPasswords: 'DELETE FROM caller_passwords WHERE caller_id = $1 AND id IS DISTINCT FROM $2',
+  callerByPasswordHash: `SELECT c.id, c.name, c.enabled, c.created_at
+    FROM caller_passwords p JOIN callers c ON c.id = p.caller_id
+    WHERE p.password_hash = $1`,
+
+  insertMember: `INSERT INTO members (${MEMBER_COLUMNS}, password_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+  member: `SELECT ${MEMBER_COLUMNS} FROM members WHERE id = $1`,
+  members: `SELECT ${MEMBER_COLUMNS} FROM members ORDER BY id`,
+  setMemberEnabled: 'UPDATE members SET enabled = $1 WHERE id = $2',
+  deleteMember: 'DELETE FROM members WHERE id = $1',
+  membersByLogin: MEMBERS_BY_LOGIN_SQL,
+  memberCredentials: `SELECT ${MEMBER_COLUMNS}, password_hash FROM members WHERE id = $1`,
+  setMemberPassword: 'UPDATE members SET password_hash = $1 WHERE id = $2',
+
+  insertCallerOrigin: `INSERT INTO caller_origins (${CALLER_ORIGIN_COLUMNS}) VALUES ($1, $2, $3, $4)`,
+  deleteCallerOrigin: 'DELETE FROM caller_origins WHERE caller_id = $1 AND origin = $2',
+  callerOrigins: `SELECT ${CALLER_ORIGIN_COLUMNS} FROM caller_origins ORDER BY caller_id, origin`,
+  callerOriginsOfCaller: `SELECT ${CALLER_ORIGIN_COLUMNS} FROM caller_origins WHERE caller_id = $1 ORDER BY origin`,
+  originGrants: `SELECT o.caller_id, o.origin, o.receives_token, o.created_at
+    FROM caller_origins o JOIN callers c ON c.id = o.caller_id
+    WHERE o.origin = $1 AND c.enabled
+    ORDER BY o.caller_id`,
+
+  recordFailure: RECORD_FAILURE_SQL,
+  lockThrottle: LOCK_THROTTLE_SQL,
+  throttle: `SELECT ${THROTTLE_COLUMNS} FROM throttles WHERE key = $1`,
+  deleteThrottle: 'DELETE FROM throttles WHERE key = $1',
+  purgeThrottles: batchedDeleteSql('throttles', 'key', 'window_started_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)'),
+  purgeSessions: batchedDeleteSql('sessions', 'id', 'expires_at <= $1 OR revoked_at <= $1 OR last_seen_at <= $2'),
+  ping: 'SELECT 1',
+
+  insertSession: `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+  sessionByTokenHash: sessionWithMemberSql('token_hash'),
+  sessionByCookieHash: sessionWithMemberSql('cookie_hash'),
+  touchSession: 'UPDATE sessions SET last_seen_at = GREATEST(last_seen_at, $1) WHERE id = $2',
+  revokeSession: 'UPDATE sessions SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL',
+  revokeMemberSessions: 'UPDATE sessions SET revoked_at = $1 WHERE member_id = $2 AND revoked_at IS NULL AND expires_at > $1',
+  sessions: sessionListSql(''),
+  sessionsOfMember: sessionListSql('WHERE member_id = $1'),
+  liveSessions: sessionListSql('WHERE revoked_at IS NULL AND expires_at > $1'),
+  liveSessionsOfMember: sessionListSql('WHERE member_id = $1 AND revoked_at IS NULL AND expires_at > $2'),
+} as const;
+
+/**
+ * The shared store for several instances: PostgreSQL, or a database that speaks its dialect (CockroachDB,
+ * YugabyteDB). Every method is one parameterised statement on a pooled connection, except the purges, which
+ * repeat one batch until it comes back short.
+ */
+export class PostgresStore implements Store {
+  readonly #pool: pg.Pool;
+  #closed: Promise<void> | undefined;
+
+  /** Connects lazily: nothing reaches the server until the first call (ping() or migrate() at start-up). */
+  constructor(options: PostgresStoreOptions) {
+    const { schema } = options;
+    if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
+      throw new Error(`schema "${schema}" must be a lower-case identifier (letters, digits and _)`);
+    }
+    this.#pool = new pg.Pool({
+      connectionString: options.connectionString,
+      max: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+      connectionTimeoutMillis: options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
+      idleTimeoutMillis: IDLE_TIMEOUT_MS,
+      statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+      application_name: APPLICATION_NAME,
+      keepAlive: true,
+      types: TYPES,
+      ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+    });
+    // An idle connection that breaks (a server restart, a failover) is reported here and dropped by the pool;
+    // the next query opens a new one. Without a listener, the error would end the process.
+    this.#pool.on('error', () => {});
+  }
+
+  async #rows<R extends pg.QueryResultRow>(sql: string, values: unknown[] = []): Promise<R[]> {
+    return (await this.#pool.query<R>(sql, values)).rows;
+  }
+
+  async #row<R extends pg.QueryResultRow>(sql: string, values: unknown[]): Promise<R | undefined> {
+    return (await this.#rows<R>(sql, values))[0];
+  }
+
+  async #changes(sql: string, values: unknown[]): Promise<number> {
+    return (await this.#pool.query(sql, values)).rowCount ?? 0;
+  }
+
+  async #purge(sql: string, values: unknown[]): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const deleted = await this.#changes(sql, values);
+      total += deleted;
+      if (deleted < PURGE_BATCH_SIZE) return total;
+    }
+  }
+
+  async migrate(): Promise<void> {
+    await migrateSchema(this.#pool);
+  }
+
+  /** Waits for queries in flight, then closes every connection. Calling it again is harmless. */
+  async close(): Promise<void> {
+    this.#closed ??= this.#pool.end();
+    await this.#closed;
+  }
+
+  async ping(): Promise<void> {
+    await this.#pool.query(SQL.ping);
+  }
+
+  async purgeSessions(endedBefore: number, idleBefore: number): Promise<number> {
+    return this.#purge(SQL.purgeSessions, [endedBefore, idleBefore]);
+  }
+
+  async purgeThrottles(before: number): Promise<number> {
+    return this.#purge(SQL.purgeThrottles, [before]);
+  }
+
+  async createCaller(name: string, createdAt: number): Promise<CallerRow> {
+    const record = await rethrowConflict(
+      this.#row<{ id: number }>(SQL.insertCaller, [name, createdAt]),
+      () => `a caller named "${name}" already exists`,
+    );
+    return { id: insertedId(record, 'caller'), name, enabled: true, createdAt };
+  }
+
+  async getCallerByName(name: string): Promise<CallerRow | null> {
+    return mapOrNull(await this.#row<CallerRecord>(SQL.callerByName, [name]), toCaller);
+  }
+
+  async listCallers(): Promise<CallerRow[]> {
+    return (await this.#rows<CallerRecord>(SQL.callers)).map(toCaller);
+  }
+
+  async setCallerEnabled(callerId: number, enabled: boolean): Promise<void> {
+    await this.#changes(SQL.setCallerEnabled, [enabled, callerId]);
+  }
+
+  async deleteCaller(callerId: number): Promise<void> {
+    await this.#changes(SQL.deleteCaller, [callerId]);
+  }
+
+  async addCallerPassword(callerId: number, passwordHash: string, createdAt: number): Promise<CallerPasswordRow> {
+    const record = await rethrowConflict(
+      this.#row<{ id: number }>(SQL.insertCallerPassword, [callerId, passwordHash, createdAt]),
+      () => 'this caller password is already in use',
+    );
+    return { id: insertedId(record, 'caller password'), callerId, createdAt };
+  }
+
+  async listCallerPasswords(callerId: number): Promise<CallerPasswordRow[]> {
+    return (await this.#rows<CallerPasswordRecord>(SQL.callerPasswords, [callerId])).map(toCallerPassword);
+  }
+
+  async deleteCallerPasswords(callerId: number, keepId?: number): Promise<number> {
+    return this.#changes(SQL.deleteCallerPasswords, [callerId, keepId ?? null]);
+  }
+
+  async findCallerByPasswordHash(passwordHash: string): Promise<CallerRow | null> {
+    return mapOrNull(await this.#row<CallerRecord>(SQL.callerByPasswordHash, [passwordHash]), toCaller);
+  }
+
+  async createMember(member: NewMember): Promise<MemberRow> {
+    const record = fromNewMember(member);
+    await rethrowConflict(
+      this.#changes(SQL.insertMember, [
+        record.id,
+        record.username,
+        record.email,
+        record.first_name,
+        record.last_name,
+        record.enabled,
+        record.created_at,
+        record.password_hash,
+      ]),
+      () => `a member with id "${member.id}" or username "${member.username}" already exists`,
+    );
+    return toMember(record);
+  }
+
+  async getMember(id: string): Promise<MemberRow | null> {
+    return mapOrNull(await this.#row<MemberRecord>(SQL.member, [id]), toMember);
+  }
+
+  async listMembers(): Promise<MemberRow[]> {
+    return (await this.#rows<MemberRecord>(SQL.members)).map(toMember);
+  }
+
+  async setMemberEnabled(id: string, enabled: boolean): Promise<boolean> {
+    return (await this.#changes(SQL.setMemberEnabled, [enabled, id])) > 0;
+  }
+
+  async deleteMember(id: string): Promise<boolean> {
+    return (await this.#changes(SQL.deleteMember, [id])) > 0;
+  }
+
+  async findMembersByLogin(login: string): Promise<MemberCredentials[]> {
+    return (await this.#rows<MemberCredentialsRecord>(SQL.membersByLogin, [login])).map(toMemberCredentials);
+  }
+
+  async getMemberCredentials(id: string): Promise<MemberCredentials | null> {
+    return mapOrNull(await this.#row<MemberCredentialsRecord>(SQL.memberCredentials, [id]), toMemberCredentials);
+  }
+
+  async setMemberPassword(id: string, passwordHash: string | null): Promise<boolean> {
+    return (await this.#changes(SQL.setMemberPassword, [passwordHash, id])) > 0;
+  }
+
+  async addCallerOrigin(row: CallerOriginRow): Promise<void> {
+    await rethrowConflict(
+      this.#changes(SQL.insertCallerOrigin, [row.callerId, row.origin, row.receivesToken, row.createdAt]),
+      () => `caller ${row.callerId} already registered the origin "${row.origin}"`,
+    );
+  }
+
+  async removeCallerOrigin(callerId: number, origin: string): Promise<boolean> {
+    return (await this.#changes(SQL.deleteCallerOrigin, [callerId, origin])) > 0;
+  }
+
+  async listCallerOrigins(callerId?: number): Promise<CallerOriginRow[]> {
+    const records =
+      callerId === undefined
+        ? await this.#rows<CallerOriginRecord>(SQL.callerOrigins)
+        : await this.#rows<CallerOriginRecord>(SQL.callerOriginsOfCaller, [callerId]);
+    return records.map(toCallerOrigin);
+  }
+
+  async findOriginGrants(origin: string): Promise<CallerOriginRow[]> {
+    return (await this.#rows<CallerOriginRecord>(SQL.originGrants, [origin])).map(toCallerOrigin);
+  }
+
+  async recordFailure(key: string, now: number, windowMs: number): Promise<ThrottleRow> {
+    const record = await this.#row<ThrottleRecord>(SQL.recordFailure, [key, now, windowMs]);
+    if (record === undefined) throw new Error(`recording a failure for throttle "${key}" returned no row`);
+    return toThrottle(record);
+  }
+
+  async lockThrottle(key: string, until: number): Promise<void> {
+    await this.#changes(SQL.lockThrottle, [key, until]);
+  }
+
+  async getThrottle(key: string): Promise<ThrottleRow | null> {
+    return mapOrNull(await this.#row<ThrottleRecord>(SQL.throttle, [key]), toThrottle);
+  }
+
+  async clearThrottle(key: string): Promise<void> {
+    await this.#changes(SQL.deleteThrottle, [key]);
+  }
+
+  async createSession(session: SessionRow): Promise<void> {
+    const record = fromSession(session);
+    await rethrowConflict(
+      this.#changes(SQL.insertSession, [
+        record.id,
+        record.member_id,
+        record.cookie_domain,
+        record.cookie_hash,
+        record.token_hash,
+        record.token_sealed,
+        record.created_at,
+        record.last_seen_at,
+        record.expires_at,
+        record.revoked_at,
+      ]),
+      () => `session "${session.id}" or one of its hashes already exists`,
+    );
+  }
+
+  async findSessionByTokenHash(tokenHash: string): Promise<SessionWithMember | null> {
+    return mapOrNull(await this.#row<SessionMemberRecord>(SQL.sessionByTokenHash, [tokenHash]), toSessionWithMember);
+  }
+
+  async findSessionByCookieHash(cookieHash: string): Promise<SessionWithMember | null> {
+    return mapOrNull(await this.#row<SessionMemberRecord>(SQL.sessionByCookieHash, [cookieHash]), toSessionWithMember);
+  }
+
+  async touchSession(id: string, lastSeenAt: number): Promise<void> {
+    await this.#changes(SQL.touchSession, [lastSeenAt, id]);
+  }
+
+  async revokeSession(id: string, revokedAt: number): Promise<boolean> {
+    return (await this.#changes(SQL.revokeSession, [revokedAt, id])) > 0;
+  }
+
+  async revokeMemberSessions(memberId: string, revokedAt: number): Promise<number> {
+    return this.#changes(SQL.revokeMemberSessions, [revokedAt, memberId]);
+  }
+
+  async listSessions(filter: SessionFilter = {}): Promise<SessionRow[]> {
+    const { memberId, liveAt } = filter;
+    const [sql, values] =
+      memberId === undefined
+        ? liveAt === undefined
+          ? [SQL.sessions, []]
+          : [SQL.liveSessions, [liveAt]]
+        : liveAt === undefined
+          ? [SQL.sessionsOfMember, [memberId]]
+          : [SQL.liveSessionsOfMember, [memberId, liveAt]];
+    return (await this.#rows<SessionRecord>(sql, values)).map(toSession);
+  }
+}
+
+/** unique_violation. A foreign_key_violation (23503: an unknown caller or member) rejects as it is. */
+const CONFLICT_CODE = '23505';
+
+async function rethrowConflict<T>(write: Promise<T>, message: () => string): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    // By code, not instanceof: pg's DatabaseError may come from another module instance (another jest realm).
+    if ((error as { code?: unknown }).code === CONFLICT_CODE) throw new StoreConflictError(message());
+    throw error;
+  }
+}
+
+function insertedId(record: { id: number } | undefined, what: string): number {
+  if (record === undefined) throw new Error(`inserting a ${what} returned no id`);
+  return record.id;
+}
+
+function mapOrNull<R, T>(record: R | undefined, map: (record: R) => T): T | null {
+  return record === undefined ? null : map(record);
+}
+
+function toCaller(record: CallerRecord): CallerRow {
+  return { id: record.id, name: record.name, enabled: record.enabled, createdAt: record.created_at };
+}
+
+function toCallerPassword(record: CallerPasswordRecord): CallerPasswordRow {
+  return { id: record.id, callerId: record.caller_id, createdAt: record.created_at };
+}
+
+function fromNewMember(member: NewMember): MemberCredentialsRecord {
+  return {
+    id: member.id,
+    username: member.username,
+    email: member.email,
+    first_name: member.firstName,
+    last_name: member.lastName,
+    enabled: member.enabled,
+    created_at: member.createdAt,
+    password_hash: member.passwordHash ?? null,
+  };
+}
+
+function toMember(record: MemberRecord): MemberRow {
+  return {
+    id: record.id,
+    username: record.username,
+    email: record.email,
+    firstName: record.first_name,
+    lastName: record.last_name,
+    enabled: record.enabled,
+    createdAt: record.created_at,
+  };
+}
+
+function toMemberCredentials(record: MemberCredentialsRecord): MemberCredentials {
+  return { member: toMember(record), passwordHash: record.password_hash };
+}
+
+function toCallerOrigin(record: CallerOriginRecord): CallerOriginRow {
+  return {
+    callerId: record.caller_id,
+    origin: record.origin,
+    receivesToken: record.receives_token,
+    createdAt: record.created_at,
+  };
+}
+
+function toThrottle(record: ThrottleRecord): ThrottleRow {
+  return {
+    key: record.key,
+    failures: record.failures,
+    windowStartedAt: record.window_started_at,
+    lockedUntil: record.locked_until,
+  };
+}
+
+function fromSession(session: SessionRow): SessionRecord {
+  return {
+    id: session.id,
+    member_id: session.memberId,
+    cookie_domain: session.cookieDomain,
+    cookie_hash: session.cookieHash,
+    token_hash: session.tokenHash,
+    token_sealed: session.tokenSealed,
+    created_at: session.createdAt,
+    last_seen_at: session.lastSeenAt,
+    expires_at: session.expiresAt,
+    revoked_at: session.revokedAt,
+  };
+}
+
+function toSession(record: SessionRecord): SessionRow {
+  return {
+    id: record.id,
+    memberId: record.member_id,
+    cookieDomain: record.cookie_domain,
+    cookieHash: record.cookie_hash,
+    tokenHash: record.token_hash,
+    tokenSealed: record.token_sealed,
+    createdAt: record.created_at,
+    lastSeenAt: record.last_seen_at,
+    expiresAt: record.expires_at,
+    revokedAt: record.revoked_at,
+  };
+}
+
+function toSessionWithMember(record: SessionMemberRecord): SessionWithMember {
+  return {
+    session: toSession(record),
+    member: {
+      id: record.member_id,
+      username: record.member_username,
+      email: record.member_email,
+      firstName: record.member_first_name,
+      lastName: record.member_last_name,
+      enabled: record.member_enabled,
+      createdAt: record.member_created_at,
+    },
+  };
+}

@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { describeDatabaseUrl } from '../../src/store/postgres/database-url.js';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+
+/** The database the PostgreSQL tests use: DATABASE_URL, or this machine's (trust auth). */
+export const POSTGRES_TEST_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** Long enough for a local server under load, short enough that a machine without one skips quickly. */
+const PROBE_TIMEOUT_MS = 3000;
+
+async function probe(url: string): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: PROBE_TIMEOUT_MS });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return undefined;
+  } catch (error) {
+    return (error as Error).message || (error as { code?: string }).code || String(error);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** Decided once, when a test file first imports this module, because describe() cannot wait. */
+const unreachable = await probe(POSTGRES_TEST_URL);
+
+/**
+ * describe() for suites that need the PostgreSQL server. Where it cannot be reached, CI (CI=true) fails loudly
+ * instead of skipping; a developer's machine skips with a warning.
+ */
+export function describeWithPostgres(name: string, suite: () => void): void {
+  if (unreachable === undefined) return describe(name, suite);
+  const where = describeDatabaseUrl(POSTGRES_TEST_URL);
+  if (process.env.CI) {
+    return describe(name, () => {
+      test('PostgreSQL is reachable', () => {
+        throw new Error(`cannot reach PostgreSQL at ${where} (${unreachable}): CI must start it, or set DATABASE_URL`);
+      });
+    });
+  }
+  console.warn(`skipping "${name}": cannot reach PostgreSQL at ${where} (${unreachable}); start it or set DATABASE_URL`);
+  describe.skip(name, suite);
+}
+
+/** A schema of its own for one test run or one test, named asmx_test_<random>; drop() removes it and its tables. */
+export async function createTestSchema(): Promise<{ schema: string; drop: () => Promise<void> }> {
+  const schema = `asmx_test_${randomBytes(6).toString('hex')}`;
+  await adminQuery(`CREATE SCHEMA ${schema}`);
+  return {
+    schema,
+    drop: async () => {
+      await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    },
+  };
+}
+
+/** One statement on a connection of its own, outside any store. */
+export async function adminQuery(sql: string, schema?: string): Promise<pg.QueryResult> {
+  const client = new pg.Client({
+    connectionString: POSTGRES_TEST_URL,
+    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+  });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    return await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh, migrated PostgreSQL store in a schema of its own; cleanup() closes it and drops the schema. */
+export async function tempPostgresStore(): Promise<{ store: PostgresStore; schema: string; cleanup: () => Promise<void> }> {
+  const { schema, drop } = await createTestSchema();
+  const store = new PostgresStore({ connectionString: POSTGRES_TEST_URL, schema });
+  try {
+    await store.migrate();
+  } catch (error) {
+    await store.close();
+    await drop();
+    throw error;
+  }
+  return {
+    store,
+    schema,
+    cleanup: async () => {
+      await store.close();
+      await drop();
+    },
+  };
+}
