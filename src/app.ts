@@ -14,6 +14,10 @@ import { createNodeSoapStack } from './bindings/soap/node-soap.js';
 import { createSoapBinding } from './bindings/soap/soap-binding.js';
 import type { Config } from './config/config.js';
 import type { Logger } from './log/logger.js';
+import type { Metrics } from './ops/metrics.js';
+import type { Readiness } from './ops/readiness.js';
+import { requestIdMiddleware } from './ops/request-context.js';
+import { createOpsRouter } from './ops/routes.js';
 import type { Services } from './service/index.js';
 import { createSigninRouter } from './signin/router.js';
 
@@ -21,17 +25,31 @@ export interface AppDeps {
   config: Config;
   services: Services;
   logger: Logger;
+  /**
+   * Health, readiness and metrics. Without it, /readyz always answers ready and nothing is counted (tests
+   * that need neither); src/main.ts always gives it.
+   */
+  ops?: AppOps;
 }
+
+export interface AppOps {
+  readiness: () => Promise<Readiness>;
+  /** Where calls and sign-ins are counted; /metrics is served on the main port unless METRICS_PORT is set. */
+  metrics?: Metrics | undefined;
+}
+
+const ALWAYS_READY = async (): Promise<Readiness> => ({ ready: true });
 
 const TOO_LARGE = errorPage(413, 'Maximum request length exceeded.');
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Builds the Express app with every binding mounted; it never listens (src/main.ts does). */
-export async function createApp({ config, services, logger }: AppDeps): Promise<Express> {
+export async function createApp({ config, services, logger, ops }: AppDeps): Promise<Express> {
   const invoke = operationInvoker(services.authentication);
   const render = RESULT_RENDERERS[config.resultFormat];
-  const logCall = createCallLogger(logger, config.trustProxy);
+  const metrics = ops?.metrics;
+  const logCall = createCallLogger(logger, config.trustProxy, metrics);
   // node-soap always gets every binding: it serves from the first SOAP port whichever are switched off.
   const allBindings = { soap11: true, soap12: true, httpGet: true, httpPost: true };
   const stack = await createNodeSoapStack({
@@ -49,6 +67,11 @@ export async function createApp({ config, services, logger }: AppDeps): Promise<
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // First of all: every later log line of the request carries its id.
+  app.use(requestIdMiddleware());
+  // Then /healthz, /readyz and /metrics, ahead of everything that might read a body or log a line.
+  const metricsHere = config.metrics.enabled && config.metrics.port === undefined ? metrics?.registry : undefined;
+  app.use(createOpsRouter({ readiness: ops?.readiness ?? ALWAYS_READY, metrics: metricsHere }, logger));
   // The endpoint path matches case-insensitively, as on IIS; whatever follows ".asmx" is the method path.
   const endpoint = new RegExp(`^${escapeRegExp(`${config.basePath}/${ENDPOINT_FILE}`)}(/.*)?$`, 'i');
   const readBody = bodyParser.raw({ type: () => true, limit: config.maxBodyBytes });
@@ -67,7 +90,7 @@ export async function createApp({ config, services, logger }: AppDeps): Promise<
       dispatchEndpoint(handlers, req, res, match[1] ?? '', body).catch(next);
     });
   });
-  app.use(createSigninRouter({ config, services, logger }));
+  app.use(createSigninRouter({ config, services, logger, metrics }));
   app.use((req, res) => sendAsmx(res, errorPage(404, 'The resource cannot be found.', req.method === 'HEAD')));
   app.use(errorHandler(logger));
   return app;

@@ -1,72 +1,143 @@
-import { createServer, type Server } from 'node:http';
+import type { EventEmitter } from 'node:events';
+import type { Server } from 'node:http';
 import { createApp } from './app.js';
 import type { Config } from './config/config.js';
 import { loadOrCreateSecretKey } from './config/secret-key.js';
 import { createLogger } from './log/logger.js';
+import { instrumentStore } from './ops/instrument-store.js';
+import { createMetrics } from './ops/metrics.js';
+import { metricsListener } from './ops/metrics-server.js';
+import { startPurge } from './ops/purge.js';
+import { createReadiness } from './ops/readiness.js';
+import { METRICS_PATH } from './ops/routes.js';
+import { createHttpServer, inFlightRequests, startServer, stopServer } from './server.js';
 import { createServices } from './service/index.js';
 import { StartupError } from './startup-error.js';
 import { openStore } from './store/open.js';
 
-/** How long a stop waits for calls in flight before closing their connections. */
-const SHUTDOWN_GRACE_MS = 10_000;
+/** The metrics listener is only scraped; a stop does not wait long for a scrape in progress. */
+const METRICS_STOP_TIMEOUT_MS = 1_000;
 
-/** Starts the service and resolves once it has stopped (SIGINT/SIGTERM). */
-export async function serve(config: Config): Promise<void> {
-  const logger = createLogger(config.logLevel);
-  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl }).catch((error: Error) => {
+const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+
+export interface ServeOptions {
+  /** Where SIGTERM and SIGINT come from: the process, or an emitter in tests. */
+  signals?: EventEmitter;
+  /** Where the JSON log lines go: stdout, or a stream in tests. */
+  logStream?: NodeJS.WritableStream;
+}
+
+const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
+
+/**
+ * Starts the service and resolves once it has stopped. SIGTERM or SIGINT stops it gracefully: /readyz
+ * answers 503 (draining), the listener stops accepting, requests in flight finish (up to SHUTDOWN_TIMEOUT,
+ * then their connections are cut), the purge and the metrics listener stop, the store closes. A second
+ * signal during the stop cuts the requests still in flight at once.
+ */
+export async function serve(config: Config, options: ServeOptions = {}): Promise<void> {
+  const signals: EventEmitter = options.signals ?? process;
+  const logger = createLogger(config.logLevel, options.logStream);
+  const metrics = config.metrics.enabled ? createMetrics() : undefined;
+  const opened = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl }).catch((error: Error) => {
     throw new StartupError(`cannot open the store: ${error.message}`, { cause: error });
   });
-  const secretKey = loadOrCreateSecretKey(config.secretKey, config.dataDir);
-  const services = createServices({ store, secretKey, session: config.session, signin: config.signin });
-  const app = await createApp({ config, services, logger });
-
-  // Slow or endless requests cannot hold the process: headers and whole requests have deadlines, checked
-  // every second rather than Node's default 30 s.
-  const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 15_000, connectionsCheckingInterval: 1_000 }, app);
-  await listen(server, config).catch(async (error: unknown) => {
+  const store = metrics ? instrumentStore(opened, (operation) => metrics.storeError(operation)) : opened;
+  const servers: Server[] = [];
+  const abandon = async (error: unknown): Promise<never> => {
+    for (const server of servers) await stopServer(server, { timeoutMs: 0 });
     await store.close();
     throw error;
+  };
+
+  const readiness = createReadiness({ store, logger });
+  const server = await (async () => {
+    const secretKey = loadOrCreateSecretKey(config.secretKey, config.dataDir);
+    const services = createServices({ store, secretKey, session: config.session, signin: config.signin, events: metrics });
+    const app = await createApp({ config, services, logger, ops: { readiness: () => readiness.check(), metrics } });
+    return createHttpServer(app);
+  })().catch(abandon);
+  const port = await startServer(server, { host: config.host, port: config.port }).catch(abandon);
+  servers.push(server);
+
+  let metricsServer: Server | undefined;
+  let metricsUrl: string | undefined;
+  if (metrics && config.metrics.port !== undefined) {
+    metricsServer = createHttpServer(metricsListener(metrics.registry, logger));
+    const metricsPort = await startServer(metricsServer, {
+      host: config.host,
+      port: config.metrics.port,
+      what: 'listen for metrics',
+      portSetting: 'METRICS_PORT',
+    }).catch(abandon);
+    servers.push(metricsServer);
+    metricsUrl = `http://${hostForUrl(config.host)}:${metricsPort}${METRICS_PATH}`;
+  } else if (metrics) {
+    metricsUrl = `http://${hostForUrl(config.host)}:${port}${METRICS_PATH}`;
+  }
+
+  const purge = startPurge({
+    store,
+    logger,
+    intervalMs: config.purge.intervalSeconds * 1000,
+    policy: {
+      sessionRetentionMs: config.purge.sessionRetentionSeconds * 1000,
+      sessionIdleMs: config.session.idleTimeoutSeconds * 1000,
+      throttleWindowMs: config.signin.throttle.windowSeconds * 1000,
+      throttleLockoutMs: config.signin.throttle.lockoutSeconds * 1000,
+    },
+    ...(metrics ? { onPurged: (kind: 'sessions' | 'throttles', count: number) => metrics.purged(kind, count) } : {}),
   });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
+
   logger.info('listening', {
-    url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}${config.basePath}/Authentication.asmx`,
+    url: `http://${hostForUrl(config.host)}:${port}${config.basePath}/Authentication.asmx`,
     store: config.databaseUrl ? 'postgresql' : 'sqlite',
     resultFormat: config.resultFormat,
+    metrics: metricsUrl ?? 'off',
   });
 
-  await waitForSignal();
-  logger.info('stopping');
-  await stopServer(server);
-  await store.close();
-  logger.info('stopped');
-}
-
-function listen(server: Server, config: Config): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      const why = error.code === 'EADDRINUSE' ? 'the address is already in use (set PORT or HOST)' : error.message;
-      reject(new StartupError(`cannot listen on ${config.host}:${config.port}: ${why}`, { cause: error }));
+  const signal = await nextSignal(signals);
+  const force = new AbortController();
+  const onSecondSignal = (second: string) => {
+    logger.warn('stopping: second signal, cutting the requests in flight', { signal: second });
+    force.abort();
+  };
+  for (const name of STOP_SIGNALS) signals.on(name, onSecondSignal);
+  try {
+    const timeoutMs = config.shutdownTimeoutSeconds * 1000;
+    readiness.drain();
+    logger.info('stopping: draining (readyz answers 503, no new connections)', {
+      signal,
+      inFlight: inFlightRequests(server),
+      timeoutSeconds: config.shutdownTimeoutSeconds,
     });
-    server.listen(config.port, config.host, () => resolve());
-  });
+    const report = await stopServer(server, { timeoutMs, force: force.signal });
+    if (report.forced) logger.warn('stopping: requests cut', { ...report });
+    else logger.info('stopping: every request finished', { ...report });
+    await purge.stop();
+    logger.info('stopping: purge stopped');
+    if (metricsServer) {
+      await stopServer(metricsServer, { timeoutMs: METRICS_STOP_TIMEOUT_MS, force: force.signal });
+      logger.info('stopping: metrics listener closed');
+    }
+    await store.close();
+    logger.info('stopping: store closed');
+    logger.info('stopped');
+  } finally {
+    for (const name of STOP_SIGNALS) signals.off(name, onSecondSignal);
+  }
 }
 
-function waitForSignal(): Promise<void> {
+/** Resolves with the name of the first SIGTERM or SIGINT. */
+function nextSignal(signals: EventEmitter): Promise<string> {
   return new Promise((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
-}
-
-function stopServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
-    force.unref();
-    server.close(() => {
-      clearTimeout(force);
-      resolve();
+    const handlers = STOP_SIGNALS.map((name) => {
+      const handler = () => {
+        for (const [other, h] of handlers) signals.off(other, h);
+        resolve(name);
+      };
+      return [name, handler] as const;
     });
-    server.closeIdleConnections();
+    for (const [name, handler] of handlers) signals.on(name, handler);
   });
 }

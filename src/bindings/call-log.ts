@@ -8,18 +8,31 @@ export type BindingName = 'soap11' | 'soap12' | 'httpget' | 'httppost';
 /** How a call ended, in words an operator can grep; never carries a secret. */
 export type CallResult = { outcome: Outcome } | { refused: string } | { fault: 'invalid-security-password' } | { error: unknown };
 
+/** How a call ended, for metrics: a few fixed values (the log line has the details). */
+export type CallOutcomeKind = 'signed_in' | 'not_signed_in' | 'invalid_security_password' | 'refused' | 'error';
+
+/** Where calls are counted besides the log (src/ops/metrics.ts); the bindings know nothing of it. */
+export interface CallMetrics {
+  call(entry: { binding: BindingName | 'soap'; operation: string | undefined; outcome: CallOutcomeKind; seconds: number }): void;
+}
+
 export interface CallLogger {
   (entry: { req: IncomingMessage; binding: BindingName | 'soap'; operation: string | undefined; startedAt: bigint; status: number; result: CallResult }): void;
 }
 
-/** One line per call: binding, operation, caller name, outcome, latency and client address. */
-export function createCallLogger(logger: Logger, trustProxy: boolean): CallLogger {
+/**
+ * One line per call: binding, operation, caller name, outcome, latency and client address. Every binding
+ * reports its calls here, so this is also the one place they are counted in the metrics.
+ */
+export function createCallLogger(logger: Logger, trustProxy: boolean, metrics?: CallMetrics): CallLogger {
   return ({ req, binding, operation, startedAt, status, result }) => {
+    const elapsedMicros = Number((process.hrtime.bigint() - startedAt) / 1000n);
+    metrics?.call({ binding, operation, outcome: outcomeKind(result), seconds: elapsedMicros / 1e6 });
     const line: Record<string, unknown> = {
       binding,
       operation: operation ?? null,
       status,
-      latencyMs: Number((process.hrtime.bigint() - startedAt) / 1000n) / 1000,
+      latencyMs: elapsedMicros / 1000,
       client: clientAddress(req, trustProxy),
     };
     if ('outcome' in result) {
@@ -38,4 +51,11 @@ export function createCallLogger(logger: Logger, trustProxy: boolean): CallLogge
     }
     logger.info('call', line);
   };
+}
+
+function outcomeKind(result: CallResult): CallOutcomeKind {
+  if ('outcome' in result) return result.outcome.signedIn ? 'signed_in' : 'not_signed_in';
+  if ('refused' in result) return 'refused';
+  if ('fault' in result) return 'invalid_security_password';
+  return 'error';
 }

@@ -26,6 +26,16 @@ export interface Config {
   /** 32-byte key that hashes and encrypts session secrets and caller passwords; undefined means the key file in dataDir. */
   readonly secretKey: Buffer | undefined;
   readonly signin: SigninConfig;
+  /** Prometheus metrics; port undefined serves /metrics on the main port, a number on a listener of its own. */
+  readonly metrics: { readonly enabled: boolean; readonly port: number | undefined };
+  /** How long a stop waits for requests in flight before cutting their connections. */
+  readonly shutdownTimeoutSeconds: number;
+  /** The background purge of ended sessions and stale throttle records. */
+  readonly purge: {
+    readonly intervalSeconds: number;
+    /** How long ended sessions stay visible (sessions list --all) before the purge deletes them. */
+    readonly sessionRetentionSeconds: number;
+  };
 }
 
 export interface SigninConfig {
@@ -77,6 +87,10 @@ const duration = z
     }
     return seconds;
   });
+
+/** A duration with an upper bound (timers cannot wait longer than about 24 days, and nobody means to). */
+const durationAtMost = (maxSeconds: number, maxText: string) =>
+  duration.refine((seconds) => seconds <= maxSeconds, `must be at most ${maxText}`);
 
 const integer = (min: number, max: number) =>
   z
@@ -178,6 +192,11 @@ const schema = z.object({
       return key;
     })
     .optional(),
+  METRICS_ENABLED: bool.default(true),
+  METRICS_PORT: integer(0, 65535).optional(),
+  SHUTDOWN_TIMEOUT: durationAtMost(3600, '1h').default(10),
+  PURGE_INTERVAL: durationAtMost(86400, '1d').default(5 * 60),
+  SESSION_RETENTION: duration.default(7 * 86400),
 });
 
 export type Environment = Record<string, string | undefined>;
@@ -197,6 +216,11 @@ function crossFieldProblems(env: Environment): string[] {
   const bindings = (['SOAP11_ENABLED', 'SOAP12_ENABLED', 'HTTP_GET_ENABLED', 'HTTP_POST_ENABLED'] as const).map(field);
   if (bindings.every((on) => on === false)) {
     problems.push('SOAP11_ENABLED, SOAP12_ENABLED, HTTP_GET_ENABLED, HTTP_POST_ENABLED: at least one binding must stay on');
+  }
+  const port = field('PORT');
+  const metricsPort = field('METRICS_PORT');
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) {
+    problems.push('METRICS_PORT: must differ from PORT (leave METRICS_PORT unset to serve /metrics on the main port)');
   }
   return problems;
 }
@@ -271,5 +295,8 @@ export function loadConfig(env: Environment = process.env): Config {
         lockoutSeconds: s.SIGNIN_LOCKOUT,
       }),
     }),
+    metrics: Object.freeze({ enabled: s.METRICS_ENABLED, port: s.METRICS_PORT }),
+    shutdownTimeoutSeconds: s.SHUTDOWN_TIMEOUT,
+    purge: Object.freeze({ intervalSeconds: s.PURGE_INTERVAL, sessionRetentionSeconds: s.SESSION_RETENTION }),
   });
 }

@@ -12,6 +12,15 @@ export interface SessionPolicy {
   slidingIdle: boolean;
 }
 
+/**
+ * Told when sessions begin and end (metrics); optional, so that the services never depend on how, or
+ * whether, they are counted.
+ */
+export interface SessionEvents {
+  sessionsCreated(count: number): void;
+  sessionsRevoked(count: number): void;
+}
+
 export interface IssuedSession {
   session: SessionRow;
   /** Shown once: only hashes are stored. */
@@ -35,6 +44,7 @@ export class SessionService {
     private readonly secrets: Secrets,
     private readonly policy: SessionPolicy,
     private readonly clock: Clock,
+    private readonly events?: SessionEvents,
   ) {
     this.#touchIntervalMs = Math.min(60_000, (policy.idleTimeoutSeconds * 1000) / 10);
   }
@@ -61,6 +71,7 @@ export class SessionService {
       revokedAt: null,
     };
     await this.store.createSession(session);
+    this.events?.sessionsCreated(1);
     return { session, cookie, token };
   }
 
@@ -98,17 +109,22 @@ export class SessionService {
 
   async revoke(sessionId: string): Promise<void> {
     if (!(await this.store.revokeSession(sessionId, this.clock()))) throw new ServiceError('SESSION_NOT_FOUND', sessionId);
+    this.events?.sessionsRevoked(1);
   }
 
   /** Signs out the session this login cookie belongs to, whatever its domain; false when none was live. */
   async revokeByCookie(cookie: string): Promise<boolean> {
     const found = await this.store.findSessionByCookieHash(this.secrets.hash('cookie', cookie));
-    return found !== null && (await this.store.revokeSession(found.session.id, this.clock()));
+    const revoked = found !== null && (await this.store.revokeSession(found.session.id, this.clock()));
+    if (revoked) this.events?.sessionsRevoked(1);
+    return revoked;
   }
 
   async revokeAllOf(memberId: string): Promise<number> {
     if (!(await this.store.getMember(memberId))) throw new ServiceError('MEMBER_NOT_FOUND', memberId);
-    return this.store.revokeMemberSessions(memberId, this.clock());
+    const count = await this.store.revokeMemberSessions(memberId, this.clock());
+    if (count > 0) this.events?.sessionsRevoked(count);
+    return count;
   }
 
   /** Live sessions (not revoked, expired or idle), or all of them with includeEnded. */

@@ -14,10 +14,19 @@ import { securityHeaders } from './security-headers.js';
 import { loadTemplates, type PageName } from './templates.js';
 import { loginView, messageView, signedInView, type LoginState } from './views.js';
 
+/** How a sign-in attempt ended, as logged. */
+export type SignInAttemptOutcome = 'signed-in' | 'invalid' | 'throttled' | 'incomplete' | 'refused:csrf';
+
+/** Where sign-in attempts are counted besides the log (src/ops/metrics.ts). */
+export interface SigninMetrics {
+  signinAttempt(outcome: SignInAttemptOutcome): void;
+}
+
 export interface SigninDeps {
   config: Config;
   services: Services;
   logger: Logger;
+  metrics?: SigninMetrics;
 }
 
 /** Sign-in and sign-out forms are a few short fields; anything larger is not one of them. */
@@ -29,7 +38,7 @@ function exactPath(path: string): RegExp {
 }
 
 /** The sign-in and sign-out pages. Templates load here, once, so a broken template directory stops the start. */
-export function createSigninRouter({ config, services, logger }: SigninDeps): Router {
+export function createSigninRouter({ config, services, logger, metrics }: SigninDeps): Router {
   const { signin } = config;
   const templates = loadTemplates(signin.branding.templateDir);
   const branding = brandingView(signin.branding);
@@ -50,8 +59,10 @@ export function createSigninRouter({ config, services, logger }: SigninDeps): Ro
     return { ownOrigin: own.origin, cookieDomain: signin.cookieDomain ?? own.hostname, client: clientAddress(req, config.trustProxy) };
   };
 
-  const logAttempt = (outcome: string, client: string, result?: SignInResult) =>
+  const logAttempt = (outcome: SignInAttemptOutcome, client: string, result?: SignInResult) => {
+    metrics?.signinAttempt(outcome);
     logger.info('sign-in', { outcome, client, ...(result?.ok ? { member: result.member.id } : {}) });
+  };
 
   const router = express.Router();
 

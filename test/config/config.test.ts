@@ -44,6 +44,9 @@ describe('defaults', () => {
         throttle: { accountFailures: 5, addressFailures: 20, windowSeconds: 15 * 60, lockoutSeconds: 15 * 60 },
       },
       secretKey: undefined,
+      metrics: { enabled: true, port: undefined },
+      shutdownTimeoutSeconds: 10,
+      purge: { intervalSeconds: 5 * 60, sessionRetentionSeconds: 7 * 86400 },
     });
   });
 
@@ -61,6 +64,8 @@ describe('defaults', () => {
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.bindings)).toBe(true);
     expect(Object.isFrozen(config.session)).toBe(true);
+    expect(Object.isFrozen(config.metrics)).toBe(true);
+    expect(Object.isFrozen(config.purge)).toBe(true);
   });
 });
 
@@ -243,6 +248,72 @@ describe('cross-checks', () => {
       idleTimeoutSeconds: 3600,
       slidingIdle: true,
     });
+  });
+});
+
+describe('operations settings', () => {
+  it('reads METRICS_ENABLED and METRICS_PORT', () => {
+    expect(loadConfig({ METRICS_ENABLED: 'false' }).metrics).toEqual({ enabled: false, port: undefined });
+    expect(loadConfig({ METRICS_PORT: '9464' }).metrics).toEqual({ enabled: true, port: 9464 });
+    expect(loadConfig({ METRICS_PORT: '0' }).metrics.port).toBe(0);
+    expect(loadConfig({ METRICS_PORT: '' }).metrics.port).toBeUndefined();
+  });
+
+  it.each(['yes please', '2'])('refuses METRICS_ENABLED %j naming it', (text) => {
+    expect(problemsOf({ METRICS_ENABLED: text })).toEqual(['METRICS_ENABLED: must be true or false']);
+  });
+
+  it.each<[string, string]>([
+    ['65536', 'METRICS_PORT: must be between 0 and 65535'],
+    ['-1', 'METRICS_PORT: must be a whole number'],
+    ['http', 'METRICS_PORT: must be a whole number'],
+  ])('refuses METRICS_PORT %j', (text, problem) => {
+    expect(problemsOf({ METRICS_PORT: text })).toEqual([problem]);
+  });
+
+  it('refuses a METRICS_PORT equal to PORT, also against the default PORT', () => {
+    const problem = 'METRICS_PORT: must differ from PORT (leave METRICS_PORT unset to serve /metrics on the main port)';
+    expect(problemsOf({ PORT: '9000', METRICS_PORT: '9000' })).toEqual([problem]);
+    expect(problemsOf({ METRICS_PORT: '8080' })).toEqual([problem]);
+    // Two ephemeral ports are two different ports.
+    expect(loadConfig({ PORT: '0', METRICS_PORT: '0' }).metrics.port).toBe(0);
+  });
+
+  it('reads SHUTDOWN_TIMEOUT, PURGE_INTERVAL and SESSION_RETENTION as durations', () => {
+    const config = loadConfig({ SHUTDOWN_TIMEOUT: '30', PURGE_INTERVAL: '1h', SESSION_RETENTION: '30d' });
+    expect(config.shutdownTimeoutSeconds).toBe(30);
+    expect(config.purge).toEqual({ intervalSeconds: 3600, sessionRetentionSeconds: 30 * 86400 });
+    expect(loadConfig({ SHUTDOWN_TIMEOUT: '2m', PURGE_INTERVAL: '90s', SESSION_RETENTION: '12h' })).toMatchObject({
+      shutdownTimeoutSeconds: 120,
+      purge: { intervalSeconds: 90, sessionRetentionSeconds: 12 * 3600 },
+    });
+  });
+
+  it.each(['SHUTDOWN_TIMEOUT', 'PURGE_INTERVAL', 'SESSION_RETENTION'])('refuses a %s that is not a positive duration, naming it', (name) => {
+    for (const text of ['0', 'soon', '-5', '1.5h']) {
+      expect(problemsOf({ [name]: text })).toEqual([`${name}: must be a positive duration such as 900, 30m, 12h or 7d`]);
+    }
+  });
+
+  it('refuses a SHUTDOWN_TIMEOUT over 1 h and a PURGE_INTERVAL over 1 day (timers cannot wait for ever)', () => {
+    expect(problemsOf({ SHUTDOWN_TIMEOUT: '61m' })).toEqual(['SHUTDOWN_TIMEOUT: must be at most 1h']);
+    expect(problemsOf({ PURGE_INTERVAL: '25h' })).toEqual(['PURGE_INTERVAL: must be at most 1d']);
+    expect(loadConfig({ SHUTDOWN_TIMEOUT: '1h', PURGE_INTERVAL: '1d' })).toMatchObject({ shutdownTimeoutSeconds: 3600, purge: { intervalSeconds: 86400 } });
+  });
+
+  it('takes the operations settings from CONFIG_FILE too', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'authentication-asmx-config-'));
+    try {
+      const path = join(dir, 'config.json');
+      await writeFile(path, JSON.stringify({ METRICS_ENABLED: false, METRICS_PORT: 9464, SHUTDOWN_TIMEOUT: '20s', SESSION_RETENTION: '1d' }));
+      expect(loadConfig({ CONFIG_FILE: path })).toMatchObject({
+        metrics: { enabled: false, port: 9464 },
+        shutdownTimeoutSeconds: 20,
+        purge: { sessionRetentionSeconds: 86400 },
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,0 +1,133 @@
+import type { Logger } from '../log/logger.js';
+import type { Clock } from '../service/clock.js';
+import type { Store } from '../store/store.js';
+import type { PurgeKind } from './metrics.js';
+
+export interface PurgePolicy {
+  /** How long ended sessions are kept (sessions list --all) before they are deleted. */
+  sessionRetentionMs: number;
+  /** SESSION_IDLE_TIMEOUT: a session also ends this long after it was last seen. */
+  sessionIdleMs: number;
+  /** SIGNIN_FAILURE_WINDOW and SIGNIN_LOCKOUT: a throttle record older than both counts for nothing. */
+  throttleWindowMs: number;
+  throttleLockoutMs: number;
+}
+
+export interface PurgeCutoffs {
+  /** Sessions that expired or were revoked at or before this time are deleted. */
+  endedBefore: number;
+  /** Sessions last seen at or before this time are deleted: they went idle at least the retention ago. */
+  idleBefore: number;
+  /** Throttle records whose window began and whose lock ended at or before this time are deleted. */
+  throttlesBefore: number;
+}
+
+/**
+ * What a run at `now` deletes. A session ends at the first of: its expiry, its revocation, or idleness
+ * (lastSeenAt + idle timeout). It is deleted only once it has been over for the whole retention:
+ *
+ * - expired or revoked at or before now − retention;
+ * - or last seen at or before now − retention − idle, i.e. idle since now − retention at the latest.
+ *
+ * A live session has expiresAt > now, no revocation and lastSeenAt > now − idle, so it matches none of these
+ * while the retention is positive: nothing live is ever purged, whatever the retention. (An instance whose
+ * clock runs ahead of the others by more than the retention could; the default of 7 days leaves room.)
+ * Throttle records are kept for the longer of the failure window and the lockout: a window that began
+ * earlier has ended, and the store also keeps any record whose lock still runs.
+ */
+export function purgeCutoffs(now: number, policy: PurgePolicy): PurgeCutoffs {
+  const endedBefore = now - policy.sessionRetentionMs;
+  return {
+    endedBefore,
+    idleBefore: endedBefore - policy.sessionIdleMs,
+    throttlesBefore: now - Math.max(policy.throttleWindowMs, policy.throttleLockoutMs),
+  };
+}
+
+export interface PurgeResult {
+  sessions: number | null;
+  throttles: number | null;
+}
+
+export interface PurgeScheduler {
+  /** Runs a purge now, or joins the one already running: runs never overlap. */
+  runNow(): Promise<PurgeResult>;
+  /** No further runs; resolves once a run in progress has finished. */
+  stop(): Promise<void>;
+}
+
+export interface PurgeOptions {
+  store: Pick<Store, 'purgeSessions' | 'purgeThrottles'>;
+  policy: PurgePolicy;
+  logger: Logger;
+  intervalMs: number;
+  /** Delay of the first run after the start; default the interval or 5 s, whichever is shorter. */
+  firstRunAfterMs?: number;
+  clock?: Clock;
+  /** Rows deleted, by kind (purged_total). Failures are counted by the instrumented store. */
+  onPurged?: (kind: PurgeKind, count: number) => void;
+}
+
+/**
+ * Deletes ended sessions and stale throttle records in the background, every `intervalMs`. The next run is
+ * scheduled when the previous one has finished, so runs never overlap; the timer is unref'd, so it never
+ * keeps the process alive. Each purge is one DELETE statement: with the synchronous SQLite driver it holds
+ * the event loop only for that statement, and with a networked store it is awaited like any query. Every
+ * instance sharing a store purges; the deletes are idempotent, so that costs nothing but a query.
+ */
+export function startPurge(options: PurgeOptions): PurgeScheduler {
+  const clock = options.clock ?? (() => Date.now());
+  const { logger, store } = options;
+  let running: Promise<PurgeResult> | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+
+  const attempt = async (kind: PurgeKind, purge: () => Promise<number>): Promise<number | null> => {
+    try {
+      const count = await purge();
+      options.onPurged?.(kind, count);
+      return count;
+    } catch (error) {
+      logger.error('purge failed', { kind, error: error instanceof Error ? error.message : String(error) });
+      return null;
+    }
+  };
+
+  const run = async (): Promise<PurgeResult> => {
+    const startedAt = performance.now();
+    const cutoffs = purgeCutoffs(clock(), options.policy);
+    const sessions = await attempt('sessions', () => store.purgeSessions(cutoffs.endedBefore, cutoffs.idleBefore));
+    const throttles = await attempt('throttles', () => store.purgeThrottles(cutoffs.throttlesBefore));
+    const deleted = (sessions ?? 0) + (throttles ?? 0);
+    logger.log(deleted > 0 ? 'info' : 'debug', 'purge', { sessions, throttles, ms: Math.round(performance.now() - startedAt) });
+    return { sessions, throttles };
+  };
+
+  const schedule = (delayMs: number) => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      timer = null;
+      void runNow().finally(() => schedule(options.intervalMs));
+    }, delayMs);
+    timer.unref();
+  };
+
+  const runNow = (): Promise<PurgeResult> => {
+    running ??= run().finally(() => {
+      running = null;
+    });
+    return running;
+  };
+
+  schedule(options.firstRunAfterMs ?? Math.min(options.intervalMs, 5_000));
+
+  return {
+    runNow,
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+      await running?.catch(() => undefined);
+    },
+  };
+}

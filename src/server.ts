@@ -1,0 +1,100 @@
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StartupError } from './startup-error.js';
+
+/** What a stop found and did. */
+export interface StopReport {
+  /** Requests in flight when the stop began. */
+  inFlight: number;
+  /** Requests still running at the deadline (or at a forced stop), whose connections were cut. */
+  cut: number;
+  /** The deadline passed or the stop was forced before every request finished. */
+  forced: boolean;
+}
+
+interface ServerState {
+  readonly inFlight: Set<ServerResponse>;
+  draining: boolean;
+}
+
+const states = new WeakMap<Server, ServerState>();
+
+/**
+ * The HTTP server around a request listener. Slow or endless requests cannot hold the process: headers and
+ * whole requests have deadlines, checked every second rather than Node's default 30 s. It counts the
+ * requests in flight so that a stop can wait for them (stopServer).
+ */
+export function createHttpServer(listener: RequestListener): Server {
+  const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 15_000, connectionsCheckingInterval: 1_000 });
+  const state: ServerState = { inFlight: new Set(), draining: false };
+  states.set(server, state);
+  server.on('request', (req, res) => {
+    state.inFlight.add(res);
+    res.once('close', () => {
+      state.inFlight.delete(res);
+      // While draining, a connection whose response had already started when the stop began is kept alive
+      // by Node; close it as soon as it has nothing more to do.
+      if (state.draining) setImmediate(() => server.closeIdleConnections());
+    });
+    // While draining, a request that arrives on an open keep-alive connection is served, and its
+    // connection closed after it: the client (nginx) opens its next one to another instance.
+    if (state.draining) res.setHeader('Connection', 'close');
+    listener(req, res);
+  });
+  return server;
+}
+
+/**
+ * Listens on host:port; resolves with the port (the one chosen when port is 0). A failure is a StartupError
+ * naming the address and, for a port in use, the setting to change.
+ */
+export function startServer(server: Server, options: { host: string; port: number; what?: string; portSetting?: string }): Promise<number> {
+  const { host, port, what = 'listen', portSetting = 'PORT' } = options;
+  return new Promise<number>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      const why = error.code === 'EADDRINUSE' ? `the address is already in use (set ${portSetting} or HOST)` : error.message;
+      reject(new StartupError(`cannot ${what} on ${host}:${port}: ${why}`, { cause: error }));
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+/**
+ * Stops a server without losing a request: it stops accepting at once and closes idle keep-alive
+ * connections; requests in flight finish, and their responses carry `Connection: close`; once all have
+ * finished, it resolves. Requests still running after timeoutMs, or when `force` is aborted (a second
+ * signal), have their connections cut. It always resolves.
+ */
+export function stopServer(server: Server, options: { timeoutMs: number; force?: AbortSignal }): Promise<StopReport> {
+  const state = states.get(server) ?? { inFlight: new Set<ServerResponse>(), draining: false };
+  state.draining = true;
+  for (const res of state.inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+  const report: StopReport = { inFlight: state.inFlight.size, cut: 0, forced: false };
+
+  return new Promise<StopReport>((resolve) => {
+    const cut = () => {
+      if (report.forced) return;
+      report.forced = state.inFlight.size > 0;
+      report.cut = state.inFlight.size;
+      server.closeAllConnections();
+    };
+    const deadline = setTimeout(cut, options.timeoutMs);
+    options.force?.addEventListener('abort', cut, { once: true });
+    if (options.force?.aborted) cut();
+    // Node's close() stops accepting and closes the idle connections; its callback runs when none is left.
+    server.close(() => {
+      clearTimeout(deadline);
+      options.force?.removeEventListener('abort', cut);
+      resolve(report);
+    });
+  });
+}
+
+/** How many requests the server is answering now. */
+export function inFlightRequests(server: Server): number {
+  return states.get(server)?.inFlight.size ?? 0;
+}

@@ -1,0 +1,246 @@
+/**
+ * Stopping the HTTP server without losing a request (src/server.ts): new connections are refused at once,
+ * idle keep-alive connections closed, requests in flight finish with `Connection: close`, and the stop
+ * resolves; a request still running at the deadline, or at a forced stop, is cut and the stop resolves all
+ * the same.
+ */
+import { Agent, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { createHttpServer, inFlightRequests, startServer, stopServer, type StopReport } from '../../src/server.js';
+import { REFERENCE } from '../helpers/reference-data.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+
+interface Deferred {
+  promise: Promise<void>;
+  resolve: () => void;
+}
+const deferred = (): Deferred => {
+  let resolve: () => void = () => undefined;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+};
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(condition: () => boolean, what: string, ms = 2000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(5);
+  }
+}
+
+/** A test server: /slow answers when released, /stream sends its head at once and ends when released. */
+function slowServer() {
+  const release = deferred();
+  const server = createHttpServer((req: IncomingMessage, res: ServerResponse) => {
+    if (req.url === '/slow') {
+      void release.promise.then(() => {
+        res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '4' });
+        res.end('done');
+      });
+    } else if (req.url === '/stream') {
+      res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '8' });
+      res.write('half');
+      void release.promise.then(() => res.end('done'));
+    } else {
+      res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '2' });
+      res.end('ok');
+    }
+  });
+  return { server, release: release.resolve };
+}
+
+interface Answer {
+  status: number;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+function get(port: number, path: string, agent?: Agent): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, agent: agent ?? false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Resolves with the error code of a new connection (ECONNREFUSED once the listener is closed), or 'connected'. */
+function tryConnect(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('connected');
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+  });
+}
+
+const closed = (socket: Socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
+
+let server: Server | undefined;
+afterEach(async () => {
+  if (server?.listening) await stopServer(server, { timeoutMs: 0 });
+  server = undefined;
+});
+
+describe('stopServer', () => {
+  it('refuses new connections, closes idle keep-alive ones, lets the request in flight finish with Connection: close, then resolves', async () => {
+    const slow = slowServer();
+    server = slow.server;
+    const port = await startServer(server, { host: '127.0.0.1', port: 0 });
+    const agent = new Agent({ keepAlive: true, maxSockets: 10 });
+    const agents = [agent];
+    try {
+      // An idle keep-alive connection, as nginx keeps to its upstreams.
+      const first = await get(port, '/fast', agent);
+      expect(first.headers.connection).toBe('keep-alive');
+      const idleSocket = (agent.freeSockets[Object.keys(agent.freeSockets)[0] ?? ''] ?? [])[0];
+      expect(idleSocket).toBeDefined();
+      // A request in flight, on a keep-alive connection of its own.
+      const busyAgent = new Agent({ keepAlive: true });
+      agents.push(busyAgent);
+      const inFlight = get(port, '/slow', busyAgent);
+      await until(() => inFlightRequests(slow.server) === 1, 'the request to arrive');
+
+      let report: StopReport | undefined;
+      const stopping = stopServer(slow.server, { timeoutMs: 5000 }).then((r) => (report = r));
+      expect(await tryConnect(port)).toBe('ECONNREFUSED');
+      await closed(idleSocket as Socket);
+      await sleep(50);
+      expect(report).toBeUndefined(); // still waiting for /slow
+
+      slow.release();
+      const answer = await inFlight;
+      expect(answer).toMatchObject({ status: 200, body: 'done' });
+      expect(answer.headers.connection).toBe('close');
+      await stopping;
+      expect(report).toEqual({ inFlight: 1, cut: 0, forced: false });
+      expect(slow.server.listening).toBe(false);
+    } finally {
+      for (const a of agents) a.destroy();
+    }
+  });
+
+  it('closes a keep-alive connection whose response had already started once that response ends', async () => {
+    const slow = slowServer();
+    server = slow.server;
+    const port = await startServer(server, { host: '127.0.0.1', port: 0 });
+    const agent = new Agent({ keepAlive: true });
+    try {
+      const streaming = get(port, '/stream', agent);
+      await until(() => inFlightRequests(slow.server) === 1, 'the request to arrive');
+      await sleep(20); // its head is sent: too late for Connection: close
+      const stopping = stopServer(slow.server, { timeoutMs: 5000 });
+      slow.release();
+      const answer = await streaming;
+      expect(answer).toMatchObject({ status: 200, body: 'halfdone' });
+      expect(answer.headers.connection).toBe('keep-alive');
+      const started = Date.now();
+      await expect(stopping).resolves.toEqual({ inFlight: 1, cut: 0, forced: false });
+      expect(Date.now() - started).toBeLessThan(1000); // not the 15 s keep-alive timeout
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it('cuts a request still running at the deadline, and resolves', async () => {
+    const slow = slowServer();
+    server = slow.server;
+    const port = await startServer(server, { host: '127.0.0.1', port: 0 });
+    const inFlight = get(port, '/slow').catch((error: NodeJS.ErrnoException) => error.code ?? error.message);
+    await until(() => inFlightRequests(slow.server) === 1, 'the request to arrive');
+    const started = Date.now();
+    await expect(stopServer(slow.server, { timeoutMs: 200 })).resolves.toEqual({ inFlight: 1, cut: 1, forced: true });
+    const elapsed = Date.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(190);
+    expect(elapsed).toBeLessThan(2000);
+    expect(await inFlight).toBe('ECONNRESET');
+    slow.release();
+  });
+
+  it('a forced stop (second signal) cuts at once, long before the deadline', async () => {
+    const slow = slowServer();
+    server = slow.server;
+    const port = await startServer(server, { host: '127.0.0.1', port: 0 });
+    const inFlight = get(port, '/slow').catch((error: NodeJS.ErrnoException) => error.code ?? error.message);
+    await until(() => inFlightRequests(slow.server) === 1, 'the request to arrive');
+    const force = new AbortController();
+    const started = Date.now();
+    const stopping = stopServer(slow.server, { timeoutMs: 60_000, force: force.signal });
+    await sleep(30);
+    force.abort();
+    await expect(stopping).resolves.toEqual({ inFlight: 1, cut: 1, forced: true });
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(await inFlight).toBe('ECONNRESET');
+    slow.release();
+  });
+
+  it('resolves at once with nothing in flight, and for a server that never listened', async () => {
+    server = slowServer().server;
+    await startServer(server, { host: '127.0.0.1', port: 0 });
+    await expect(stopServer(server, { timeoutMs: 60_000 })).resolves.toEqual({ inFlight: 0, cut: 0, forced: false });
+    await expect(stopServer(slowServer().server, { timeoutMs: 60_000 })).resolves.toEqual({ inFlight: 0, cut: 0, forced: false });
+  });
+});
+
+describe('startServer', () => {
+  it('reports a port in use as a StartupError naming the setting', async () => {
+    server = slowServer().server;
+    const port = await startServer(server, { host: '127.0.0.1', port: 0 });
+    const other = slowServer().server;
+    await expect(startServer(other, { host: '127.0.0.1', port, what: 'listen for metrics', portSetting: 'METRICS_PORT' })).rejects.toThrow(
+      `cannot listen for metrics on 127.0.0.1:${port}: the address is already in use (set METRICS_PORT or HOST)`,
+    );
+  });
+});
+
+describe('the whole app', () => {
+  let app: TestApp;
+  afterEach(() => app.close());
+
+  it('a SOAP call whose body is half sent when the stop begins is still answered, then the stop resolves', async () => {
+    app = await startTestApp();
+    const body = Buffer.from(
+      `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><AuthenticateToken xmlns="${REFERENCE.namespace}"><securityPassword>${REFERENCE.password}</securityPassword><token>${REFERENCE.token}</token></AuthenticateToken></soap:Body></soap:Envelope>`,
+    );
+    const head = [
+      'POST /Authentication.asmx HTTP/1.1',
+      `Host: 127.0.0.1:${app.port}`,
+      'Content-Type: text/xml; charset=utf-8',
+      `SOAPAction: "${REFERENCE.namespace}AuthenticateToken"`,
+      `Content-Length: ${body.length}`,
+      'X-Request-Id: draining-call',
+    ].join('\r\n');
+    const socket = connect(app.port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
+    const ended = closed(socket);
+    socket.write(`${head}\r\n\r\n`);
+    socket.write(body.subarray(0, 100));
+    await until(() => inFlightRequests(app.server) === 1, 'the request to arrive');
+
+    app.readiness.drain();
+    let report: StopReport | undefined;
+    const stopping = stopServer(app.server, { timeoutMs: 5000 }).then((r) => (report = r));
+    expect(await tryConnect(app.port)).toBe('ECONNREFUSED');
+    await sleep(50);
+    expect(report).toBeUndefined();
+
+    socket.write(body.subarray(100));
+    await ended; // the server closes the connection after the answer
+    await stopping;
+    expect(report).toEqual({ inFlight: 1, cut: 0, forced: false });
+    expect(received).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(received).toMatch(/\r\nConnection: close\r\n/i);
+    expect(received).toMatch(/\r\nX-Request-Id: draining-call\r\n/i);
+    expect(received).toContain(`<AuthenticateTokenResult>${REFERENCE.memberId}</AuthenticateTokenResult>`);
+    expect(app.logLines).toContainEqual(expect.objectContaining({ message: 'call', outcome: 'signed-in', requestId: 'draining-call' }));
+  });
+});

@@ -1,0 +1,162 @@
+/**
+ * /metrics: the service's counters and histogram with their labels after real calls over each binding, a
+ * sign-in and a sign-out, a wrong caller password and a store failure; switched off; or on a port of its own.
+ */
+import request from 'supertest';
+import { createMetrics } from '../../src/ops/metrics.js';
+import { hashPassword } from '../../src/service/passwords.js';
+import { httpGetAuthenticateToken, soap11AuthenticateCookie, soap12AuthenticateToken } from '../helpers/asmx-calls.js';
+import { REFERENCE } from '../helpers/reference-data.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+
+let app: TestApp;
+afterEach(() => app.close());
+
+/** The value of one series in the exposition text, or undefined when it is not there. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+async function scrape(baseUrl = app.baseUrl): Promise<string> {
+  const res = await request(baseUrl).get('/metrics').expect(200);
+  expect(res.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+  expect(res.headers['cache-control']).toBe('no-store');
+  return res.text;
+}
+
+async function signIn(password: string) {
+  const page = await request(app.baseUrl).get('/Login').expect(200);
+  const cookie = (page.headers['set-cookie'] as unknown as string[]).find((line) => line.startsWith('signin-csrf='))?.split(';')[0] ?? '';
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
+  return request(app.baseUrl).post('/Login').type('form').set('Cookie', cookie).send({ csrf, login: 'ada', password });
+}
+
+describe('on the main port (the default)', () => {
+  beforeEach(async () => {
+    app = await startTestApp({ env: { COOKIE_SECURE: 'false' } });
+    await app.store.setMemberPassword(REFERENCE.memberId, await hashPassword('pw-of-ada'));
+  });
+
+  it('counts calls by binding, operation and outcome, with their latency by binding', async () => {
+    expect(await soap11AuthenticateCookie(app.baseUrl, REFERENCE.cookie, REFERENCE.domain)).toBe(REFERENCE.memberId);
+    expect(await soap12AuthenticateToken(app.baseUrl, REFERENCE.token)).toBe(REFERENCE.memberId);
+    expect(await soap12AuthenticateToken(app.baseUrl, 'unknown')).toBe('');
+    expect(await httpGetAuthenticateToken(app.baseUrl, REFERENCE.token)).toBe(REFERENCE.memberId);
+    await request(app.baseUrl).post('/Authentication.asmx/AuthenticateToken').type('form').send({ securityPassword: REFERENCE.password, token: 'x' }).expect(200);
+    await request(app.baseUrl).get('/Authentication.asmx/AuthenticateToken').query({ securityPassword: REFERENCE.password }).expect(500); // missing token
+    await request(app.baseUrl).get('/Authentication.asmx/NoSuchMethod').expect(500);
+
+    const text = await scrape();
+    const calls = (binding: string, operation: string, outcome: string) =>
+      sample(text, `asmx_calls_total{binding="${binding}",operation="${operation}",outcome="${outcome}"}`);
+    expect(calls('soap11', 'AuthenticateCookie', 'signed_in')).toBe(1);
+    expect(calls('soap12', 'AuthenticateToken', 'signed_in')).toBe(1);
+    expect(calls('soap12', 'AuthenticateToken', 'not_signed_in')).toBe(1);
+    expect(calls('httpget', 'AuthenticateToken', 'signed_in')).toBe(1);
+    expect(calls('httppost', 'AuthenticateToken', 'not_signed_in')).toBe(1);
+    expect(calls('httpget', 'AuthenticateToken', 'refused')).toBe(1);
+    expect(calls('httpget', 'none', 'refused')).toBe(1);
+    expect(sample(text, 'asmx_call_duration_seconds_count{binding="soap12"}')).toBe(2);
+    expect(sample(text, 'asmx_call_duration_seconds_count{binding="httpget"}')).toBe(3);
+    expect(sample(text, 'asmx_call_duration_seconds_bucket{le="0.0005",binding="soap11"}')).toBeDefined();
+    expect(sample(text, 'asmx_call_duration_seconds_bucket{le="+Inf",binding="soap11"}')).toBe(1);
+    expect(sample(text, 'caller_password_failures_total')).toBe(0);
+  });
+
+  it('counts wrong caller passwords, on every binding', async () => {
+    const bad = { ...REFERENCE, password: 'wrong' };
+    await request(app.baseUrl).get('/Authentication.asmx/AuthenticateToken').query({ securityPassword: bad.password, token: 'x' }).expect(500);
+    await request(app.baseUrl)
+      .post('/Authentication.asmx')
+      .set('Content-Type', 'text/xml; charset=utf-8')
+      .set('SOAPAction', `"${REFERENCE.namespace}AuthenticateToken"`)
+      .send(
+        `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><AuthenticateToken xmlns="${REFERENCE.namespace}"><securityPassword>wrong</securityPassword><token>x</token></AuthenticateToken></soap:Body></soap:Envelope>`,
+      )
+      .expect(500);
+    const text = await scrape();
+    expect(sample(text, 'caller_password_failures_total')).toBe(2);
+    expect(sample(text, 'asmx_calls_total{binding="httpget",operation="AuthenticateToken",outcome="invalid_security_password"}')).toBe(1);
+    expect(sample(text, 'asmx_calls_total{binding="soap11",operation="AuthenticateToken",outcome="invalid_security_password"}')).toBe(1);
+  });
+
+  it('counts sign-ins by outcome, and sessions created and revoked', async () => {
+    const before = await scrape();
+    // The reference data was seeded through the instrumented services: one session already.
+    expect(sample(before, 'sessions_created_total')).toBe(1);
+    expect(sample(before, 'signin_attempts_total{outcome="signed_in"}')).toBe(0);
+    expect(sample(before, 'signin_attempts_total{outcome="throttled"}')).toBe(0);
+
+    const ok = await signIn('pw-of-ada');
+    expect(ok.status).toBe(303);
+    expect((await signIn('wrong')).status).toBe(401);
+    await request(app.baseUrl).post('/Login').type('form').send({ login: 'ada', password: 'x' }).expect(403);
+    const loginCookie = (ok.headers['set-cookie'] as unknown as string[]).find((line) => line.startsWith('.ASPXAUTH='))?.split(';')[0] ?? '';
+    await request(app.baseUrl).get('/Logout').set('Cookie', loginCookie).expect(303);
+    await app.services.sessions.revokeAllOf(REFERENCE.memberId); // the seeded session
+
+    const text = await scrape();
+    expect(sample(text, 'signin_attempts_total{outcome="signed_in"}')).toBe(1);
+    expect(sample(text, 'signin_attempts_total{outcome="invalid"}')).toBe(1);
+    expect(sample(text, 'signin_attempts_total{outcome="refused_csrf"}')).toBe(1);
+    expect(sample(text, 'sessions_created_total')).toBe(2);
+    expect(sample(text, 'sessions_revoked_total')).toBe(2);
+  });
+
+  it('counts store failures by operation; the call is an error', async () => {
+    await app.store.close();
+    await request(app.baseUrl).get('/Authentication.asmx/AuthenticateToken').query({ securityPassword: REFERENCE.password, token: 'x' }).expect(500);
+    await request(app.baseUrl).get('/readyz').expect(503);
+    const text = await scrape();
+    expect(sample(text, 'store_errors_total{operation="findCallerByPasswordHash"}')).toBe(1);
+    expect(sample(text, 'store_errors_total{operation="ping"}')).toBe(1);
+    expect(sample(text, 'asmx_calls_total{binding="httpget",operation="AuthenticateToken",outcome="error"}')).toBe(1);
+  });
+
+  it('has the default process metrics and the purge counters, and is never counted as a call', async () => {
+    const text = await scrape();
+    expect(text).toMatch(/^process_cpu_user_seconds_total \d/m);
+    expect(text).toMatch(/^nodejs_heap_size_used_bytes \d/m);
+    expect(sample(text, 'purged_total{kind="sessions"}')).toBe(0);
+    expect(sample(text, 'purged_total{kind="throttles"}')).toBe(0);
+    expect(text).not.toContain('asmx_calls_total{');
+    const head = await request(app.baseUrl).head('/metrics').expect(200);
+    expect(Number(head.headers['content-length'])).toBeGreaterThan(1000);
+  });
+});
+
+it('METRICS_ENABLED=false: no /metrics, nothing counted, calls still answered', async () => {
+  app = await startTestApp({ env: { METRICS_ENABLED: 'false' } });
+  expect(app.metrics).toBeUndefined();
+  expect(await httpGetAuthenticateToken(app.baseUrl, REFERENCE.token)).toBe(REFERENCE.memberId);
+  await request(app.baseUrl).get('/metrics').expect(404);
+  await request(app.baseUrl).get('/readyz').expect(200);
+});
+
+it('METRICS_PORT: /metrics is served there, and not on the main port', async () => {
+  app = await startTestApp({ env: { METRICS_PORT: '0' } });
+  expect(app.metricsBaseUrl).toBeDefined();
+  const metricsUrl = app.metricsBaseUrl ?? '';
+  expect(await httpGetAuthenticateToken(app.baseUrl, REFERENCE.token)).toBe(REFERENCE.memberId);
+  await request(app.baseUrl).get('/metrics').expect(404);
+  const text = await scrape(metricsUrl);
+  expect(sample(text, 'asmx_calls_total{binding="httpget",operation="AuthenticateToken",outcome="signed_in"}')).toBe(1);
+  // Only /metrics there: not the service, not the health checks.
+  await request(metricsUrl).get('/Authentication.asmx').expect(404);
+  await request(metricsUrl).get('/healthz').expect(404);
+  await request(metricsUrl).post('/metrics').expect(405);
+  await request(metricsUrl).head('/metrics').expect(200);
+});
+
+it('each app has a registry of its own, not prom-client\'s global one', async () => {
+  const a = createMetrics();
+  const b = createMetrics();
+  a.sessionsCreated(3);
+  expect(a.registry).not.toBe(b.registry);
+  expect(sample(await a.registry.metrics(), 'sessions_created_total')).toBe(3);
+  expect(sample(await b.registry.metrics(), 'sessions_created_total')).toBe(0);
+  const { register } = await import('prom-client');
+  expect(await register.metrics()).not.toContain('sessions_created_total');
+  app = await startTestApp({ seed: false });
+});
