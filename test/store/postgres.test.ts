@@ -7,21 +7,11 @@ import { connectionFailureReason, describeDatabaseUrl } from '../../src/store/po
 import type { Migration } from '../../src/store/migration.js';
 import { MIGRATIONS, migrate } from '../../src/store/postgres/migrations.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import type { MemberRow } from '../../src/store/store.js';
 import { adminQuery, createTestSchema, describeWithPostgres, POSTGRES_TEST_URL, tempPostgresStore } from '../helpers/postgres.js';
 import { storeContract } from './contract.js';
+import { ADA } from './fixtures.js';
 
 const LATEST = Math.max(...MIGRATIONS.map((m) => m.version));
-
-const ADA: MemberRow = {
-  id: 'm1',
-  username: 'ada',
-  email: 'ada@example.org',
-  firstName: 'Ada',
-  lastName: 'Lovelace',
-  enabled: true,
-  createdAt: Date.UTC(2030, 0, 1),
-};
 
 /** Children before parents, although ON DELETE CASCADE would manage either way. */
 const TABLES = ['sessions', 'members', 'caller_origins', 'caller_passwords', 'callers', 'throttles'];

@@ -6,9 +6,9 @@ import { openStore, SQLITE_FILENAME } from '../../src/store/open.js';
 import { MIGRATIONS, migrate } from '../../src/store/sqlite/migrations.js';
 import type { Migration } from '../../src/store/migration.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import type { MemberRow } from '../../src/store/store.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 import { storeContract } from './contract.js';
+import { ADA } from './fixtures.js';
 
 let dir: string;
 let files = 0;
@@ -33,16 +33,6 @@ storeContract('sqlite', async () => {
 });
 
 const LATEST = Math.max(...MIGRATIONS.map((m) => m.version));
-
-const ADA: MemberRow = {
-  id: 'm1',
-  username: 'ada',
-  email: 'ada@example.org',
-  firstName: 'Ada',
-  lastName: 'Lovelace',
-  enabled: true,
-  createdAt: Date.UTC(2030, 0, 1),
-};
 
 function appliedMigrations(file: string): Array<{ version: number; name: string }> {
   const db = new Database(file, { readonly: true });

@@ -13,6 +13,30 @@ import type {
   ThrottleRow,
 } from '../store.js';
 import { StoreConflictError } from '../store.js';
+import {
+  CALLER_COLUMNS,
+  CALLER_ORIGIN_COLUMNS,
+  type CallerOriginRecord,
+  type CallerPasswordRecord,
+  type CallerRecord,
+  type FlagCodec,
+  flagRecordMappers,
+  fromSession,
+  mapOrNull,
+  MEMBER_COLUMNS,
+  type MemberCredentialsRecord,
+  type MemberRecord,
+  SESSION_COLUMNS,
+  type SessionMemberRecord,
+  type SessionRecord,
+  sessionListSql,
+  sessionWithMemberSql,
+  THROTTLE_COLUMNS,
+  type ThrottleRecord,
+  toCallerPassword,
+  toSession,
+  toThrottle,
+} from '../records.js';
 import { migrate as migrateSchema } from './migrations.js';
 
 export interface PostgresStoreOptions {
@@ -54,89 +78,10 @@ const TYPES: pg.CustomTypesConfig = {
       : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-interface CallerRecord {
-  id: number;
-  name: string;
-  enabled: boolean;
-  created_at: number;
-}
+/** pg returns BOOLEAN columns as booleans and takes booleans as parameters. */
+const FLAGS: FlagCodec<boolean> = { toBoolean: (flag) => flag, fromBoolean: (value) => value };
 
-interface CallerPasswordRecord {
-  id: number;
-  caller_id: number;
-  created_at: number;
-}
-
-interface MemberRecord {
-  id: string;
-  username: string;
-  email: string;
-  first_name: string;
-  last_name: string;
-  enabled: boolean;
-  created_at: number;
-}
-
-interface MemberCredentialsRecord extends MemberRecord {
-  password_hash: string | null;
-}
-
-interface CallerOriginRecord {
-  caller_id: number;
-  origin: string;
-  receives_token: boolean;
-  created_at: number;
-}
-
-interface ThrottleRecord {
-  key: string;
-  failures: number;
-  window_started_at: number;
-  locked_until: number | null;
-}
-
-interface SessionRecord {
-  id: string;
-  member_id: string;
-  cookie_domain: string;
-  cookie_hash: string;
-  token_hash: string;
-  token_sealed: string;
-  created_at: number;
-  last_seen_at: number;
-  expires_at: number;
-  revoked_at: number | null;
-}
-
-interface SessionMemberRecord extends SessionRecord {
-  member_username: string;
-  member_email: string;
-  member_first_name: string;
-  member_last_name: string;
-  member_enabled: boolean;
-  member_created_at: number;
-}
-
-const CALLER_COLUMNS = 'id, name, enabled, created_at';
-const MEMBER_COLUMNS = 'id, username, email, first_name, last_name, enabled, created_at';
-const CALLER_ORIGIN_COLUMNS = 'caller_id, origin, receives_token, created_at';
-const THROTTLE_COLUMNS = 'key, failures, window_started_at, locked_until';
-const SESSION_COLUMNS =
-  'id, member_id, cookie_domain, cookie_hash, token_hash, token_sealed, created_at, last_seen_at, expires_at, revoked_at';
-
-/** One read for the hot path: verification needs the session and its member together. */
-function sessionWithMemberSql(hashColumn: 'token_hash' | 'cookie_hash'): string {
-  const session = SESSION_COLUMNS.split(', ').map((column) => `s.${column}`).join(', ');
-  return `SELECT ${session},
-      m.username AS member_username, m.email AS member_email, m.first_name AS member_first_name,
-      m.last_name AS member_last_name, m.enabled AS member_enabled, m.created_at AS member_created_at
-    FROM sessions s JOIN members m ON m.id = s.member_id
-    WHERE s.${hashColumn} = $1`;
-}
-
-function sessionListSql(where: string): string {
-  return `SELECT ${SESSION_COLUMNS} FROM sessions ${where} ORDER BY created_at, id`;
-}
+const { toCaller, fromNewMember, toMember, toMemberCredentials, toCallerOrigin, toSessionWithMember } = flagRecordMappers(FLAGS);
 
 /**
  * Username matches rank before email matches; a member matching both is listed once. Two rows are enough for the
@@ -226,8 +171,8 @@ const SQL = {
   ping: 'SELECT 1',
 
   insertSession: `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-  sessionByTokenHash: sessionWithMemberSql('token_hash'),
-  sessionByCookieHash: sessionWithMemberSql('cookie_hash'),
+  sessionByTokenHash: sessionWithMemberSql('token_hash', '$1'),
+  sessionByCookieHash: sessionWithMemberSql('cookie_hash', '$1'),
   touchSession: 'UPDATE sessions SET last_seen_at = GREATEST(last_seen_at, $1) WHERE id = $2',
   revokeSession: 'UPDATE sessions SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL',
   revokeMemberSessions: 'UPDATE sessions SET revoked_at = $1 WHERE member_id = $2 AND revoked_at IS NULL AND expires_at > $1',
@@ -320,11 +265,11 @@ export class PostgresStore implements Store {
   }
 
   async getCallerByName(name: string): Promise<CallerRow | null> {
-    return mapOrNull(await this.#row<CallerRecord>(SQL.callerByName, [name]), toCaller);
+    return mapOrNull(await this.#row<CallerRecord<boolean>>(SQL.callerByName, [name]), toCaller);
   }
 
   async listCallers(): Promise<CallerRow[]> {
-    return (await this.#rows<CallerRecord>(SQL.callers)).map(toCaller);
+    return (await this.#rows<CallerRecord<boolean>>(SQL.callers)).map(toCaller);
   }
 
   async setCallerEnabled(callerId: number, enabled: boolean): Promise<void> {
@@ -352,7 +297,7 @@ export class PostgresStore implements Store {
   }
 
   async findCallerByPasswordHash(passwordHash: string): Promise<CallerRow | null> {
-    return mapOrNull(await this.#row<CallerRecord>(SQL.callerByPasswordHash, [passwordHash]), toCaller);
+    return mapOrNull(await this.#row<CallerRecord<boolean>>(SQL.callerByPasswordHash, [passwordHash]), toCaller);
   }
 
   async createMember(member: NewMember): Promise<MemberRow> {
@@ -374,11 +319,11 @@ export class PostgresStore implements Store {
   }
 
   async getMember(id: string): Promise<MemberRow | null> {
-    return mapOrNull(await this.#row<MemberRecord>(SQL.member, [id]), toMember);
+    return mapOrNull(await this.#row<MemberRecord<boolean>>(SQL.member, [id]), toMember);
   }
 
   async listMembers(): Promise<MemberRow[]> {
-    return (await this.#rows<MemberRecord>(SQL.members)).map(toMember);
+    return (await this.#rows<MemberRecord<boolean>>(SQL.members)).map(toMember);
   }
 
   async setMemberEnabled(id: string, enabled: boolean): Promise<boolean> {
@@ -390,11 +335,11 @@ export class PostgresStore implements Store {
   }
 
   async findMembersByLogin(login: string): Promise<MemberCredentials[]> {
-    return (await this.#rows<MemberCredentialsRecord>(SQL.membersByLogin, [login])).map(toMemberCredentials);
+    return (await this.#rows<MemberCredentialsRecord<boolean>>(SQL.membersByLogin, [login])).map(toMemberCredentials);
   }
 
   async getMemberCredentials(id: string): Promise<MemberCredentials | null> {
-    return mapOrNull(await this.#row<MemberCredentialsRecord>(SQL.memberCredentials, [id]), toMemberCredentials);
+    return mapOrNull(await this.#row<MemberCredentialsRecord<boolean>>(SQL.memberCredentials, [id]), toMemberCredentials);
   }
 
   async setMemberPassword(id: string, passwordHash: string | null): Promise<boolean> {
@@ -415,13 +360,13 @@ export class PostgresStore implements Store {
   async listCallerOrigins(callerId?: number): Promise<CallerOriginRow[]> {
     const records =
       callerId === undefined
-        ? await this.#rows<CallerOriginRecord>(SQL.callerOrigins)
-        : await this.#rows<CallerOriginRecord>(SQL.callerOriginsOfCaller, [callerId]);
+        ? await this.#rows<CallerOriginRecord<boolean>>(SQL.callerOrigins)
+        : await this.#rows<CallerOriginRecord<boolean>>(SQL.callerOriginsOfCaller, [callerId]);
     return records.map(toCallerOrigin);
   }
 
   async findOriginGrants(origin: string): Promise<CallerOriginRow[]> {
-    return (await this.#rows<CallerOriginRecord>(SQL.originGrants, [origin])).map(toCallerOrigin);
+    return (await this.#rows<CallerOriginRecord<boolean>>(SQL.originGrants, [origin])).map(toCallerOrigin);
   }
 
   async recordFailure(key: string, now: number, windowMs: number): Promise<ThrottleRow> {
@@ -462,11 +407,11 @@ export class PostgresStore implements Store {
   }
 
   async findSessionByTokenHash(tokenHash: string): Promise<SessionWithMember | null> {
-    return mapOrNull(await this.#row<SessionMemberRecord>(SQL.sessionByTokenHash, [tokenHash]), toSessionWithMember);
+    return mapOrNull(await this.#row<SessionMemberRecord<boolean>>(SQL.sessionByTokenHash, [tokenHash]), toSessionWithMember);
   }
 
   async findSessionByCookieHash(cookieHash: string): Promise<SessionWithMember | null> {
-    return mapOrNull(await this.#row<SessionMemberRecord>(SQL.sessionByCookieHash, [cookieHash]), toSessionWithMember);
+    return mapOrNull(await this.#row<SessionMemberRecord<boolean>>(SQL.sessionByCookieHash, [cookieHash]), toSessionWithMember);
   }
 
   async touchSession(id: string, lastSeenAt: number): Promise<void> {
@@ -511,108 +456,4 @@ async function rethrowConflict<T>(write: Promise<T>, message: () => string): Pro
 function insertedId(record: { id: number } | undefined, what: string): number {
   if (record === undefined) throw new Error(`inserting a ${what} returned no id`);
   return record.id;
-}
-
-function mapOrNull<R, T>(record: R | undefined, map: (record: R) => T): T | null {
-  return record === undefined ? null : map(record);
-}
-
-function toCaller(record: CallerRecord): CallerRow {
-  return { id: record.id, name: record.name, enabled: record.enabled, createdAt: record.created_at };
-}
-
-function toCallerPassword(record: CallerPasswordRecord): CallerPasswordRow {
-  return { id: record.id, callerId: record.caller_id, createdAt: record.created_at };
-}
-
-function fromNewMember(member: NewMember): MemberCredentialsRecord {
-  return {
-    id: member.id,
-    username: member.username,
-    email: member.email,
-    first_name: member.firstName,
-    last_name: member.lastName,
-    enabled: member.enabled,
-    created_at: member.createdAt,
-    password_hash: member.passwordHash ?? null,
-  };
-}
-
-function toMember(record: MemberRecord): MemberRow {
-  return {
-    id: record.id,
-    username: record.username,
-    email: record.email,
-    firstName: record.first_name,
-    lastName: record.last_name,
-    enabled: record.enabled,
-    createdAt: record.created_at,
-  };
-}
-
-function toMemberCredentials(record: MemberCredentialsRecord): MemberCredentials {
-  return { member: toMember(record), passwordHash: record.password_hash };
-}
-
-function toCallerOrigin(record: CallerOriginRecord): CallerOriginRow {
-  return {
-    callerId: record.caller_id,
-    origin: record.origin,
-    receivesToken: record.receives_token,
-    createdAt: record.created_at,
-  };
-}
-
-function toThrottle(record: ThrottleRecord): ThrottleRow {
-  return {
-    key: record.key,
-    failures: record.failures,
-    windowStartedAt: record.window_started_at,
-    lockedUntil: record.locked_until,
-  };
-}
-
-function fromSession(session: SessionRow): SessionRecord {
-  return {
-    id: session.id,
-    member_id: session.memberId,
-    cookie_domain: session.cookieDomain,
-    cookie_hash: session.cookieHash,
-    token_hash: session.tokenHash,
-    token_sealed: session.tokenSealed,
-    created_at: session.createdAt,
-    last_seen_at: session.lastSeenAt,
-    expires_at: session.expiresAt,
-    revoked_at: session.revokedAt,
-  };
-}
-
-function toSession(record: SessionRecord): SessionRow {
-  return {
-    id: record.id,
-    memberId: record.member_id,
-    cookieDomain: record.cookie_domain,
-    cookieHash: record.cookie_hash,
-    tokenHash: record.token_hash,
-    tokenSealed: record.token_sealed,
-    createdAt: record.created_at,
-    lastSeenAt: record.last_seen_at,
-    expiresAt: record.expires_at,
-    revokedAt: record.revoked_at,
-  };
-}
-
-function toSessionWithMember(record: SessionMemberRecord): SessionWithMember {
-  return {
-    session: toSession(record),
-    member: {
-      id: record.member_id,
-      username: record.member_username,
-      email: record.member_email,
-      firstName: record.member_first_name,
-      lastName: record.member_last_name,
-      enabled: record.member_enabled,
-      createdAt: record.member_created_at,
-    },
-  };
 }

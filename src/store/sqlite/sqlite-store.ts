@@ -13,90 +13,40 @@ import type {
   ThrottleRow,
 } from '../store.js';
 import { StoreConflictError } from '../store.js';
+import {
+  CALLER_COLUMNS,
+  CALLER_ORIGIN_COLUMNS,
+  type CallerOriginRecord,
+  type CallerPasswordRecord,
+  type CallerRecord,
+  type FlagCodec,
+  flagRecordMappers,
+  fromSession,
+  mapOrNull,
+  MEMBER_COLUMNS,
+  type MemberCredentialsRecord,
+  type MemberRecord,
+  SESSION_COLUMNS,
+  type SessionMemberRecord,
+  type SessionRecord,
+  sessionListSql,
+  sessionWithMemberSql,
+  THROTTLE_COLUMNS,
+  type ThrottleRecord,
+  toCallerPassword,
+  toSession,
+  toThrottle,
+} from '../records.js';
 import { migrate as migrateSchema } from './migrations.js';
 
 /** How long a write waits for another process's write lock before failing with SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000;
 
-interface CallerRecord {
-  id: number;
-  name: string;
-  enabled: number;
-  created_at: number;
-}
+/** SQLite has no boolean type: flags are stored as 0 or 1. */
+const FLAGS: FlagCodec<number> = { toBoolean: (flag) => flag === 1, fromBoolean: (value) => (value ? 1 : 0) };
 
-interface CallerPasswordRecord {
-  id: number;
-  caller_id: number;
-  created_at: number;
-}
-
-interface MemberRecord {
-  id: string;
-  username: string;
-  email: string;
-  first_name: string;
-  last_name: string;
-  enabled: number;
-  created_at: number;
-}
-
-interface MemberCredentialsRecord extends MemberRecord {
-  password_hash: string | null;
-}
-
-interface CallerOriginRecord {
-  caller_id: number;
-  origin: string;
-  receives_token: number;
-  created_at: number;
-}
-
-interface ThrottleRecord {
-  key: string;
-  failures: number;
-  window_started_at: number;
-  locked_until: number | null;
-}
-
-interface SessionRecord {
-  id: string;
-  member_id: string;
-  cookie_domain: string;
-  cookie_hash: string;
-  token_hash: string;
-  token_sealed: string;
-  created_at: number;
-  last_seen_at: number;
-  expires_at: number;
-  revoked_at: number | null;
-}
-
-interface SessionMemberRecord extends SessionRecord {
-  member_username: string;
-  member_email: string;
-  member_first_name: string;
-  member_last_name: string;
-  member_enabled: number;
-  member_created_at: number;
-}
-
-const CALLER_COLUMNS = 'id, name, enabled, created_at';
-const MEMBER_COLUMNS = 'id, username, email, first_name, last_name, enabled, created_at';
-const CALLER_ORIGIN_COLUMNS = 'caller_id, origin, receives_token, created_at';
-const THROTTLE_COLUMNS = 'key, failures, window_started_at, locked_until';
-const SESSION_COLUMNS =
-  'id, member_id, cookie_domain, cookie_hash, token_hash, token_sealed, created_at, last_seen_at, expires_at, revoked_at';
-
-/** One read for the hot path: verification needs the session and its member together. */
-function sessionWithMemberSql(hashColumn: 'token_hash' | 'cookie_hash'): string {
-  const session = SESSION_COLUMNS.split(', ').map((column) => `s.${column}`).join(', ');
-  return `SELECT ${session},
-      m.username AS member_username, m.email AS member_email, m.first_name AS member_first_name,
-      m.last_name AS member_last_name, m.enabled AS member_enabled, m.created_at AS member_created_at
-    FROM sessions s JOIN members m ON m.id = s.member_id
-    WHERE s.${hashColumn} = ?`;
-}
+const { toCaller, fromNewMember, toMember, toMemberCredentials, fromCallerOrigin, toCallerOrigin, toSessionWithMember } =
+  flagRecordMappers(FLAGS);
 
 /**
  * Username matches rank before email matches; a member matching both is listed once. Two rows are enough for the
@@ -135,8 +85,7 @@ const LOCK_THROTTLE_SQL = `
     failures = 0, window_started_at = excluded.window_started_at, locked_until = excluded.locked_until`;
 
 function prepareSessionLists(db: Database.Database) {
-  const list = <P extends unknown[]>(where: string) =>
-    db.prepare<P, SessionRecord>(`SELECT ${SESSION_COLUMNS} FROM sessions ${where} ORDER BY created_at, id`);
+  const list = <P extends unknown[]>(where: string) => db.prepare<P, SessionRecord>(sessionListSql(where));
   return {
     all: list<[]>(''),
     ofMember: list<[string]>('WHERE member_id = ?'),
@@ -148,8 +97,8 @@ function prepareSessionLists(db: Database.Database) {
 function prepareStatements(db: Database.Database) {
   return {
     insertCaller: db.prepare<[string, number]>('INSERT INTO callers (name, enabled, created_at) VALUES (?, 1, ?)'),
-    callerByName: db.prepare<[string], CallerRecord>(`SELECT ${CALLER_COLUMNS} FROM callers WHERE name = ?`),
-    callers: db.prepare<[], CallerRecord>(`SELECT ${CALLER_COLUMNS} FROM callers ORDER BY name`),
+    callerByName: db.prepare<[string], CallerRecord<number>>(`SELECT ${CALLER_COLUMNS} FROM callers WHERE name = ?`),
+    callers: db.prepare<[], CallerRecord<number>>(`SELECT ${CALLER_COLUMNS} FROM callers ORDER BY name`),
     setCallerEnabled: db.prepare<[number, number]>('UPDATE callers SET enabled = ? WHERE id = ?'),
     deleteCaller: db.prepare<[number]>('DELETE FROM callers WHERE id = ?'),
     insertCallerPassword: db.prepare<[number, string, number]>(
@@ -160,37 +109,37 @@ function prepareStatements(db: Database.Database) {
     ),
     // `id IS NOT NULL` holds for every row, so a missing keepId deletes them all.
     deleteCallerPasswords: db.prepare<[number, number | null]>('DELETE FROM caller_passwords WHERE caller_id = ? AND id IS NOT ?'),
-    callerByPasswordHash: db.prepare<[string], CallerRecord>(
+    callerByPasswordHash: db.prepare<[string], CallerRecord<number>>(
       `SELECT c.id, c.name, c.enabled, c.created_at
         FROM caller_passwords p JOIN callers c ON c.id = p.caller_id
         WHERE p.password_hash = ?`,
     ),
 
-    insertMember: db.prepare<[MemberCredentialsRecord]>(
+    insertMember: db.prepare<[MemberCredentialsRecord<number>]>(
       `INSERT INTO members (${MEMBER_COLUMNS}, password_hash)
         VALUES (@id, @username, @email, @first_name, @last_name, @enabled, @created_at, @password_hash)`,
     ),
-    member: db.prepare<[string], MemberRecord>(`SELECT ${MEMBER_COLUMNS} FROM members WHERE id = ?`),
-    members: db.prepare<[], MemberRecord>(`SELECT ${MEMBER_COLUMNS} FROM members ORDER BY id`),
+    member: db.prepare<[string], MemberRecord<number>>(`SELECT ${MEMBER_COLUMNS} FROM members WHERE id = ?`),
+    members: db.prepare<[], MemberRecord<number>>(`SELECT ${MEMBER_COLUMNS} FROM members ORDER BY id`),
     setMemberEnabled: db.prepare<[number, string]>('UPDATE members SET enabled = ? WHERE id = ?'),
     deleteMember: db.prepare<[string]>('DELETE FROM members WHERE id = ?'),
-    membersByLogin: db.prepare<[{ login: string }], MemberCredentialsRecord>(MEMBERS_BY_LOGIN_SQL),
-    memberCredentials: db.prepare<[string], MemberCredentialsRecord>(
+    membersByLogin: db.prepare<[{ login: string }], MemberCredentialsRecord<number>>(MEMBERS_BY_LOGIN_SQL),
+    memberCredentials: db.prepare<[string], MemberCredentialsRecord<number>>(
       `SELECT ${MEMBER_COLUMNS}, password_hash FROM members WHERE id = ?`,
     ),
     setMemberPassword: db.prepare<[string | null, string]>('UPDATE members SET password_hash = ? WHERE id = ?'),
 
-    insertCallerOrigin: db.prepare<[CallerOriginRecord]>(
+    insertCallerOrigin: db.prepare<[CallerOriginRecord<number>]>(
       `INSERT INTO caller_origins (${CALLER_ORIGIN_COLUMNS}) VALUES (@caller_id, @origin, @receives_token, @created_at)`,
     ),
     deleteCallerOrigin: db.prepare<[number, string]>('DELETE FROM caller_origins WHERE caller_id = ? AND origin = ?'),
-    callerOrigins: db.prepare<[], CallerOriginRecord>(
+    callerOrigins: db.prepare<[], CallerOriginRecord<number>>(
       `SELECT ${CALLER_ORIGIN_COLUMNS} FROM caller_origins ORDER BY caller_id, origin`,
     ),
-    callerOriginsOfCaller: db.prepare<[number], CallerOriginRecord>(
+    callerOriginsOfCaller: db.prepare<[number], CallerOriginRecord<number>>(
       `SELECT ${CALLER_ORIGIN_COLUMNS} FROM caller_origins WHERE caller_id = ? ORDER BY origin`,
     ),
-    originGrants: db.prepare<[string], CallerOriginRecord>(
+    originGrants: db.prepare<[string], CallerOriginRecord<number>>(
       `SELECT o.caller_id, o.origin, o.receives_token, o.created_at
         FROM caller_origins o JOIN callers c ON c.id = o.caller_id
         WHERE o.origin = ? AND c.enabled = 1
@@ -215,8 +164,8 @@ function prepareStatements(db: Database.Database) {
         VALUES (@id, @member_id, @cookie_domain, @cookie_hash, @token_hash, @token_sealed,
           @created_at, @last_seen_at, @expires_at, @revoked_at)`,
     ),
-    sessionByTokenHash: db.prepare<[string], SessionMemberRecord>(sessionWithMemberSql('token_hash')),
-    sessionByCookieHash: db.prepare<[string], SessionMemberRecord>(sessionWithMemberSql('cookie_hash')),
+    sessionByTokenHash: db.prepare<[string], SessionMemberRecord<number>>(sessionWithMemberSql('token_hash', '?')),
+    sessionByCookieHash: db.prepare<[string], SessionMemberRecord<number>>(sessionWithMemberSql('cookie_hash', '?')),
     touchSession: db.prepare<[number, string]>('UPDATE sessions SET last_seen_at = MAX(last_seen_at, ?) WHERE id = ?'),
     revokeSession: db.prepare<[number, string]>('UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
     revokeMemberSessions: db.prepare<[number, string, number]>(
@@ -287,7 +236,7 @@ export class SqliteStore implements Store {
   }
 
   async setCallerEnabled(callerId: number, enabled: boolean): Promise<void> {
-    this.#statements.setCallerEnabled.run(fromBoolean(enabled), callerId);
+    this.#statements.setCallerEnabled.run(FLAGS.fromBoolean(enabled), callerId);
   }
 
   async deleteCaller(callerId: number): Promise<void> {
@@ -332,7 +281,7 @@ export class SqliteStore implements Store {
   }
 
   async setMemberEnabled(id: string, enabled: boolean): Promise<boolean> {
-    return this.#statements.setMemberEnabled.run(fromBoolean(enabled), id).changes > 0;
+    return this.#statements.setMemberEnabled.run(FLAGS.fromBoolean(enabled), id).changes > 0;
   }
 
   async deleteMember(id: string): Promise<boolean> {
@@ -443,121 +392,4 @@ function rethrowConflict<T>(write: () => T, message: () => string): T {
     if (typeof code === 'string' && CONFLICT_CODES.has(code)) throw new StoreConflictError(message());
     throw error;
   }
-}
-
-function mapOrNull<R, T>(record: R | undefined, map: (record: R) => T): T | null {
-  return record === undefined ? null : map(record);
-}
-
-function fromBoolean(value: boolean): number {
-  return value ? 1 : 0;
-}
-
-function toCaller(record: CallerRecord): CallerRow {
-  return { id: record.id, name: record.name, enabled: record.enabled === 1, createdAt: record.created_at };
-}
-
-function toCallerPassword(record: CallerPasswordRecord): CallerPasswordRow {
-  return { id: record.id, callerId: record.caller_id, createdAt: record.created_at };
-}
-
-function fromNewMember(member: NewMember): MemberCredentialsRecord {
-  return {
-    id: member.id,
-    username: member.username,
-    email: member.email,
-    first_name: member.firstName,
-    last_name: member.lastName,
-    enabled: fromBoolean(member.enabled),
-    created_at: member.createdAt,
-    password_hash: member.passwordHash ?? null,
-  };
-}
-
-function toMember(record: MemberRecord): MemberRow {
-  return {
-    id: record.id,
-    username: record.username,
-    email: record.email,
-    firstName: record.first_name,
-    lastName: record.last_name,
-    enabled: record.enabled === 1,
-    createdAt: record.created_at,
-  };
-}
-
-function toMemberCredentials(record: MemberCredentialsRecord): MemberCredentials {
-  return { member: toMember(record), passwordHash: record.password_hash };
-}
-
-function fromCallerOrigin(row: CallerOriginRow): CallerOriginRecord {
-  return {
-    caller_id: row.callerId,
-    origin: row.origin,
-    receives_token: fromBoolean(row.receivesToken),
-    created_at: row.createdAt,
-  };
-}
-
-function toCallerOrigin(record: CallerOriginRecord): CallerOriginRow {
-  return {
-    callerId: record.caller_id,
-    origin: record.origin,
-    receivesToken: record.receives_token === 1,
-    createdAt: record.created_at,
-  };
-}
-
-function toThrottle(record: ThrottleRecord): ThrottleRow {
-  return {
-    key: record.key,
-    failures: record.failures,
-    windowStartedAt: record.window_started_at,
-    lockedUntil: record.locked_until,
-  };
-}
-
-function fromSession(session: SessionRow): SessionRecord {
-  return {
-    id: session.id,
-    member_id: session.memberId,
-    cookie_domain: session.cookieDomain,
-    cookie_hash: session.cookieHash,
-    token_hash: session.tokenHash,
-    token_sealed: session.tokenSealed,
-    created_at: session.createdAt,
-    last_seen_at: session.lastSeenAt,
-    expires_at: session.expiresAt,
-    revoked_at: session.revokedAt,
-  };
-}
-
-function toSession(record: SessionRecord): SessionRow {
-  return {
-    id: record.id,
-    memberId: record.member_id,
-    cookieDomain: record.cookie_domain,
-    cookieHash: record.cookie_hash,
-    tokenHash: record.token_hash,
-    tokenSealed: record.token_sealed,
-    createdAt: record.created_at,
-    lastSeenAt: record.last_seen_at,
-    expiresAt: record.expires_at,
-    revokedAt: record.revoked_at,
-  };
-}
-
-function toSessionWithMember(record: SessionMemberRecord): SessionWithMember {
-  return {
-    session: toSession(record),
-    member: {
-      id: record.member_id,
-      username: record.member_username,
-      email: record.member_email,
-      firstName: record.member_first_name,
-      lastName: record.member_last_name,
-      enabled: record.member_enabled === 1,
-      createdAt: record.member_created_at,
-    },
-  };
 }

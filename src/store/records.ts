@@ -1,0 +1,239 @@
+import type {
+  CallerOriginRow,
+  CallerPasswordRow,
+  CallerRow,
+  MemberCredentials,
+  MemberRow,
+  NewMember,
+  SessionRow,
+  SessionWithMember,
+  ThrottleRow,
+} from './store.js';
+
+/**
+ * What the SQL stores share: the rows as the drivers return them (snake_case columns), the column lists, and
+ * the mapping between those rows and the domain rows of store.ts. Each store keeps only its dialect's SQL and
+ * its driver calls.
+ */
+
+/** How a driver returns a flag column: SQLite as 0 or 1, PostgreSQL as a boolean. */
+export type Flag = number | boolean;
+
+/** A store's conversion between its flag columns and booleans. */
+export interface FlagCodec<F extends Flag> {
+  readonly toBoolean: (flag: F) => boolean;
+  readonly fromBoolean: (value: boolean) => F;
+}
+
+export interface CallerRecord<F extends Flag> {
+  id: number;
+  name: string;
+  enabled: F;
+  created_at: number;
+}
+
+export interface CallerPasswordRecord {
+  id: number;
+  caller_id: number;
+  created_at: number;
+}
+
+export interface MemberRecord<F extends Flag> {
+  id: string;
+  username: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  enabled: F;
+  created_at: number;
+}
+
+export interface MemberCredentialsRecord<F extends Flag> extends MemberRecord<F> {
+  password_hash: string | null;
+}
+
+export interface CallerOriginRecord<F extends Flag> {
+  caller_id: number;
+  origin: string;
+  receives_token: F;
+  created_at: number;
+}
+
+export interface ThrottleRecord {
+  key: string;
+  failures: number;
+  window_started_at: number;
+  locked_until: number | null;
+}
+
+export interface SessionRecord {
+  id: string;
+  member_id: string;
+  cookie_domain: string;
+  cookie_hash: string;
+  token_hash: string;
+  token_sealed: string;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
+export interface SessionMemberRecord<F extends Flag> extends SessionRecord {
+  member_username: string;
+  member_email: string;
+  member_first_name: string;
+  member_last_name: string;
+  member_enabled: F;
+  member_created_at: number;
+}
+
+export const CALLER_COLUMNS = 'id, name, enabled, created_at';
+export const MEMBER_COLUMNS = 'id, username, email, first_name, last_name, enabled, created_at';
+export const CALLER_ORIGIN_COLUMNS = 'caller_id, origin, receives_token, created_at';
+export const THROTTLE_COLUMNS = 'key, failures, window_started_at, locked_until';
+export const SESSION_COLUMNS =
+  'id, member_id, cookie_domain, cookie_hash, token_hash, token_sealed, created_at, last_seen_at, expires_at, revoked_at';
+
+/**
+ * One read for the hot path: verification needs the session and its member together. `placeholder` is the
+ * dialect's one parameter: `?` (SQLite) or `$1` (PostgreSQL).
+ */
+export function sessionWithMemberSql(hashColumn: 'token_hash' | 'cookie_hash', placeholder: string): string {
+  const session = SESSION_COLUMNS.split(', ').map((column) => `s.${column}`).join(', ');
+  return `SELECT ${session},
+      m.username AS member_username, m.email AS member_email, m.first_name AS member_first_name,
+      m.last_name AS member_last_name, m.enabled AS member_enabled, m.created_at AS member_created_at
+    FROM sessions s JOIN members m ON m.id = s.member_id
+    WHERE s.${hashColumn} = ${placeholder}`;
+}
+
+/** Sessions in creation order; `where` is empty or a WHERE clause in the store's dialect. */
+export function sessionListSql(where: string): string {
+  return `SELECT ${SESSION_COLUMNS} FROM sessions ${where} ORDER BY created_at, id`;
+}
+
+export function mapOrNull<R, T>(record: R | undefined, map: (record: R) => T): T | null {
+  return record === undefined ? null : map(record);
+}
+
+export function toCallerPassword(record: CallerPasswordRecord): CallerPasswordRow {
+  return { id: record.id, callerId: record.caller_id, createdAt: record.created_at };
+}
+
+export function toThrottle(record: ThrottleRecord): ThrottleRow {
+  return {
+    key: record.key,
+    failures: record.failures,
+    windowStartedAt: record.window_started_at,
+    lockedUntil: record.locked_until,
+  };
+}
+
+export function fromSession(session: SessionRow): SessionRecord {
+  return {
+    id: session.id,
+    member_id: session.memberId,
+    cookie_domain: session.cookieDomain,
+    cookie_hash: session.cookieHash,
+    token_hash: session.tokenHash,
+    token_sealed: session.tokenSealed,
+    created_at: session.createdAt,
+    last_seen_at: session.lastSeenAt,
+    expires_at: session.expiresAt,
+    revoked_at: session.revokedAt,
+  };
+}
+
+export function toSession(record: SessionRecord): SessionRow {
+  return {
+    id: record.id,
+    memberId: record.member_id,
+    cookieDomain: record.cookie_domain,
+    cookieHash: record.cookie_hash,
+    tokenHash: record.token_hash,
+    tokenSealed: record.token_sealed,
+    createdAt: record.created_at,
+    lastSeenAt: record.last_seen_at,
+    expiresAt: record.expires_at,
+    revokedAt: record.revoked_at,
+  };
+}
+
+/**
+ * The mappings of rows with flag columns, for a store's flag type. Each takes one argument, so that it can be
+ * passed to Array.prototype.map as it is.
+ */
+export function flagRecordMappers<F extends Flag>(flags: FlagCodec<F>) {
+  const { toBoolean, fromBoolean } = flags;
+
+  function toMember(record: MemberRecord<F>): MemberRow {
+    return {
+      id: record.id,
+      username: record.username,
+      email: record.email,
+      firstName: record.first_name,
+      lastName: record.last_name,
+      enabled: toBoolean(record.enabled),
+      createdAt: record.created_at,
+    };
+  }
+
+  return {
+    toCaller(record: CallerRecord<F>): CallerRow {
+      return { id: record.id, name: record.name, enabled: toBoolean(record.enabled), createdAt: record.created_at };
+    },
+
+    fromNewMember(member: NewMember): MemberCredentialsRecord<F> {
+      return {
+        id: member.id,
+        username: member.username,
+        email: member.email,
+        first_name: member.firstName,
+        last_name: member.lastName,
+        enabled: fromBoolean(member.enabled),
+        created_at: member.createdAt,
+        password_hash: member.passwordHash ?? null,
+      };
+    },
+
+    toMember,
+
+    toMemberCredentials(record: MemberCredentialsRecord<F>): MemberCredentials {
+      return { member: toMember(record), passwordHash: record.password_hash };
+    },
+
+    fromCallerOrigin(row: CallerOriginRow): CallerOriginRecord<F> {
+      return {
+        caller_id: row.callerId,
+        origin: row.origin,
+        receives_token: fromBoolean(row.receivesToken),
+        created_at: row.createdAt,
+      };
+    },
+
+    toCallerOrigin(record: CallerOriginRecord<F>): CallerOriginRow {
+      return {
+        callerId: record.caller_id,
+        origin: record.origin,
+        receivesToken: toBoolean(record.receives_token),
+        createdAt: record.created_at,
+      };
+    },
+
+    toSessionWithMember(record: SessionMemberRecord<F>): SessionWithMember {
+      return {
+        session: toSession(record),
+        member: {
+          id: record.member_id,
+          username: record.member_username,
+          email: record.member_email,
+          firstName: record.member_first_name,
+          lastName: record.member_last_name,
+          enabled: toBoolean(record.member_enabled),
+          createdAt: record.member_created_at,
+        },
+      };
+    },
+  };
+}
