@@ -53,9 +53,16 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   const readiness = createReadiness({ store, logger });
   const server = await (async () => {
     const secretKey = loadOrCreateSecretKey(config.secretKey, config.dataDir);
-    const services = createServices({ store, secretKey, session: config.session, signin: config.signin, events: metrics });
+    const services = createServices({
+      store,
+      secretKey,
+      session: config.session,
+      signin: config.signin,
+      callerThrottle: config.callerThrottle,
+      events: metrics,
+    });
     const app = await createApp({ config, services, logger, ops: { readiness: () => readiness.check(), metrics } });
-    return createHttpServer(app);
+    return createHttpServer(app, config.server);
   })().catch(abandon);
   const port = await startServer(server, { host: config.host, port: config.port }).catch(abandon);
   servers.push(server);
@@ -63,7 +70,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   let metricsServer: Server | undefined;
   let metricsUrl: string | undefined;
   if (metrics && config.metrics.port !== undefined) {
-    metricsServer = createHttpServer(metricsListener(metrics.registry, logger));
+    metricsServer = createHttpServer(metricsListener(metrics.registry, logger), config.server);
     const metricsPort = await startServer(metricsServer, {
       host: config.host,
       port: config.metrics.port,
@@ -83,8 +90,9 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     policy: {
       sessionRetentionMs: config.purge.sessionRetentionSeconds * 1000,
       sessionIdleMs: config.session.idleTimeoutSeconds * 1000,
-      throttleWindowMs: config.signin.throttle.windowSeconds * 1000,
-      throttleLockoutMs: config.signin.throttle.lockoutSeconds * 1000,
+      // One table holds the sign-in and the caller throttles: keep records for the longer of their periods.
+      throttleWindowMs: Math.max(config.signin.throttle.windowSeconds, config.callerThrottle.windowSeconds) * 1000,
+      throttleLockoutMs: Math.max(config.signin.throttle.lockoutSeconds, config.callerThrottle.lockoutSeconds) * 1000,
     },
     ...(metrics ? { onPurged: (kind: 'sessions' | 'throttles', count: number) => metrics.purged(kind, count) } : {}),
   });

@@ -1,5 +1,6 @@
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DEFAULT_SERVER_TIMEOUTS, type ServerTimeouts } from './config/config.js';
 import { StartupError } from './startup-error.js';
 
 /** What a stop found and did. */
@@ -19,13 +20,22 @@ interface ServerState {
 
 const states = new WeakMap<Server, ServerState>();
 
+/** How often Node looks for requests past their headers or request deadline (its default is 30 s). */
+const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000;
+
 /**
- * The HTTP server around a request listener. Slow or endless requests cannot hold the process: headers and
- * whole requests have deadlines, checked every second rather than Node's default 30 s. It counts the
- * requests in flight so that a stop can wait for them (stopServer).
+ * The HTTP server around a request listener. Slow or endless clients cannot hold the process: the headers
+ * (HEADERS_TIMEOUT) and the whole request (REQUEST_TIMEOUT) have deadlines, checked every second, past which
+ * Node answers 408 and closes the connection; an idle keep-alive connection is closed after
+ * KEEP_ALIVE_TIMEOUT. It counts the requests in flight so that a stop can wait for them (stopServer).
  */
-export function createHttpServer(listener: RequestListener): Server {
-  const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 15_000, connectionsCheckingInterval: 1_000 });
+export function createHttpServer(listener: RequestListener, timeouts: ServerTimeouts = DEFAULT_SERVER_TIMEOUTS): Server {
+  const server = createServer({
+    headersTimeout: timeouts.headersTimeoutSeconds * 1000,
+    requestTimeout: timeouts.requestTimeoutSeconds * 1000,
+    keepAliveTimeout: timeouts.keepAliveTimeoutSeconds * 1000,
+    connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
+  });
   const state: ServerState = { inFlight: new Set(), draining: false };
   states.set(server, state);
   server.on('request', (req, res) => {

@@ -13,6 +13,8 @@ export interface AsmxResponse {
   body: string;
   /** ASMX sends "private, max-age=0" on results and faults, "private" on empty errors and error pages. */
   cacheControl?: 'private' | 'private, max-age=0';
+  /** Sent as Retry-After (a throttled caller: 429 on the HTTP bindings, the fault's 500 on SOAP). */
+  retryAfterSeconds?: number;
   /** HEAD: every header of the full response, no body. */
   headOnly?: boolean;
 }
@@ -26,6 +28,7 @@ export function sendAsmx(res: ServerResponse, response: AsmxResponse): void {
   res.statusCode = response.status;
   res.setHeader('Content-Type', response.contentType);
   res.setHeader('Cache-Control', response.cacheControl ?? 'private');
+  if (response.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(response.retryAfterSeconds));
   res.setHeader('Content-Length', body.length);
   res.end(response.headOnly ? undefined : body);
 }

@@ -5,11 +5,14 @@ import { clientAddress } from './client-address.js';
 
 export type BindingName = 'soap11' | 'soap12' | 'httpget' | 'httppost';
 
+/** A call the service refused with a fault of its own: a wrong security password, or a throttled address. */
+export type CallFault = { fault: 'invalid-security-password' } | { fault: 'throttled'; retryAfterSeconds: number };
+
 /** How a call ended, in words an operator can grep; never carries a secret. */
-export type CallResult = { outcome: Outcome } | { refused: string } | { fault: 'invalid-security-password' } | { error: unknown };
+export type CallResult = { outcome: Outcome } | { refused: string } | CallFault | { error: unknown };
 
 /** How a call ended, for metrics: a few fixed values (the log line has the details). */
-export type CallOutcomeKind = 'signed_in' | 'not_signed_in' | 'invalid_security_password' | 'refused' | 'error';
+export type CallOutcomeKind = 'signed_in' | 'not_signed_in' | 'invalid_security_password' | 'throttled' | 'refused' | 'error';
 
 /** Where calls are counted besides the log (src/ops/metrics.ts); the bindings know nothing of it. */
 export interface CallMetrics {
@@ -43,6 +46,7 @@ export function createCallLogger(logger: Logger, trustProxy: boolean, metrics?: 
       line.outcome = `refused:${result.refused}`;
     } else if ('fault' in result) {
       line.outcome = result.fault;
+      if (result.fault === 'throttled') line.retryAfterSeconds = result.retryAfterSeconds;
     } else {
       line.outcome = 'error';
       line.error = result.error instanceof Error ? result.error.message : String(result.error);
@@ -56,6 +60,6 @@ export function createCallLogger(logger: Logger, trustProxy: boolean, metrics?: 
 function outcomeKind(result: CallResult): CallOutcomeKind {
   if ('outcome' in result) return result.outcome.signedIn ? 'signed_in' : 'not_signed_in';
   if ('refused' in result) return 'refused';
-  if ('fault' in result) return 'invalid_security_password';
+  if ('fault' in result) return result.fault === 'throttled' ? 'throttled' : 'invalid_security_password';
   return 'error';
 }

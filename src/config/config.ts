@@ -26,6 +26,10 @@ export interface Config {
   /** 32-byte key that hashes and encrypts session secrets and caller passwords; undefined means the key file in dataDir. */
   readonly secretKey: Buffer | undefined;
   readonly signin: SigninConfig;
+  /** Failed security passwords per client address (CALLER_*), counted in the store like the sign-in throttle. */
+  readonly callerThrottle: CallerThrottleConfig;
+  /** Deadlines the HTTP server enforces on every connection, so that slow clients cannot hold the process. */
+  readonly server: ServerTimeouts;
   /** Prometheus metrics; port undefined serves /metrics on the main port, a number on a listener of its own. */
   readonly metrics: { readonly enabled: boolean; readonly port: number | undefined };
   /** How long a stop waits for requests in flight before cutting their connections. */
@@ -62,6 +66,29 @@ export interface SigninConfig {
     readonly lockoutSeconds: number;
   };
 }
+
+export interface CallerThrottleConfig {
+  /** Failed security passwords from one address, within the window, that lock that address. */
+  readonly maxFailures: number;
+  readonly windowSeconds: number;
+  readonly lockoutSeconds: number;
+}
+
+export interface ServerTimeouts {
+  /** The request line and headers must have arrived this long after the request began (408 otherwise). */
+  readonly headersTimeoutSeconds: number;
+  /** The whole request, body included, must have arrived this long after it began. */
+  readonly requestTimeoutSeconds: number;
+  /** An idle keep-alive connection is closed after this long. */
+  readonly keepAliveTimeoutSeconds: number;
+}
+
+/** HEADERS_TIMEOUT, REQUEST_TIMEOUT and KEEP_ALIVE_TIMEOUT when they are not set. */
+export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = Object.freeze({
+  headersTimeoutSeconds: 10,
+  requestTimeoutSeconds: 30,
+  keepAliveTimeoutSeconds: 15,
+});
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -179,6 +206,9 @@ const schema = z.object({
   SIGNIN_MAX_FAILURES_PER_ADDRESS: integer(1, 100000).default(20),
   SIGNIN_FAILURE_WINDOW: duration.default(15 * 60),
   SIGNIN_LOCKOUT: duration.default(15 * 60),
+  CALLER_MAX_FAILURES_PER_ADDRESS: integer(1, 100000).default(20),
+  CALLER_FAILURE_WINDOW: duration.default(15 * 60),
+  CALLER_LOCKOUT: duration.default(15 * 60),
   SECRET_KEY: z
     .string()
     .trim()
@@ -197,6 +227,9 @@ const schema = z.object({
   SHUTDOWN_TIMEOUT: durationAtMost(3600, '1h').default(10),
   PURGE_INTERVAL: durationAtMost(86400, '1d').default(5 * 60),
   SESSION_RETENTION: duration.default(7 * 86400),
+  HEADERS_TIMEOUT: durationAtMost(3600, '1h').default(DEFAULT_SERVER_TIMEOUTS.headersTimeoutSeconds),
+  REQUEST_TIMEOUT: durationAtMost(3600, '1h').default(DEFAULT_SERVER_TIMEOUTS.requestTimeoutSeconds),
+  KEEP_ALIVE_TIMEOUT: durationAtMost(3600, '1h').default(DEFAULT_SERVER_TIMEOUTS.keepAliveTimeoutSeconds),
 });
 
 export type Environment = Record<string, string | undefined>;
@@ -221,6 +254,12 @@ function crossFieldProblems(env: Environment): string[] {
   const metricsPort = field('METRICS_PORT');
   if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) {
     problems.push('METRICS_PORT: must differ from PORT (leave METRICS_PORT unset to serve /metrics on the main port)');
+  }
+  // Node refuses to create a server whose headers may take longer than the whole request.
+  const headersTimeout = field('HEADERS_TIMEOUT');
+  const requestTimeout = field('REQUEST_TIMEOUT');
+  if (headersTimeout !== undefined && requestTimeout !== undefined && headersTimeout > requestTimeout) {
+    problems.push('HEADERS_TIMEOUT: must not be longer than REQUEST_TIMEOUT');
   }
   return problems;
 }
@@ -294,6 +333,16 @@ export function loadConfig(env: Environment = process.env): Config {
         windowSeconds: s.SIGNIN_FAILURE_WINDOW,
         lockoutSeconds: s.SIGNIN_LOCKOUT,
       }),
+    }),
+    callerThrottle: Object.freeze({
+      maxFailures: s.CALLER_MAX_FAILURES_PER_ADDRESS,
+      windowSeconds: s.CALLER_FAILURE_WINDOW,
+      lockoutSeconds: s.CALLER_LOCKOUT,
+    }),
+    server: Object.freeze({
+      headersTimeoutSeconds: s.HEADERS_TIMEOUT,
+      requestTimeoutSeconds: s.REQUEST_TIMEOUT,
+      keepAliveTimeoutSeconds: s.KEEP_ALIVE_TIMEOUT,
     }),
     metrics: Object.freeze({ enabled: s.METRICS_ENABLED, port: s.METRICS_PORT }),
     shutdownTimeoutSeconds: s.SHUTDOWN_TIMEOUT,

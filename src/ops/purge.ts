@@ -8,7 +8,7 @@ export interface PurgePolicy {
   sessionRetentionMs: number;
   /** SESSION_IDLE_TIMEOUT: a session also ends this long after it was last seen. */
   sessionIdleMs: number;
-  /** SIGNIN_FAILURE_WINDOW and SIGNIN_LOCKOUT: a throttle record older than both counts for nothing. */
+  /** The longest failure window and lockout of the throttles (SIGNIN_*, CALLER_*): a record older than both counts for nothing. */
   throttleWindowMs: number;
   throttleLockoutMs: number;
 }

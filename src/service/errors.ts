@@ -4,6 +4,7 @@
  */
 export const SERVICE_ERRORS = {
   INVALID_SECURITY_PASSWORD: 'Invalid security password',
+  CALLER_THROTTLED: 'Too many failed security password attempts from this address',
   CALLER_EXISTS: 'A caller with this name already exists',
   CALLER_NOT_FOUND: 'No caller has this name',
   CALLER_PASSWORD_TOO_SHORT: 'A caller password must be at least 6 characters long',
@@ -27,4 +28,21 @@ export class ServiceError extends Error {
     super(detail ? `${SERVICE_ERRORS[code]}: ${detail}` : SERVICE_ERRORS[code]);
     this.name = 'ServiceError';
   }
+}
+
+/**
+ * CALLER_THROTTLED: the client address is locked after too many failed security passwords. The message says
+ * when to try again, in whole minutes ("…; try again in 15 minutes."); retryAfterSeconds is for Retry-After.
+ */
+export class CallerThrottledError extends ServiceError {
+  constructor(readonly retryAfterSeconds: number) {
+    super('CALLER_THROTTLED');
+    this.message = `${SERVICE_ERRORS.CALLER_THROTTLED}; try again in ${waitText(retryAfterSeconds)}.`;
+    this.name = 'CallerThrottledError';
+  }
+}
+
+function waitText(seconds: number): string {
+  const minutes = Math.max(1, Math.ceil(seconds / 60));
+  return minutes === 1 ? '1 minute' : `${minutes} minutes`;
 }

@@ -1,4 +1,4 @@
-import type { SigninConfig } from '../config/config.js';
+import type { CallerThrottleConfig, SigninConfig } from '../config/config.js';
 import { loadConfig } from '../config/config.js';
 import type { Store } from '../store/store.js';
 import { AuthenticationService } from './authentication.js';
@@ -9,7 +9,7 @@ import { ReturnUrlPolicy } from './return-urls.js';
 import { Secrets } from './secrets.js';
 import { SessionService, type SessionEvents, type SessionPolicy } from './sessions.js';
 import { SignInService } from './signin.js';
-import { SignInThrottle } from './throttle.js';
+import { callerAddressThrottle, SignInThrottle } from './throttle.js';
 
 export interface Services {
   callers: CallerService;
@@ -26,20 +26,24 @@ export type { SessionEvents } from './sessions.js';
 export type SigninPolicy = Pick<SigninConfig, 'defaultReturnPath' | 'throttle'>;
 
 /**
- * Wires the services over one store; the entry points (server, CLI, tests) call this once. Without `signin`,
- * the sign-in services take the configuration's defaults (the admin commands never sign anybody in). `events`
- * hears of sessions created and revoked (the server counts them in its metrics).
+ * Wires the services over one store; the entry points (server, CLI, tests) call this once. Without `signin`
+ * or `callerThrottle`, those services take the configuration's defaults (the admin commands never sign
+ * anybody in nor authenticate a call). `events` hears of sessions created and revoked (the server counts
+ * them in its metrics).
  */
 export function createServices(options: {
   store: Store;
   secretKey: Buffer;
   session: SessionPolicy;
   signin?: SigninPolicy;
+  /** Failed security passwords per client address (CALLER_MAX_FAILURES_PER_ADDRESS and the rest). */
+  callerThrottle?: CallerThrottleConfig;
   clock?: Clock;
   events?: SessionEvents;
 }): Services {
   const clock = options.clock ?? systemClock;
   const signin = options.signin ?? loadConfig({}).signin;
+  const callerThrottle = options.callerThrottle ?? loadConfig({}).callerThrottle;
   const secrets = new Secrets(options.secretKey);
   const callers = new CallerService(options.store, secrets, clock);
   const sessions = new SessionService(options.store, secrets, options.session, clock, options.events);
@@ -47,7 +51,7 @@ export function createServices(options: {
     callers,
     members: new MemberService(options.store, clock),
     sessions,
-    authentication: new AuthenticationService(callers, sessions),
+    authentication: new AuthenticationService(callers, sessions, callerAddressThrottle(options.store, callerThrottle), clock),
     signin: new SignInService(options.store, sessions, new SignInThrottle(options.store, signin.throttle), secrets, clock),
     returnUrls: new ReturnUrlPolicy(options.store, signin.defaultReturnPath),
   };

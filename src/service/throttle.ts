@@ -50,6 +50,11 @@ export class KeyedThrottle {
   }
 }
 
+/** Failed security passwords per client address: keys `caller-address:<address>` (AuthenticationService). */
+export function callerAddressThrottle(store: Store, policy: { maxFailures: number; windowSeconds: number; lockoutSeconds: number }): KeyedThrottle {
+  return new KeyedThrottle(store, { prefix: 'caller-address', ...policy });
+}
+
 function lockAt(lockedUntil: number | null, now: number): ThrottleLock | null {
   return lockedUntil !== null && lockedUntil > now ? { retryAfterSeconds: Math.ceil((lockedUntil - now) / 1000) } : null;
 }

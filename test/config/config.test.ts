@@ -43,6 +43,8 @@ describe('defaults', () => {
         branding: { organizationName: 'Member sign-in', logoUrl: undefined, accentColor: '#0b5cad', templateDir: undefined },
         throttle: { accountFailures: 5, addressFailures: 20, windowSeconds: 15 * 60, lockoutSeconds: 15 * 60 },
       },
+      callerThrottle: { maxFailures: 20, windowSeconds: 15 * 60, lockoutSeconds: 15 * 60 },
+      server: { headersTimeoutSeconds: 10, requestTimeoutSeconds: 30, keepAliveTimeoutSeconds: 15 },
       secretKey: undefined,
       metrics: { enabled: true, port: undefined },
       shutdownTimeoutSeconds: 10,
@@ -66,6 +68,8 @@ describe('defaults', () => {
     expect(Object.isFrozen(config.session)).toBe(true);
     expect(Object.isFrozen(config.metrics)).toBe(true);
     expect(Object.isFrozen(config.purge)).toBe(true);
+    expect(Object.isFrozen(config.callerThrottle)).toBe(true);
+    expect(Object.isFrozen(config.server)).toBe(true);
   });
 });
 
@@ -314,6 +318,57 @@ describe('operations settings', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('caller throttle settings', () => {
+  it('reads CALLER_MAX_FAILURES_PER_ADDRESS, CALLER_FAILURE_WINDOW and CALLER_LOCKOUT', () => {
+    expect(loadConfig({ CALLER_MAX_FAILURES_PER_ADDRESS: '50', CALLER_FAILURE_WINDOW: '1h', CALLER_LOCKOUT: '90s' }).callerThrottle).toEqual({
+      maxFailures: 50,
+      windowSeconds: 3600,
+      lockoutSeconds: 90,
+    });
+  });
+
+  it.each<[string, string]>([
+    ['0', 'CALLER_MAX_FAILURES_PER_ADDRESS: must be between 1 and 100000'],
+    ['100001', 'CALLER_MAX_FAILURES_PER_ADDRESS: must be between 1 and 100000'],
+    ['many', 'CALLER_MAX_FAILURES_PER_ADDRESS: must be a whole number'],
+  ])('refuses CALLER_MAX_FAILURES_PER_ADDRESS %j', (text, problem) => {
+    expect(problemsOf({ CALLER_MAX_FAILURES_PER_ADDRESS: text })).toEqual([problem]);
+  });
+
+  it.each(['CALLER_FAILURE_WINDOW', 'CALLER_LOCKOUT'])('refuses a %s that is not a positive duration, naming it', (name) => {
+    for (const text of ['0', 'soon', '-5']) {
+      expect(problemsOf({ [name]: text })).toEqual([`${name}: must be a positive duration such as 900, 30m, 12h or 7d`]);
+    }
+  });
+});
+
+describe('server time-outs', () => {
+  it('reads HEADERS_TIMEOUT, REQUEST_TIMEOUT and KEEP_ALIVE_TIMEOUT as durations', () => {
+    expect(loadConfig({ HEADERS_TIMEOUT: '5', REQUEST_TIMEOUT: '1m', KEEP_ALIVE_TIMEOUT: '75s' }).server).toEqual({
+      headersTimeoutSeconds: 5,
+      requestTimeoutSeconds: 60,
+      keepAliveTimeoutSeconds: 75,
+    });
+  });
+
+  it.each(['HEADERS_TIMEOUT', 'REQUEST_TIMEOUT', 'KEEP_ALIVE_TIMEOUT'])('refuses a %s that is not a positive duration, or over 1 h', (name) => {
+    for (const text of ['0', 'slow', '-1']) {
+      expect(problemsOf({ [name]: text })).toEqual([`${name}: must be a positive duration such as 900, 30m, 12h or 7d`]);
+    }
+    // Over an hour: each alone, and HEADERS_TIMEOUT with a REQUEST_TIMEOUT that still contains it.
+    const env = name === 'HEADERS_TIMEOUT' ? { HEADERS_TIMEOUT: '61m', REQUEST_TIMEOUT: '1h' } : { [name]: '61m' };
+    expect(problemsOf(env)).toEqual([`${name}: must be at most 1h`]);
+  });
+
+  it('refuses a HEADERS_TIMEOUT longer than REQUEST_TIMEOUT, also against the default REQUEST_TIMEOUT', () => {
+    const problem = 'HEADERS_TIMEOUT: must not be longer than REQUEST_TIMEOUT';
+    expect(problemsOf({ HEADERS_TIMEOUT: '20', REQUEST_TIMEOUT: '10' })).toEqual([problem]);
+    expect(problemsOf({ HEADERS_TIMEOUT: '31s' })).toEqual([problem]);
+    expect(problemsOf({ REQUEST_TIMEOUT: '5s' })).toEqual([problem]);
+    expect(loadConfig({ HEADERS_TIMEOUT: '5s', REQUEST_TIMEOUT: '5s' }).server).toMatchObject({ headersTimeoutSeconds: 5, requestTimeoutSeconds: 5 });
   });
 });
 

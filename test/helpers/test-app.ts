@@ -49,6 +49,7 @@ export async function startTestApp(options: { env?: Environment; seed?: boolean;
     secretKey: randomBytes(32),
     session: config.session,
     signin: config.signin,
+    callerThrottle: config.callerThrottle,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(metrics ? { events: metrics } : {}),
   });
@@ -63,12 +64,12 @@ export async function startTestApp(options: { env?: Environment; seed?: boolean;
   const logger = createLogger(config.logLevel, sink);
   const readiness = createReadiness({ store, logger });
   const app = await createApp({ config, services, logger, ops: { readiness: () => readiness.check(), metrics } });
-  const server = createHttpServer(app);
+  const server = createHttpServer(app, config.server);
   const port = await startServer(server, { host: '127.0.0.1', port: 0 });
   let metricsServer: Server | undefined;
   let metricsBaseUrl: string | undefined;
   if (metrics && config.metrics.port !== undefined) {
-    metricsServer = createHttpServer(metricsListener(metrics.registry, logger));
+    metricsServer = createHttpServer(metricsListener(metrics.registry, logger), config.server);
     metricsBaseUrl = `http://127.0.0.1:${await startServer(metricsServer, { host: '127.0.0.1', port: config.metrics.port })}`;
   }
   return {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServices, type Services } from '../../src/service/index.js';
+import type { AuthenticateCookieRequest, AuthenticateTokenRequest } from '../../src/service/wsdl-types.js';
 import type { Store } from '../../src/store/store.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 import { serviceErrorOf } from '../helpers/service-error.js';
@@ -32,10 +33,15 @@ afterEach(() => cleanup());
 
 const errorOf = serviceErrorOf;
 
+/** Every call from one client address (the throttle has its own tests in authentication-throttle.test.ts). */
+const CALL = { clientAddress: '192.0.2.10' };
+const authenticateToken = (request: AuthenticateTokenRequest) => services.authentication.authenticateToken(request, CALL);
+const authenticateCookie = (request: AuthenticateCookieRequest) => services.authentication.authenticateCookie(request, CALL);
+
 describe('authenticateToken', () => {
   it('returns signedIn true with the member, the token and the caller name', async () => {
     const { token } = await services.sessions.create('10042', 'example.org');
-    const outcome = await services.authentication.authenticateToken({ securityPassword: password, token });
+    const outcome = await authenticateToken({ securityPassword: password, token });
     expect(outcome).toEqual({
       operation: 'AuthenticateToken',
       caller: 'shop',
@@ -51,14 +57,14 @@ describe('authenticateToken', () => {
     ['an unknown token', 'no-such-token', 'unknown'],
   ])('returns signedIn false for %s with the reason (never throws)', async (_label, token, reason) => {
     await services.sessions.create('10042', 'example.org');
-    const outcome = await services.authentication.authenticateToken({ securityPassword: password, token });
+    const outcome = await authenticateToken({ securityPassword: password, token });
     expect(outcome).toEqual({ operation: 'AuthenticateToken', caller: 'shop', signedIn: false, reason });
   });
 
   it('returns signedIn false with reason revoked, expired or idle for an ended session', async () => {
     const revoked = await services.sessions.create('10042', 'example.org');
     await services.sessions.revoke(revoked.session.id);
-    expect(await services.authentication.authenticateToken({ securityPassword: password, token: revoked.token })).toEqual({
+    expect(await authenticateToken({ securityPassword: password, token: revoked.token })).toEqual({
       operation: 'AuthenticateToken',
       caller: 'shop',
       signedIn: false,
@@ -66,7 +72,7 @@ describe('authenticateToken', () => {
     });
     const idle = await services.sessions.create('10042', 'example.org');
     now = START + 30 * MINUTE;
-    expect(await services.authentication.authenticateToken({ securityPassword: password, token: idle.token })).toMatchObject({
+    expect(await authenticateToken({ securityPassword: password, token: idle.token })).toMatchObject({
       signedIn: false,
       reason: 'idle',
     });
@@ -74,7 +80,7 @@ describe('authenticateToken', () => {
     for (const end = expired.session.expiresAt; now < end; now = Math.min(end, now + 20 * MINUTE)) {
       await services.sessions.checkToken(expired.token);
     }
-    expect(await services.authentication.authenticateToken({ securityPassword: password, token: expired.token })).toMatchObject({
+    expect(await authenticateToken({ securityPassword: password, token: expired.token })).toMatchObject({
       signedIn: false,
       reason: 'expired',
     });
@@ -83,7 +89,7 @@ describe('authenticateToken', () => {
   it('returns signedIn false with reason member-disabled for a disabled member', async () => {
     const { token } = await services.sessions.create('10042', 'example.org');
     await services.members.setEnabled('10042', false);
-    expect(await services.authentication.authenticateToken({ securityPassword: password, token })).toEqual({
+    expect(await authenticateToken({ securityPassword: password, token })).toEqual({
       operation: 'AuthenticateToken',
       caller: 'shop',
       signedIn: false,
@@ -95,7 +101,7 @@ describe('authenticateToken', () => {
     'throws INVALID_SECURITY_PASSWORD for %s security password even when the token is good',
     async (_label, securityPassword) => {
       const { token } = await services.sessions.create('10042', 'example.org');
-      const error = await errorOf(services.authentication.authenticateToken({ securityPassword, token }));
+      const error = await errorOf(authenticateToken({ securityPassword, token }));
       expect(error.code).toBe('INVALID_SECURITY_PASSWORD');
       expect(error.message).toBe('Invalid security password');
     },
@@ -104,7 +110,7 @@ describe('authenticateToken', () => {
   it('throws INVALID_SECURITY_PASSWORD for a disabled caller even when the token is good', async () => {
     const { token } = await services.sessions.create('10042', 'example.org');
     await services.callers.setEnabled('shop', false);
-    expect((await errorOf(services.authentication.authenticateToken({ securityPassword: password, token }))).code).toBe(
+    expect((await errorOf(authenticateToken({ securityPassword: password, token }))).code).toBe(
       'INVALID_SECURITY_PASSWORD',
     );
   });
@@ -112,7 +118,7 @@ describe('authenticateToken', () => {
   it('does not move lastSeenAt when the security password is wrong', async () => {
     const { token } = await services.sessions.create('10042', 'example.org');
     now = START + 20 * MINUTE;
-    await errorOf(services.authentication.authenticateToken({ securityPassword: 'wrong-password', token }));
+    await errorOf(authenticateToken({ securityPassword: 'wrong-password', token }));
     expect((await store.listSessions())[0]?.lastSeenAt).toBe(START);
   });
 });
@@ -120,7 +126,7 @@ describe('authenticateToken', () => {
 describe('authenticateCookie', () => {
   it('returns signedIn true with the member, the session token and the caller name', async () => {
     const { cookie, token } = await services.sessions.create('10042', 'example.org');
-    const outcome = await services.authentication.authenticateCookie({ securityPassword: password, loginCookie: cookie, cookieDomain: '.Example.org' });
+    const outcome = await authenticateCookie({ securityPassword: password, loginCookie: cookie, cookieDomain: '.Example.org' });
     expect(outcome).toEqual({
       operation: 'AuthenticateCookie',
       caller: 'shop',
@@ -132,10 +138,10 @@ describe('authenticateCookie', () => {
 
   it("carries the session's token, which AuthenticateToken then accepts for the same member", async () => {
     const { cookie } = await services.sessions.create('10042', 'example.org');
-    const byCookie = await services.authentication.authenticateCookie({ securityPassword: password, loginCookie: cookie, cookieDomain: 'example.org' });
+    const byCookie = await authenticateCookie({ securityPassword: password, loginCookie: cookie, cookieDomain: 'example.org' });
     if (!byCookie.signedIn) throw new Error(`not signed in: ${byCookie.reason}`);
     expect(byCookie.token).not.toBe(cookie);
-    const byToken = await services.authentication.authenticateToken({ securityPassword: password, token: byCookie.token });
+    const byToken = await authenticateToken({ securityPassword: password, token: byCookie.token });
     expect(byToken).toMatchObject({ signedIn: true, token: byCookie.token, member: { id: '10042' } });
   });
 
@@ -145,27 +151,27 @@ describe('authenticateCookie', () => {
     ['an unknown cookie', 'no-such-cookie', 'example.org', 'unknown'],
   ])('returns signedIn false for %s with the reason (never throws)', async (_label, loginCookie, cookieDomain, reason) => {
     await services.sessions.create('10042', 'example.org');
-    const outcome = await services.authentication.authenticateCookie({ securityPassword: password, loginCookie, cookieDomain });
+    const outcome = await authenticateCookie({ securityPassword: password, loginCookie, cookieDomain });
     expect(outcome).toEqual({ operation: 'AuthenticateCookie', caller: 'shop', signedIn: false, reason });
   });
 
   it('returns signedIn false with reason domain-mismatch for a cookie of another domain', async () => {
     const { cookie } = await services.sessions.create('10042', 'example.org');
-    const outcome = await services.authentication.authenticateCookie({ securityPassword: password, loginCookie: cookie, cookieDomain: 'www.example.org' });
+    const outcome = await authenticateCookie({ securityPassword: password, loginCookie: cookie, cookieDomain: 'www.example.org' });
     expect(outcome).toEqual({ operation: 'AuthenticateCookie', caller: 'shop', signedIn: false, reason: 'domain-mismatch' });
   });
 
   it('throws INVALID_SECURITY_PASSWORD for a wrong security password even when the cookie is good', async () => {
     const { cookie } = await services.sessions.create('10042', 'example.org');
     const error = await errorOf(
-      services.authentication.authenticateCookie({ securityPassword: 'wrong-password', loginCookie: cookie, cookieDomain: 'example.org' }),
+      authenticateCookie({ securityPassword: 'wrong-password', loginCookie: cookie, cookieDomain: 'example.org' }),
     );
     expect(error.code).toBe('INVALID_SECURITY_PASSWORD');
     expect(error.message).toBe('Invalid security password');
   });
 
   it('throws INVALID_SECURITY_PASSWORD for a null security password even when nobody is signed in', async () => {
-    const error = await errorOf(services.authentication.authenticateCookie({ securityPassword: null, loginCookie: null, cookieDomain: null }));
+    const error = await errorOf(authenticateCookie({ securityPassword: null, loginCookie: null, cookieDomain: null }));
     expect(error.code).toBe('INVALID_SECURITY_PASSWORD');
   });
 
@@ -175,7 +181,7 @@ describe('authenticateCookie', () => {
     const rotated = await services.callers.rotate('forum');
     for (const securityPassword of [forum.password, rotated.password]) {
       expect(
-        await services.authentication.authenticateCookie({ securityPassword, loginCookie: cookie, cookieDomain: 'example.org' }),
+        await authenticateCookie({ securityPassword, loginCookie: cookie, cookieDomain: 'example.org' }),
       ).toMatchObject({ caller: 'forum', signedIn: true });
     }
   });

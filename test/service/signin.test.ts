@@ -38,7 +38,10 @@ function attempt(overrides: Partial<SignInRequest> = {}) {
 }
 
 async function signedInMember(cookie: string, cookieDomain: string) {
-  const outcome = await services.authentication.authenticateCookie({ securityPassword: CALLER_PASSWORD, loginCookie: cookie, cookieDomain });
+  const outcome = await services.authentication.authenticateCookie(
+    { securityPassword: CALLER_PASSWORD, loginCookie: cookie, cookieDomain },
+    { clientAddress: '198.51.100.1' },
+  );
   return outcome.signedIn ? outcome.member.id : null;
 }
 

@@ -1,12 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import contentType from 'content-type';
 import type { Config } from '../../config/config.js';
-import { ServiceError } from '../../service/errors.js';
 import { OPERATION_PARAMETERS, type OperationName } from '../../service/wsdl-types.js';
 import { CONTENT_TYPE, sendAsmx, type AsmxResponse } from '../asmx-response.js';
 import type { BindingName, CallLogger, CallResult } from '../call-log.js';
 import { errorPage } from '../error-page.js';
-import { INTERNAL_ERROR_TEXT, type Invoke } from '../invoke.js';
+import { callContext, callFault, INTERNAL_ERROR_TEXT, type Invoke } from '../invoke.js';
 import type { ResultRenderer } from '../result/formats.js';
 import { escapeXmlAttribute, escapeXmlText } from '../xml-text.js';
 
@@ -99,15 +98,20 @@ export function createHttpBinding(deps: HttpBindingDeps) {
     }
 
     try {
-      const outcome = await deps.invoke(operation, parameters);
+      const outcome = await deps.invoke(operation, parameters, callContext(req, deps.config.trustProxy));
       reply(
         { status: 200, contentType: CONTENT_TYPE.xml, body: stringElement(deps.render(outcome)), cacheControl: 'private, max-age=0' },
         operation,
         { outcome },
       );
     } catch (error) {
-      if (error instanceof ServiceError && error.code === 'INVALID_SECURITY_PASSWORD') {
-        return reply(textError(error.message, 'private, max-age=0'), operation, { fault: 'invalid-security-password' });
+      const fault = callFault(error);
+      if (fault) {
+        const { message, ...logged } = fault;
+        const response = textError(message, 'private, max-age=0');
+        // ASMX had no throttle: a throttled caller gets 429 with Retry-After, which HTTP clients and proxies know.
+        if (logged.fault === 'throttled') return reply({ ...response, status: 429, retryAfterSeconds: logged.retryAfterSeconds }, operation, logged);
+        return reply(response, operation, logged);
       }
       reply(textError(INTERNAL_ERROR_TEXT, 'private, max-age=0'), operation, { error });
     }

@@ -1,10 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../../config/config.js';
-import { ServiceError } from '../../service/errors.js';
 import { sendAsmx } from '../asmx-response.js';
 import type { BindingName, CallLogger, CallResult } from '../call-log.js';
 import { errorPage } from '../error-page.js';
-import { INTERNAL_ERROR_TEXT, type Invoke } from '../invoke.js';
+import { callContext, callFault, INTERNAL_ERROR_TEXT, type Invoke } from '../invoke.js';
 import type { ResultRenderer } from '../result/formats.js';
 import { decodeXmlBody } from './decode-body.js';
 import { readEnvelope, type EnvelopeReading } from './envelope-reader.js';
@@ -68,24 +67,35 @@ export function createSoapBinding(deps: SoapBindingDeps) {
       return finish(bindingOf(version), operation, 500, { refused: 'binding-disabled' });
     }
 
-    let result: CallResult = { refused: 'not-invoked' };
+    // Set by the operation, which node-soap calls back; typed so that it is not narrowed to this first value.
+    let result = { refused: 'not-invoked' } as CallResult;
     const reply = await deps.stack.process(version, operation, route.parameters, {
       invoke: async (op, parameters) => {
         try {
-          const outcome = await deps.invoke(op, parameters);
+          const outcome = await deps.invoke(op, parameters, callContext(req, deps.config.trustProxy));
           result = { outcome };
           return deps.render(outcome);
         } catch (error) {
-          if (error instanceof ServiceError && error.code === 'INVALID_SECURITY_PASSWORD') {
-            result = { fault: 'invalid-security-password' };
-            throw new SoapFaultError(error.message);
+          // A service fault (a wrong password, a throttled address) is a Server/Receiver fault with its text,
+          // status 500, as ASMX answers an exception; anything else is logged and answered without details.
+          const fault = callFault(error);
+          if (fault) {
+            const { message, ...logged } = fault;
+            result = logged;
+            throw new SoapFaultError(message);
           }
           result = { error };
           throw new SoapFaultError(INTERNAL_ERROR_TEXT);
         }
       },
     });
-    sendAsmx(res, { status: reply.status, contentType: SOAP_CONTENT_TYPE[version], body: reply.body, cacheControl: 'private, max-age=0' });
+    sendAsmx(res, {
+      status: reply.status,
+      contentType: SOAP_CONTENT_TYPE[version],
+      body: reply.body,
+      cacheControl: 'private, max-age=0',
+      ...('fault' in result && result.fault === 'throttled' ? { retryAfterSeconds: result.retryAfterSeconds } : {}),
+    });
     finish(bindingOf(version), operation, reply.status, result);
   };
 }

@@ -258,7 +258,10 @@ describe('through the services', () => {
       const { password } = await services.callers.add('shop');
       await services.members.add({ ...HOSTILE, username: 'hostile' });
       const { cookie, token } = await services.sessions.create(HOSTILE.id, 'example.org');
-      const outcome = await services.authentication.authenticateCookie({ securityPassword: password, loginCookie: cookie, cookieDomain: 'example.org' });
+      const outcome = await services.authentication.authenticateCookie(
+        { securityPassword: password, loginCookie: cookie, cookieDomain: 'example.org' },
+        { clientAddress: '198.51.100.1' },
+      );
       expect(await userAttributes(RESULT_RENDERERS.ibridge(outcome))).toEqual({
         ID: HOSTILE.id,
         TOKEN: token,

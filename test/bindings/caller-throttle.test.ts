@@ -1,0 +1,168 @@
+/**
+ * A client address locked for failed security passwords, as each binding answers it: SOAP 1.1 and 1.2 with
+ * the Server/Receiver fault (status 500, as every ASMX fault), HTTP GET and POST with 429 and Retry-After;
+ * the call log's outcome `throttled` and the metrics' outcome="throttled". Requests go out as exact bytes.
+ * Addresses come from X-Forwarded-For (TRUST_PROXY=true), as behind the deployment's proxy.
+ */
+import { REFERENCE } from '../helpers/reference-data.js';
+import { sendRaw, type RawResponse } from '../helpers/raw-http.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+
+const NS = REFERENCE.namespace;
+const START = Date.UTC(2026, 0, 1);
+const SOAP11_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
+const SOAP12_NS = 'http://www.w3.org/2003/05/soap-envelope';
+const XSI_XSD = 'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"';
+const THROTTLED = 'Too many failed security password attempts from this address; try again in 15 minutes.';
+const GUESSER = '192.0.2.66';
+const NEIGHBOUR = '198.51.100.7';
+
+const responseEnvelope = (namespace: string, body: string) =>
+  `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${namespace}" ${XSI_XSD}><soap:Body>${body}</soap:Body></soap:Envelope>`;
+const FAULT_11 = responseEnvelope(
+  SOAP11_NS,
+  `<soap:Fault><faultcode>soap:Server</faultcode><faultstring>Server was unable to process request. ---&gt; ${THROTTLED}</faultstring><detail /></soap:Fault>`,
+);
+const FAULT_12 = responseEnvelope(
+  SOAP12_NS,
+  `<soap:Fault><soap:Code><soap:Value>soap:Receiver</soap:Value></soap:Code><soap:Reason><soap:Text xml:lang="en">Server was unable to process request. ---&gt; ${THROTTLED}</soap:Text></soap:Reason><soap:Detail /></soap:Fault>`,
+);
+
+const tokenCall = (password: string) =>
+  `<AuthenticateToken xmlns="${NS}"><securityPassword>${password}</securityPassword><token>${REFERENCE.token}</token></AuthenticateToken>`;
+
+let app: TestApp;
+
+async function send(from: string, requestLine: string, headers: string[], body = ''): Promise<RawResponse> {
+  const bytes = Buffer.from(body, 'utf8');
+  const head = [requestLine, `Host: 127.0.0.1:${app.port}`, `X-Forwarded-For: ${from}`, ...headers, `Content-Length: ${bytes.length}`];
+  const response = await sendRaw(app.port, Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), bytes]));
+  expect(response.headers.get('content-length')).toBe(String(response.body.length));
+  return response;
+}
+
+const soap11 = (from: string, password: string) =>
+  send(
+    from,
+    'POST /Authentication.asmx HTTP/1.1',
+    ['Content-Type: text/xml; charset=utf-8', `SOAPAction: "${NS}AuthenticateToken"`],
+    `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${SOAP11_NS}"><soap:Body>${tokenCall(password)}</soap:Body></soap:Envelope>`,
+  );
+const soap12 = (from: string, password: string) =>
+  send(
+    from,
+    'POST /Authentication.asmx HTTP/1.1',
+    ['Content-Type: application/soap+xml; charset=utf-8'],
+    `<?xml version="1.0" encoding="utf-8"?><soap12:Envelope xmlns:soap12="${SOAP12_NS}"><soap12:Body>${tokenCall(password)}</soap12:Body></soap12:Envelope>`,
+  );
+const query = (password: string) => new URLSearchParams({ securityPassword: password, token: REFERENCE.token }).toString();
+const httpGet = (from: string, password: string) => send(from, `GET /Authentication.asmx/AuthenticateToken?${query(password)} HTTP/1.1`, []);
+const httpPost = (from: string, password: string) =>
+  send(from, 'POST /Authentication.asmx/AuthenticateToken HTTP/1.1', ['Content-Type: application/x-www-form-urlencoded'], query(password));
+
+function summary(response: RawResponse) {
+  return {
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    cacheControl: response.headers.get('cache-control'),
+    retryAfter: response.headers.get('retry-after'),
+    body: response.body.toString('utf8'),
+  };
+}
+
+async function scrape(): Promise<string> {
+  const response = await fetch(`${app.baseUrl}/metrics`);
+  return response.text();
+}
+const sample = (text: string, series: string) => {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+};
+
+beforeEach(async () => {
+  app = await startTestApp({ env: { CALLER_MAX_FAILURES_PER_ADDRESS: '2', TRUST_PROXY: 'true' }, clock: () => START });
+});
+afterEach(() => app.close());
+
+/** Two wrong passwords (the threshold), answered as wrong passwords, lock GUESSER. */
+async function lockGuesser(): Promise<void> {
+  expect((await soap11(GUESSER, 'wrong-1')).body.toString('utf8')).toContain('Invalid security password');
+  const second = await httpGet(GUESSER, 'wrong-2');
+  expect({ status: second.status, body: second.body.toString('utf8') }).toEqual({ status: 500, body: 'Invalid security password\n' });
+}
+
+describe('a locked address', () => {
+  it('gets the SOAP 1.1 Server fault with status 500, even with the right password', async () => {
+    await lockGuesser();
+    expect(summary(await soap11(GUESSER, REFERENCE.password))).toEqual({
+      status: 500,
+      contentType: 'text/xml; charset=utf-8',
+      cacheControl: 'private, max-age=0',
+      retryAfter: '900',
+      body: FAULT_11,
+    });
+  });
+
+  it('gets the SOAP 1.2 Receiver fault with status 500', async () => {
+    await lockGuesser();
+    expect(summary(await soap12(GUESSER, REFERENCE.password))).toEqual({
+      status: 500,
+      contentType: 'application/soap+xml; charset=utf-8',
+      cacheControl: 'private, max-age=0',
+      retryAfter: '900',
+      body: FAULT_12,
+    });
+  });
+
+  it.each([
+    ['HTTP GET', httpGet],
+    ['HTTP POST', httpPost],
+  ])('gets 429 text/plain with Retry-After over %s', async (_label, call) => {
+    await lockGuesser();
+    expect(summary(await call(GUESSER, REFERENCE.password))).toEqual({
+      status: 429,
+      contentType: 'text/plain; charset=utf-8',
+      cacheControl: 'private, max-age=0',
+      retryAfter: '900',
+      body: `${THROTTLED}\n`,
+    });
+  });
+
+  it('leaves other addresses answered as before, on every binding', async () => {
+    await lockGuesser();
+    expect((await soap11(NEIGHBOUR, REFERENCE.password)).body.toString('utf8')).toContain(`<AuthenticateTokenResult>${REFERENCE.memberId}</AuthenticateTokenResult>`);
+    expect((await soap12(NEIGHBOUR, REFERENCE.password)).status).toBe(200);
+    expect(summary(await httpGet(NEIGHBOUR, REFERENCE.password))).toMatchObject({ status: 200, retryAfter: undefined });
+    expect(summary(await httpPost(NEIGHBOUR, 'wrong'))).toMatchObject({ status: 500, retryAfter: undefined, body: 'Invalid security password\n' });
+  });
+});
+
+describe('log and metrics', () => {
+  it('log the call as throttled with its wait and status, never the password', async () => {
+    await lockGuesser();
+    await soap12(GUESSER, REFERENCE.password);
+    await httpPost(GUESSER, 'another-guess');
+    const calls = app.logLines.filter((line) => line.message === 'call');
+    expect(calls.map((line) => [line.binding, line.status, line.outcome, line.client, line.retryAfterSeconds])).toEqual([
+      ['soap11', 500, 'invalid-security-password', GUESSER, undefined],
+      ['httpget', 500, 'invalid-security-password', GUESSER, undefined],
+      ['soap12', 500, 'throttled', GUESSER, 900],
+      ['httppost', 429, 'throttled', GUESSER, 900],
+    ]);
+    const text = JSON.stringify(app.logLines);
+    for (const secret of [REFERENCE.password, 'wrong-1', 'wrong-2', 'another-guess']) expect(text).not.toContain(secret);
+  });
+
+  it('count outcome="throttled" per binding, apart from the wrong passwords', async () => {
+    await lockGuesser();
+    for (const call of [soap11, soap12, httpGet, httpPost]) await call(GUESSER, REFERENCE.password);
+    const text = await scrape();
+    for (const binding of ['soap11', 'soap12', 'httpget', 'httppost']) {
+      expect(sample(text, `asmx_calls_total{binding="${binding}",operation="AuthenticateToken",outcome="throttled"}`)).toBe(1);
+    }
+    expect(sample(text, 'asmx_calls_total{binding="soap11",operation="AuthenticateToken",outcome="invalid_security_password"}')).toBe(1);
+    expect(sample(text, 'asmx_calls_total{binding="httpget",operation="AuthenticateToken",outcome="invalid_security_password"}')).toBe(1);
+    // Only the passwords that were checked and wrong: a throttled call checks none.
+    expect(sample(text, 'caller_password_failures_total')).toBe(2);
+  });
+});

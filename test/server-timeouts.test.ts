@@ -1,0 +1,150 @@
+/**
+ * The server's deadlines on a real listening server, with short settings (HEADERS_TIMEOUT=1s,
+ * REQUEST_TIMEOUT=2s, KEEP_ALIVE_TIMEOUT=1s): a client that stalls in its headers, one that sends its body
+ * too slowly and an idle keep-alive connection are each disconnected about when their setting says, while
+ * other connections are answered meanwhile. Node checks the headers and request deadlines once a second,
+ * so a client is cut between its deadline and a second after it; an idle keep-alive connection is closed a
+ * second after the time-out announced in its Keep-Alive header. The three slow clients run side by side,
+ * so the file takes about four seconds. The upper bounds are far below the defaults (10 s, 30 s, 15 s), so
+ * settings that did not reach the server would fail here.
+ */
+import { connect, type Socket } from 'node:net';
+import { createHttpServer } from '../src/server.js';
+import { REFERENCE } from './helpers/reference-data.js';
+import { startTestApp, type TestApp } from './helpers/test-app.js';
+
+/** Node's check runs every second; a loaded machine may add to that. */
+const CHECK_INTERVAL_MS = 1000;
+const SLACK_MS = 1000;
+/** Node closes an idle keep-alive connection a second after the time-out it announces, for late reuses. */
+const KEEP_ALIVE_GRACE_MS = 1000;
+/** No client is kept open longer than this, whatever happens. */
+const GIVE_UP_MS = 8000;
+
+interface Disconnect {
+  /** Time from the reference point (the connection, or the end of the response) to the close. */
+  afterMs: number;
+  /** Everything the server sent. */
+  received: string;
+  /** The client gave up before the server closed. */
+  gaveUp: boolean;
+}
+
+/**
+ * Opens a raw connection, hands it to `drive`, and resolves when the server closes it. `mark()` moves the
+ * reference point from the connection to now (the keep-alive case measures from the end of its response).
+ */
+function slowClient(port: number, drive: (socket: Socket, mark: () => void) => void): Promise<Disconnect> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let from = Date.now();
+    let received = '';
+    let gaveUp = false;
+    const giveUp = setTimeout(() => {
+      gaveUp = true;
+      socket.destroy();
+    }, GIVE_UP_MS);
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (received += chunk));
+    socket.on('error', () => undefined); // a write after the server's close (EPIPE, ECONNRESET)
+    socket.on('close', () => {
+      clearTimeout(giveUp);
+      resolve({ afterMs: Date.now() - from, received, gaveUp });
+    });
+    socket.on('connect', () => {
+      from = Date.now();
+      drive(socket, () => (from = Date.now()));
+    });
+  });
+}
+
+const httpGetCall = () =>
+  fetch(`${app.baseUrl}/Authentication.asmx/AuthenticateToken?${new URLSearchParams({ securityPassword: REFERENCE.password, token: REFERENCE.token })}`);
+
+let app: TestApp;
+let halfHeaders: Promise<Disconnect>;
+let slowBody: Promise<Disconnect>;
+let idleKeepAlive: Promise<Disconnect>;
+let meanwhile: Promise<Array<{ status: number; body: string }>>;
+const timers: NodeJS.Timeout[] = [];
+
+beforeAll(async () => {
+  app = await startTestApp({ env: { HEADERS_TIMEOUT: '1s', REQUEST_TIMEOUT: '2s', KEEP_ALIVE_TIMEOUT: '1s' } });
+
+  halfHeaders = slowClient(app.port, (socket) => {
+    socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${app.port}\r\nUser-Agent: slow`);
+  });
+
+  slowBody = slowClient(app.port, (socket) => {
+    socket.write(
+      `POST /Authentication.asmx HTTP/1.1\r\nHost: 127.0.0.1:${app.port}\r\nContent-Type: text/xml; charset=utf-8\r\nContent-Length: 1000\r\n\r\n<`,
+    );
+    // One byte every 100 ms: always sending, never done within the request deadline.
+    const drip = setInterval(() => (socket.writable ? socket.write(' ') : clearInterval(drip)), 100);
+    timers.push(drip);
+    socket.on('close', () => clearInterval(drip));
+  });
+
+  idleKeepAlive = slowClient(app.port, (socket, mark) => {
+    socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${app.port}\r\n\r\n`);
+    socket.on('data', () => mark());
+  });
+
+  // Other connections, opened while the slow ones are held: before and after the first deadlines.
+  const at = (ms: number) => new Promise<void>((resolve) => timers.push(setTimeout(resolve, ms)));
+  meanwhile = Promise.all(
+    [300, 1500].map(async (ms) => {
+      await at(ms);
+      const response = await httpGetCall();
+      return { status: response.status, body: await response.text() };
+    }),
+  );
+});
+
+afterAll(async () => {
+  for (const timer of timers) clearTimeout(timer);
+  await Promise.allSettled([halfHeaders, slowBody, idleKeepAlive, meanwhile]);
+  await app.close();
+});
+
+it('disconnects a client that stalls in its headers after about HEADERS_TIMEOUT, with 408 or a plain close', async () => {
+  const result = await halfHeaders;
+  expect(result.gaveUp).toBe(false);
+  expect(result.afterMs).toBeGreaterThanOrEqual(1000 - 50);
+  expect(result.afterMs).toBeLessThan(1000 + CHECK_INTERVAL_MS + SLACK_MS);
+  expect(result.received === '' || result.received.startsWith('HTTP/1.1 408 ')).toBe(true);
+});
+
+it('cuts a client whose body still trickles in after REQUEST_TIMEOUT (not at the headers deadline)', async () => {
+  const result = await slowBody;
+  expect(result.gaveUp).toBe(false);
+  expect(result.afterMs).toBeGreaterThanOrEqual(2000 - 50);
+  expect(result.afterMs).toBeLessThan(2000 + CHECK_INTERVAL_MS + SLACK_MS);
+  expect(result.received === '' || result.received.startsWith('HTTP/1.1 408 ')).toBe(true);
+});
+
+it("closes an idle keep-alive connection after about KEEP_ALIVE_TIMEOUT (plus Node's second of grace), having announced it", async () => {
+  const result = await idleKeepAlive;
+  expect(result.gaveUp).toBe(false);
+  expect(result.received).toMatch(/^HTTP\/1\.1 200 /);
+  expect(result.received).toMatch(/\r\nKeep-Alive: timeout=1\r\n/i);
+  expect(result.afterMs).toBeGreaterThanOrEqual(1000 - 50);
+  expect(result.afterMs).toBeLessThan(1000 + KEEP_ALIVE_GRACE_MS + SLACK_MS);
+});
+
+it('answers calls on other connections meanwhile', async () => {
+  const answers = await meanwhile;
+  expect(answers).toEqual([
+    { status: 200, body: expect.stringContaining(`>${REFERENCE.memberId}</string>`) as unknown as string },
+    { status: 200, body: expect.stringContaining(`>${REFERENCE.memberId}</string>`) as unknown as string },
+  ]);
+});
+
+it('takes the documented defaults when no settings are given', () => {
+  const server = createHttpServer(() => undefined);
+  expect({ headers: server.headersTimeout, request: server.requestTimeout, keepAlive: server.keepAliveTimeout }).toEqual({
+    headers: 10_000,
+    request: 30_000,
+    keepAlive: 15_000,
+  });
+});
