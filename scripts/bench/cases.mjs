@@ -1,0 +1,117 @@
+// @ts-check
+/**
+ * The eight requests the benchmark sends: SOAP 1.1, SOAP 1.2, HTTP GET and HTTP POST, each for
+ * AuthenticateToken and AuthenticateCookie, shaped as the clients in test/golden/transcripts send them
+ * (a .NET-style envelope with the XML declaration and indentation; a form-encoded body or query string).
+ */
+import { NAMESPACE } from './service.mjs';
+
+/** @typedef {'soap11' | 'soap12' | 'httpget' | 'httppost'} Binding */
+/** @typedef {'AuthenticateToken' | 'AuthenticateCookie'} Operation */
+
+/**
+ * @typedef {object} BenchRequest
+ * @property {'GET' | 'POST'} method
+ * @property {string} path
+ * @property {Record<string, string>} headers
+ * @property {string} [body]
+ */
+
+/**
+ * @typedef {object} BenchCase
+ * @property {string} name e.g. "SOAP 1.1 AuthenticateToken"
+ * @property {Binding} binding
+ * @property {Operation} operation
+ * @property {(seed: import('./service.mjs').Seed) => BenchRequest} request
+ */
+
+/** @type {Record<Binding, string>} */
+export const BINDING_LABEL = { soap11: 'SOAP 1.1', soap12: 'SOAP 1.2', httpget: 'HTTP GET', httppost: 'HTTP POST' };
+
+/** @param {string} text */
+const xmlText = (text) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** @param {Operation} operation @param {import('./service.mjs').Seed} seed @returns {Array<[string, string]>} */
+function parameters(operation, seed) {
+  return operation === 'AuthenticateToken'
+    ? [
+        ['securityPassword', seed.password],
+        ['token', seed.token],
+      ]
+    : [
+        ['securityPassword', seed.password],
+        ['loginCookie', seed.cookie],
+        ['cookieDomain', seed.domain],
+      ];
+}
+
+/** @param {'soap' | 'soap12'} prefix @param {string} envelopeNs @param {Operation} operation @param {Array<[string, string]>} params */
+function soapEnvelope(prefix, envelopeNs, operation, params) {
+  const fields = params.map(([name, value]) => `      <${name}>${xmlText(value)}</${name}>`).join('\n');
+  return [
+    '<?xml version="1.0" encoding="utf-8"?>',
+    `<${prefix}:Envelope xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:${prefix}="${envelopeNs}">`,
+    `  <${prefix}:Body>`,
+    `    <${operation} xmlns="${NAMESPACE}">`,
+    fields,
+    `    </${operation}>`,
+    `  </${prefix}:Body>`,
+    `</${prefix}:Envelope>`,
+    '',
+  ].join('\n');
+}
+
+/** @param {Binding} binding @param {Operation} operation @returns {BenchCase} */
+function benchCase(binding, operation) {
+  return {
+    name: `${BINDING_LABEL[binding]} ${operation}`,
+    binding,
+    operation,
+    request: (seed) => {
+      /** @type {BenchRequest} */
+      let request;
+      const params = parameters(operation, seed);
+      const form = new URLSearchParams(params).toString();
+      switch (binding) {
+        case 'soap11':
+          request = {
+            method: 'POST',
+            path: '/Authentication.asmx',
+            headers: { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: `"${NAMESPACE}${operation}"` },
+            body: soapEnvelope('soap', 'http://schemas.xmlsoap.org/soap/envelope/', operation, params),
+          };
+          break;
+        case 'soap12':
+          request = {
+            method: 'POST',
+            path: '/Authentication.asmx',
+            headers: { 'Content-Type': 'application/soap+xml; charset=utf-8' },
+            body: soapEnvelope('soap12', 'http://www.w3.org/2003/05/soap-envelope', operation, params),
+          };
+          break;
+        case 'httpget':
+          request = { method: 'GET', path: `/Authentication.asmx/${operation}?${form}`, headers: {} };
+          break;
+        case 'httppost':
+          request = {
+            method: 'POST',
+            path: `/Authentication.asmx/${operation}`,
+            headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+            body: form,
+          };
+          break;
+      }
+      return request;
+    },
+  };
+}
+
+/** @type {BenchCase[]} */
+export const CASES = /** @type {Binding[]} */ (['soap11', 'soap12', 'httpget', 'httppost']).flatMap((binding) =>
+  /** @type {Operation[]} */ (['AuthenticateToken', 'AuthenticateCookie']).map((operation) => benchCase(binding, operation)),
+);
+
+/** The share of the reference's throughput each binding should reach (embedded store, 32 connections). */
+export const TARGET_RATIO = /** @type {Record<Binding, number>} */ ({ soap11: 0.45, soap12: 0.45, httpget: 0.6, httppost: 0.6 });
+/** The service's p99 latency should stay under this. */
+export const TARGET_P99_MS = 10;

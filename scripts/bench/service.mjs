@@ -1,0 +1,299 @@
+// @ts-check
+/**
+ * The two servers the benchmark drives, each in a child process of its own so that the load generator (the
+ * bench process) shares an event loop with neither:
+ *
+ * - startService(): the real service, `node dist/cli/index.js serve`, on a fresh store (a temporary DATA_DIR,
+ *   or a fresh schema in DATABASE_URL's database, dropped afterwards) seeded through the admin CLI with a
+ *   caller, a member and a session, as an operator would;
+ * - startReference(): scripts/bench/reference-server.mjs with the same caller, member and session as constants.
+ */
+import { execFile, fork, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CLI = join(ROOT, 'dist', 'cli', 'index.js');
+const REFERENCE_SERVER = fileURLToPath(new URL('./reference-server.mjs', import.meta.url));
+/** The namespace both servers use (the service's default). */
+export const NAMESPACE = 'http://tempuri.org/';
+const START_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 20_000;
+const CLI_TIMEOUT_MS = 60_000;
+
+/**
+ * What the servers know and the requests carry.
+ * @typedef {object} Seed
+ * @property {string} caller
+ * @property {string} password
+ * @property {{ id: string, username: string, email: string, firstName: string, lastName: string }} member
+ * @property {string} domain the cookie domain, as the partner sites send it
+ * @property {string} cookie
+ * @property {string} token
+ */
+
+/**
+ * @typedef {object} ServiceOptions
+ * @property {'sqlite' | 'postgresql'} store
+ * @property {string} [databaseUrl] for store postgresql
+ * @property {string} logLevel LOG_LEVEL of the service
+ * @property {'ibridge' | 'json' | 'plain'} resultFormat RESULT_FORMAT of the service
+ * @property {Record<string, string>} [extraEnv] more settings for the service (BENCH_SERVICE_* variables)
+ * @property {string} [logFile] where the service's stdout (its log lines) goes; /dev/null by default
+ * @property {string} [profileDir] run with --cpu-prof, writing the profile into this folder
+ */
+
+/**
+ * @typedef {object} RunningServer
+ * @property {string} baseUrl e.g. http://127.0.0.1:12345
+ * @property {number} pid
+ * @property {() => boolean} alive
+ * @property {() => string} stderr what the child wrote on stderr (the last few kilobytes)
+ * @property {() => Promise<{ code: number | null, signal: string | null, profile?: string }>} stop
+ */
+
+/** @returns {Promise<number>} a free TCP port on the loopback interface */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Only what a process needs to run, so that the developer's own settings (CONFIG_FILE, BASE_PATH…) stay out. */
+function baseEnv() {
+  /** @type {Record<string, string>} */
+  const env = {};
+  for (const name of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ', 'SystemRoot']) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+/** @param {string} url @param {number} timeoutMs @param {() => boolean} alive @param {() => string} why */
+async function waitUntilReady(url, timeoutMs, alive, why) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (!alive()) throw new Error(`the server exited before it was ready:\n${why()}`);
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      await response.arrayBuffer();
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`the server was not ready at ${url} after ${timeoutMs / 1000} s:\n${why()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * @param {import('node:child_process').ChildProcess} child
+ * @param {string} label
+ * @returns {Pick<RunningServer, 'alive' | 'stderr'> & { exited: Promise<{ code: number | null, signal: string | null }> }}
+ */
+function watch(child, label) {
+  let tail = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk) => {
+    tail = (tail + chunk).slice(-8192);
+  });
+  let running = true;
+  /** @type {Promise<{ code: number | null, signal: string | null }>} */
+  const exited = new Promise((resolve) => {
+    child.once('exit', (code, signal) => {
+      running = false;
+      resolve({ code, signal });
+    });
+    child.once('error', (error) => {
+      running = false;
+      tail += `\n${label}: ${error.message}`;
+      resolve({ code: null, signal: null });
+    });
+  });
+  return { alive: () => running, stderr: () => tail, exited };
+}
+
+/**
+ * SIGTERM (the service stops gracefully, which is also when --cpu-prof writes its profile), SIGKILL after
+ * STOP_TIMEOUT_MS.
+ * @param {import('node:child_process').ChildProcess} child
+ * @param {Promise<{ code: number | null, signal: string | null }>} exited
+ */
+async function stopChild(child, exited) {
+  if (child.exitCode !== null || child.signalCode !== null) return exited;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+  try {
+    return await exited;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A fresh schema in DATABASE_URL's database, and that URL with the schema as every connection's search_path. */
+async function createSchema(/** @type {string} */ databaseUrl) {
+  const { default: pg } = await import('pg');
+  const schema = `asmx_bench_${randomBytes(6).toString('hex')}`;
+  /** @param {string} sql */
+  const admin = async (sql) => {
+    const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 10_000 });
+    client.on('error', () => {});
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE SCHEMA ${schema}`);
+  const url = new URL(databaseUrl);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return { schema, url: url.toString(), drop: () => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`) };
+}
+
+/**
+ * Seeds a caller, a member and a session through the admin CLI, as an operator would.
+ * @param {Record<string, string>} env the service's settings (DATA_DIR or DATABASE_URL)
+ * @returns {Promise<Seed>}
+ */
+async function seedThroughCli(env) {
+  /** @param {string[]} args */
+  const cli = async (args) => {
+    const { stdout } = await run(process.execPath, [CLI, ...args, '--json'], { env, cwd: ROOT, timeout: CLI_TIMEOUT_MS });
+    return JSON.parse(stdout);
+  };
+  const password = randomBytes(24).toString('base64url');
+  const member = { id: '10042', username: 'ada', email: 'ada@example.org', firstName: 'Ada', lastName: 'Lovelace' };
+  const domain = '.example.org';
+  await cli(['callers', 'add', 'bench', '--password', password]);
+  await cli(['members', 'add', '--id', member.id, '--username', member.username, '--email', member.email, '--first-name', member.firstName, '--last-name', member.lastName]);
+  const session = await cli(['sessions', 'create', '--member', member.id, '--domain', domain]);
+  if (typeof session.cookie !== 'string' || typeof session.token !== 'string') {
+    throw new Error(`sessions create --json printed no cookie and token: ${JSON.stringify(Object.keys(session))}`);
+  }
+  return { caller: 'bench', password, member, domain, cookie: session.cookie, token: session.token };
+}
+
+/**
+ * Starts the service on a fresh, seeded store.
+ * @param {ServiceOptions} options
+ * @returns {Promise<RunningServer & { seed: Seed, store: string, cleanup: () => Promise<void> }>}
+ */
+export async function startService(options) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'asmx-bench-'));
+  /** @type {(() => Promise<void>) | undefined} */
+  let dropSchema;
+  const cleanup = async () => {
+    if (dropSchema) await dropSchema().catch((error) => console.error(`bench: could not drop the schema: ${error.message}`));
+    dropSchema = undefined;
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const port = await freePort();
+    /** @type {Record<string, string>} */
+    const env = {
+      ...baseEnv(),
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: options.logLevel,
+      RESULT_FORMAT: options.resultFormat,
+      SOAP_NAMESPACE: NAMESPACE,
+      ...options.extraEnv,
+    };
+    if (options.store === 'postgresql') {
+      if (!options.databaseUrl) throw new Error('the postgresql store needs DATABASE_URL');
+      const schema = await createSchema(options.databaseUrl);
+      dropSchema = schema.drop;
+      env.DATABASE_URL = schema.url;
+    }
+    const seed = await seedThroughCli(env);
+
+    const logFd = openSync(options.logFile ?? '/dev/null', 'a');
+    /** @type {string[]} */
+    const nodeArgs = [];
+    /** @type {string | undefined} */
+    let profile;
+    if (options.profileDir) {
+      profile = `service-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`;
+      nodeArgs.push('--cpu-prof', '--cpu-prof-dir', options.profileDir, '--cpu-prof-name', profile);
+    }
+    const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve'], { env, cwd: ROOT, stdio: ['ignore', logFd, 'pipe'] });
+    closeSync(logFd);
+    const watched = watch(child, 'service');
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const stop = async () => {
+      const exit = await stopChild(child, watched.exited);
+      return profile && options.profileDir ? { ...exit, profile: join(options.profileDir, profile) } : exit;
+    };
+    try {
+      await waitUntilReady(`${baseUrl}/readyz`, START_TIMEOUT_MS, watched.alive, watched.stderr);
+    } catch (error) {
+      await stop();
+      throw error;
+    }
+    return { baseUrl, pid: child.pid ?? 0, alive: watched.alive, stderr: watched.stderr, stop, seed, store: options.store, cleanup };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}
+
+/**
+ * Starts the reference server with the seed as its constants.
+ * @param {Seed} seed
+ * @param {{ resultFormat: 'ibridge' | 'json' | 'plain' }} options
+ * @returns {Promise<RunningServer>}
+ */
+export async function startReference(seed, options) {
+  /** @type {import('./reference-server.mjs').ReferenceConfig} */
+  const config = {
+    port: 0,
+    namespace: NAMESPACE,
+    resultFormat: options.resultFormat,
+    password: seed.password,
+    token: seed.token,
+    cookie: seed.cookie,
+    domain: seed.domain,
+    member: { id: seed.member.id, email: seed.member.email, firstName: seed.member.firstName, lastName: seed.member.lastName },
+  };
+  const child = fork(REFERENCE_SERVER, [], {
+    env: { ...baseEnv(), BENCH_REFERENCE: JSON.stringify(config) },
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  const watched = watch(child, 'reference');
+  /** @type {number} */
+  const port = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the reference server did not start:\n${watched.stderr()}`)), START_TIMEOUT_MS);
+    child.once('message', (message) => {
+      clearTimeout(timer);
+      resolve(/** @type {{ port: number }} */ (message).port);
+    });
+    watched.exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`the reference server exited:\n${watched.stderr()}`));
+    });
+  });
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    pid: child.pid ?? 0,
+    alive: watched.alive,
+    stderr: watched.stderr,
+    stop: () => stopChild(child, watched.exited),
+  };
+}
