@@ -59,6 +59,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
       session: config.session,
       signin: config.signin,
       callerThrottle: config.callerThrottle,
+      cacheTtlMs: config.cacheTtlMs,
       events: metrics,
     });
     const app = await createApp({ config, services, logger, ops: { readiness: () => readiness.check(), metrics } });

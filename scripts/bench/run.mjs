@@ -21,7 +21,7 @@
  *   BENCH_SERVICE_<X>   passed to the service as <X>, e.g. BENCH_SERVICE_METRICS_ENABLED=false
  *   BENCH_TOOL          autocannon to use it even where wrk is installed
  *   DATABASE_URL        also run on PostgreSQL, in a fresh schema dropped afterwards
- *   BENCH_PROFILE=1     instead: one SOAP 1.1 AuthenticateToken run against the service under --cpu-prof, and
+ *   BENCH_PROFILE=1     instead: one run of the first case selected (SOAP 1.1 AuthenticateToken) under --cpu-prof, and
  *                       the top 15 functions by self time (profiles in bench/results/profiles/, not committed)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -227,7 +227,7 @@ async function benchStore(store) {
   cleanups.push(reference.stop);
   console.log(`   service ${service.baseUrl} (pid ${service.pid}), reference ${reference.baseUrl} (pid ${reference.pid})`);
 
-  const selected = CASES.filter((c) => settings.cases.length === 0 || settings.cases.some((word) => c.name.toLowerCase().includes(word)));
+  const selected = selectedCases();
   const results = [];
   for (const benchCase of selected) {
     const request = benchCase.request(service.seed);
@@ -384,11 +384,16 @@ async function benchmark() {
   }
 }
 
-/** BENCH_PROFILE=1: the service under --cpu-prof for one SOAP 1.1 AuthenticateToken run, and what cost. */
+/** The cases BENCH_CASES names, in table order. */
+function selectedCases() {
+  return CASES.filter((c) => settings.cases.length === 0 || settings.cases.some((word) => c.name.toLowerCase().includes(word)));
+}
+
+/** BENCH_PROFILE=1: the service under --cpu-prof for one run of the first case selected, and what cost. */
 async function profile() {
   mkdirSync(PROFILES_DIR, { recursive: true });
-  const benchCase = CASES.find((c) => c.binding === 'soap11' && c.operation === 'AuthenticateToken');
-  if (!benchCase) throw new Error('no SOAP 1.1 AuthenticateToken case');
+  const benchCase = selectedCases()[0];
+  if (!benchCase) throw new Error(`BENCH_CASES selects no case: ${settings.cases.join(', ')}`);
   console.log(`bench: profiling the service (embedded store, RESULT_FORMAT=${settings.resultFormat}, LOG_LEVEL=${settings.logLevel}) on ${benchCase.name}: ${settings.warmup} s warm-up, ${settings.duration} s at ${settings.connections} connections`);
   const service = await startService({
     store: 'sqlite',

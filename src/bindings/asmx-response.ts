@@ -20,15 +20,16 @@ export interface AsmxResponse {
 }
 
 /**
- * Writes a response the way ASMX does: one write with a Content-Length (never chunked). Like IIS, 400 and
- * 5xx keep the connection open (PHP SoapClient fails on a close it was not told about; we tell nobody).
+ * Writes a response the way ASMX does: with a Content-Length, never chunked. Like IIS, 400 and 5xx keep the
+ * connection open (PHP SoapClient fails on a close it was not told about; we tell nobody). The body goes to
+ * res.end as a string: Node then sends it in one write with the headers, where a Buffer takes a writev of two.
  */
 export function sendAsmx(res: ServerResponse, response: AsmxResponse): void {
-  const body = Buffer.from(response.body, 'utf8');
   res.statusCode = response.status;
   res.setHeader('Content-Type', response.contentType);
   res.setHeader('Cache-Control', response.cacheControl ?? 'private');
   if (response.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(response.retryAfterSeconds));
-  res.setHeader('Content-Length', body.length);
-  res.end(response.headOnly ? undefined : body);
+  res.setHeader('Content-Length', Buffer.byteLength(response.body, 'utf8'));
+  if (response.headOnly) res.end();
+  else res.end(response.body, 'utf8');
 }

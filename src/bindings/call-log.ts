@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../log/logger.js';
+import { requestIdOf } from '../log/request-id.js';
 import type { Outcome } from '../service/authentication.js';
 import { clientAddress } from './client-address.js';
 
@@ -37,6 +38,7 @@ export function createCallLogger(logger: Logger, trustProxy: boolean, metrics?: 
       status,
       latencyMs: elapsedMicros / 1000,
       client: clientAddress(req, trustProxy),
+      requestId: requestIdOf(req),
     };
     if ('outcome' in result) {
       line.caller = result.outcome.caller;

@@ -17,11 +17,17 @@ const ENTITIES: Record<string, string> = {
   '\r': '&#xD;',
 };
 
+/** Every character NOT_XML_CHAR could match is one of these; most texts have none, and one test is cheaper. */
+// eslint-disable-next-line no-control-regex
+const MAYBE_NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uD800-\uDFFF\uFFFE\uFFFF]/;
+
+const xmlChars = (text: string) => (MAYBE_NOT_XML_CHAR.test(text) ? text.replace(NOT_XML_CHAR, '\uFFFD') : text);
+
 export function escapeXmlText(text: string): string {
-  return text.replace(NOT_XML_CHAR, '\uFFFD').replace(TEXT_SPECIALS, (c) => ENTITIES[c] ?? c);
+  return xmlChars(text).replace(TEXT_SPECIALS, (c) => ENTITIES[c] ?? c);
 }
 
 /** For double-quoted attribute values; white space is escaped so that it survives attribute normalisation. */
 export function escapeXmlAttribute(text: string): string {
-  return text.replace(NOT_XML_CHAR, '\uFFFD').replace(ATTRIBUTE_SPECIALS, (c) => ENTITIES[c] ?? c);
+  return xmlChars(text).replace(ATTRIBUTE_SPECIALS, (c) => ENTITIES[c] ?? c);
 }

@@ -28,6 +28,11 @@ export interface Config {
   readonly signin: SigninConfig;
   /** Failed security passwords per client address (CALLER_*), counted in the store like the sign-in throttle. */
   readonly callerThrottle: CallerThrottleConfig;
+  /**
+   * How long callers, sessions and caller throttle states read on the call path may be reused (0 to 1000 ms):
+   * a change made elsewhere (another instance, the admin CLI) is seen within this time.
+   */
+  readonly cacheTtlMs: number;
   /** Deadlines the HTTP server enforces on every connection, so that slow clients cannot hold the process. */
   readonly server: ServerTimeouts;
   /** Prometheus metrics; port undefined serves /metrics on the main port, a number on a listener of its own. */
@@ -209,6 +214,8 @@ const schema = z.object({
   CALLER_MAX_FAILURES_PER_ADDRESS: integer(1, 100000).default(20),
   CALLER_FAILURE_WINDOW: duration.default(15 * 60),
   CALLER_LOCKOUT: duration.default(15 * 60),
+  // At most one second, so that a revocation anywhere reaches every instance within one second.
+  CACHE_TTL_MS: integer(0, 1000).default(1000),
   SECRET_KEY: z
     .string()
     .trim()
@@ -339,6 +346,7 @@ export function loadConfig(env: Environment = process.env): Config {
       windowSeconds: s.CALLER_FAILURE_WINDOW,
       lockoutSeconds: s.CALLER_LOCKOUT,
     }),
+    cacheTtlMs: s.CACHE_TTL_MS,
     server: Object.freeze({
       headersTimeoutSeconds: s.HEADERS_TIMEOUT,
       requestTimeoutSeconds: s.REQUEST_TIMEOUT,

@@ -1,5 +1,5 @@
 import winston from 'winston';
-import { currentRequestId } from './request-id.js';
+import { BatchedTransport } from './batched-transport.js';
 
 export type Logger = winston.Logger;
 
@@ -16,21 +16,11 @@ const redact = winston.format((info) => {
   return info;
 });
 
-/**
- * Every line written while a request is served carries its id (X-Request-Id). Winston runs formats
- * synchronously inside the logging call, so the request's async context is still the current one here.
- */
-const requestId = winston.format((info) => {
-  const id = currentRequestId();
-  if (id !== undefined && info.requestId === undefined) info.requestId = id;
-  return info;
-});
-
-export function createLogger(level: string, stream: NodeJS.WritableStream = process.stdout): Logger {
+export function createLogger(level: string, stream: Pick<NodeJS.WritableStream, 'write'> = process.stdout): Logger {
   return winston.createLogger({
     level: level === 'silent' ? 'error' : level,
     silent: level === 'silent',
-    format: winston.format.combine(requestId(), redact(), winston.format.timestamp(), winston.format.json()),
-    transports: [new winston.transports.Stream({ stream })],
+    format: winston.format.combine(redact(), winston.format.timestamp(), winston.format.json()),
+    transports: [new BatchedTransport(stream)],
   });
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler } from 'express';
-import { requestContext } from '../log/request-id.js';
+import type { RequestListener } from 'node:http';
+import { setRequestId } from '../log/request-id.js';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
@@ -8,19 +8,20 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
 const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The id a request is known by: the caller's (a proxy's) X-Request-Id when it is acceptable, else a new UUID. */
-export function requestIdOf(header: string | string[] | undefined): string {
+export function acceptedRequestId(header: string | string[] | undefined): string {
   const value = Array.isArray(header) ? header[0] : header;
   return value !== undefined && ACCEPTABLE_ID.test(value) ? value : randomUUID();
 }
 
 /**
- * The first middleware: gives the request its id, echoes it in the response's X-Request-Id and runs the rest
- * of the request inside the request context, so that every log line written for it carries the id.
+ * Wraps the server's listener: gives each request its id (requestIdOf in src/log/request-id.ts, which every
+ * log line about the request carries) and echoes it in the response's X-Request-Id.
  */
-export function requestIdMiddleware(): RequestHandler {
-  return (req, res, next) => {
-    const requestId = requestIdOf(req.headers['x-request-id']);
+export function withRequestId(listener: RequestListener): RequestListener {
+  return (req, res) => {
+    const requestId = acceptedRequestId(req.headers['x-request-id']);
+    setRequestId(req, requestId);
     res.setHeader(REQUEST_ID_HEADER, requestId);
-    requestContext.run({ requestId }, () => next());
+    listener(req, res);
   };
 }

@@ -3,6 +3,7 @@ import type { Clock } from './clock.js';
 import { ServiceError } from './errors.js';
 import { normalizeOrigin } from './return-urls.js';
 import { randomSecret, type Secrets } from './secrets.js';
+import { ShortLivedCache } from './short-lived-cache.js';
 
 const MIN_PASSWORD_LENGTH = 6;
 
@@ -13,12 +14,16 @@ export interface IssuedCallerPassword {
   passwordId: number;
 }
 
-/** Calling applications (partner sites) and their security passwords. */
+/**
+ * Calling applications (partner sites) and their security passwords. The callers of verified passwords may
+ * be cached (`cache`, none by default): a partner calls on every page view, with the same password each time.
+ */
 export class CallerService {
   constructor(
     private readonly store: Store,
     private readonly secrets: Secrets,
     private readonly clock: Clock,
+    private readonly cache = new ShortLivedCache<CallerRow>(0),
   ) {}
 
   /** Registers a caller with a generated password, or with the old service's password when migrating. */
@@ -36,7 +41,10 @@ export class CallerService {
     const issued = this.#choosePassword(options.password);
     await this.#ensureUnused(issued);
     const result = await this.#addPassword(caller, issued);
-    if (options.retireOthers) await this.store.deleteCallerPasswords(caller.id, result.passwordId);
+    if (options.retireOthers) {
+      await this.store.deleteCallerPasswords(caller.id, result.passwordId);
+      this.cache.clear();
+    }
     return result;
   }
 
@@ -45,7 +53,9 @@ export class CallerService {
     const caller = await this.#get(name);
     const passwords = await this.store.listCallerPasswords(caller.id);
     const newest = passwords.reduce<CallerPasswordRow | undefined>((a, b) => (!a || b.id > a.id ? b : a), undefined);
-    return newest ? this.store.deleteCallerPasswords(caller.id, newest.id) : 0;
+    const retired = newest ? await this.store.deleteCallerPasswords(caller.id, newest.id) : 0;
+    this.cache.clear();
+    return retired;
   }
 
   async list(): Promise<Array<CallerRow & { passwords: CallerPasswordRow[]; origins: CallerOriginRow[] }>> {
@@ -93,17 +103,21 @@ export class CallerService {
   async setEnabled(name: string, enabled: boolean): Promise<CallerRow> {
     const caller = await this.#get(name);
     await this.store.setCallerEnabled(caller.id, enabled);
+    this.cache.clear();
     return { ...caller, enabled };
   }
 
   async remove(name: string): Promise<void> {
     await this.store.deleteCaller((await this.#get(name)).id);
+    this.cache.clear();
   }
 
   /** The enabled caller this security password belongs to; the legacy fault otherwise. */
   async verify(securityPassword: string | null): Promise<CallerRow> {
     const caller = securityPassword
-      ? await this.store.findCallerByPasswordHash(this.secrets.hash('caller-password', securityPassword))
+      ? await this.cache.fetch(securityPassword, this.clock(), () =>
+          this.store.findCallerByPasswordHash(this.secrets.hash('caller-password', securityPassword)),
+        )
       : null;
     if (!caller || !caller.enabled) throw new ServiceError('INVALID_SECURITY_PASSWORD');
     return caller;

@@ -8,6 +8,7 @@ import { MemberService } from './members.js';
 import { ReturnUrlPolicy } from './return-urls.js';
 import { Secrets } from './secrets.js';
 import { SessionService, type SessionEvents, type SessionPolicy } from './sessions.js';
+import { ShortLivedCache } from './short-lived-cache.js';
 import { SignInService } from './signin.js';
 import { callerAddressThrottle, SignInThrottle } from './throttle.js';
 
@@ -38,6 +39,11 @@ export function createServices(options: {
   signin?: SigninPolicy;
   /** Failed security passwords per client address (CALLER_MAX_FAILURES_PER_ADDRESS and the rest). */
   callerThrottle?: CallerThrottleConfig;
+  /**
+   * How long store answers on the call path (callers, sessions, caller throttle states) may be reused
+   * (CACHE_TTL_MS); 0, the default, reads the store on every call.
+   */
+  cacheTtlMs?: number;
   clock?: Clock;
   events?: SessionEvents;
 }): Services {
@@ -45,13 +51,15 @@ export function createServices(options: {
   const signin = options.signin ?? loadConfig({}).signin;
   const callerThrottle = options.callerThrottle ?? loadConfig({}).callerThrottle;
   const secrets = new Secrets(options.secretKey);
-  const callers = new CallerService(options.store, secrets, clock);
-  const sessions = new SessionService(options.store, secrets, options.session, clock, options.events);
+  const ttlMs = options.cacheTtlMs ?? 0;
+  const callers = new CallerService(options.store, secrets, clock, new ShortLivedCache(ttlMs));
+  const sessions = new SessionService(options.store, secrets, options.session, clock, options.events, new ShortLivedCache(ttlMs));
+  const throttle = callerAddressThrottle(options.store, callerThrottle, new ShortLivedCache(ttlMs));
   return {
     callers,
-    members: new MemberService(options.store, clock),
+    members: new MemberService(options.store, clock, sessions),
     sessions,
-    authentication: new AuthenticationService(callers, sessions, callerAddressThrottle(options.store, callerThrottle), clock),
+    authentication: new AuthenticationService(callers, sessions, throttle, clock),
     signin: new SignInService(options.store, sessions, new SignInThrottle(options.store, signin.throttle), secrets, clock),
     returnUrls: new ReturnUrlPolicy(options.store, signin.defaultReturnPath),
   };

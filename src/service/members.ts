@@ -3,6 +3,7 @@ import { StoreConflictError } from '../store/store.js';
 import type { Clock } from './clock.js';
 import { ServiceError } from './errors.js';
 import { hashPassword } from './passwords.js';
+import type { SessionService } from './sessions.js';
 
 export interface MemberInput {
   id: string;
@@ -18,9 +19,11 @@ const MIN_PASSWORD_LENGTH = 8;
 const MAX_PASSWORD_LENGTH = 1024;
 
 export class MemberService {
+  /** `sessions` is told when a member is disabled or removed, so that none of its cached sessions outlives that. */
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    private readonly sessions?: Pick<SessionService, 'forgetCached'>,
   ) {}
 
   /** passwordHash is a stored hash from passwords.ts (an import's), or null: no password until one is set. */
@@ -74,10 +77,14 @@ export class MemberService {
   }
 
   async setEnabled(id: string, enabled: boolean): Promise<void> {
-    if (!(await this.store.setMemberEnabled(id, enabled))) throw new ServiceError('MEMBER_NOT_FOUND', id);
+    const found = await this.store.setMemberEnabled(id, enabled);
+    this.sessions?.forgetCached();
+    if (!found) throw new ServiceError('MEMBER_NOT_FOUND', id);
   }
 
   async remove(id: string): Promise<void> {
-    if (!(await this.store.deleteMember(id))) throw new ServiceError('MEMBER_NOT_FOUND', id);
+    const found = await this.store.deleteMember(id);
+    this.sessions?.forgetCached();
+    if (!found) throw new ServiceError('MEMBER_NOT_FOUND', id);
   }
 }

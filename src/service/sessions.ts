@@ -4,6 +4,7 @@ import type { Clock } from './clock.js';
 import { isValidCookieDomain, normalizeCookieDomain } from './domains.js';
 import { ServiceError } from './errors.js';
 import { randomSecret, type Secrets } from './secrets.js';
+import { ShortLivedCache } from './short-lived-cache.js';
 
 export interface SessionPolicy {
   absoluteTimeoutSeconds: number;
@@ -35,6 +36,10 @@ export type SessionCheck =
   | { ok: true; found: SessionWithMember; token: string }
   | { ok: false; reason: NotSignedInReason };
 
+/**
+ * Sessions, found by the hash of their token or login cookie. Found sessions may be cached (`cache`, none by
+ * default); whatever is decided from a cached row (expiry, idleness) is decided against the current time.
+ */
 export class SessionService {
   /** Writes of lastSeenAt are spaced out so that busy sessions do not turn every read into a write. */
   readonly #touchIntervalMs: number;
@@ -45,6 +50,7 @@ export class SessionService {
     private readonly policy: SessionPolicy,
     private readonly clock: Clock,
     private readonly events?: SessionEvents,
+    private readonly cache = new ShortLivedCache<SessionWithMember>(0),
   ) {
     this.#touchIntervalMs = Math.min(60_000, (policy.idleTimeoutSeconds * 1000) / 10);
   }
@@ -77,20 +83,27 @@ export class SessionService {
 
   async checkToken(token: string | null): Promise<SessionCheck> {
     if (!token) return { ok: false, reason: 'missing' };
-    const found = await this.store.findSessionByTokenHash(this.secrets.hash('token', token));
-    return this.#check(found, () => token);
+    const key = `token:${token}`;
+    const found = await this.cache.fetch(key, this.clock(), () => this.store.findSessionByTokenHash(this.secrets.hash('token', token)));
+    return this.#check(key, found, () => token);
   }
 
   async checkCookie(cookie: string | null, cookieDomain: string | null): Promise<SessionCheck> {
     if (!cookie) return { ok: false, reason: 'missing' };
-    const found = await this.store.findSessionByCookieHash(this.secrets.hash('cookie', cookie));
+    const key = `cookie:${cookie}`;
+    const found = await this.cache.fetch(key, this.clock(), () => this.store.findSessionByCookieHash(this.secrets.hash('cookie', cookie)));
     if (found && normalizeCookieDomain(cookieDomain ?? '') !== found.session.cookieDomain) {
       return { ok: false, reason: 'domain-mismatch' };
     }
-    return this.#check(found, () => this.secrets.unseal(found?.session.tokenSealed ?? ''));
+    return this.#check(key, found, () => this.secrets.unseal(found?.session.tokenSealed ?? ''));
   }
 
-  async #check(found: SessionWithMember | null, tokenOf: () => string | null): Promise<SessionCheck> {
+  /** Forgets every cached session: a member was disabled or removed. */
+  forgetCached(): void {
+    this.cache.clear();
+  }
+
+  async #check(key: string, found: SessionWithMember | null, tokenOf: () => string | null): Promise<SessionCheck> {
     if (!found) return { ok: false, reason: 'unknown' };
     const { session, member } = found;
     const now = this.clock();
@@ -103,12 +116,16 @@ export class SessionService {
     if (token === null) return { ok: false, reason: 'unknown' };
     if (this.policy.slidingIdle && now - session.lastSeenAt >= this.#touchIntervalMs) {
       await this.store.touchSession(session.id, now);
+      // The cached row has the old lastSeenAt; the next call reads the new one.
+      this.cache.delete(key);
     }
     return { ok: true, found, token };
   }
 
   async revoke(sessionId: string): Promise<void> {
-    if (!(await this.store.revokeSession(sessionId, this.clock()))) throw new ServiceError('SESSION_NOT_FOUND', sessionId);
+    const revoked = await this.store.revokeSession(sessionId, this.clock());
+    this.cache.clear();
+    if (!revoked) throw new ServiceError('SESSION_NOT_FOUND', sessionId);
     this.events?.sessionsRevoked(1);
   }
 
@@ -116,6 +133,7 @@ export class SessionService {
   async revokeByCookie(cookie: string): Promise<boolean> {
     const found = await this.store.findSessionByCookieHash(this.secrets.hash('cookie', cookie));
     const revoked = found !== null && (await this.store.revokeSession(found.session.id, this.clock()));
+    this.cache.clear();
     if (revoked) this.events?.sessionsRevoked(1);
     return revoked;
   }
@@ -123,6 +141,7 @@ export class SessionService {
   async revokeAllOf(memberId: string): Promise<number> {
     if (!(await this.store.getMember(memberId))) throw new ServiceError('MEMBER_NOT_FOUND', memberId);
     const count = await this.store.revokeMemberSessions(memberId, this.clock());
+    this.cache.clear();
     if (count > 0) this.events?.sessionsRevoked(count);
     return count;
   }

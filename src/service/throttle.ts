@@ -1,4 +1,5 @@
 import type { Store } from '../store/store.js';
+import { ShortLivedCache } from './short-lived-cache.js';
 
 export interface ThrottleRule {
   /** Key prefix, e.g. 'account' or 'address': keys are `<prefix>:<value>`. */
@@ -16,33 +17,42 @@ export interface ThrottleLock {
 /**
  * Counts failures per key in the store, so that the count survives a restart and every instance sharing the
  * store sees the same one. Reusable for anything counted per key (sign-in per account or address, caller
- * passwords per address).
+ * passwords per address). A key's lock state may be cached (`cache`, none by default): a lock set by another
+ * instance then holds here within the cache's time; this instance's own failures are seen at once.
  */
 export class KeyedThrottle {
   constructor(
     private readonly store: Store,
     private readonly rule: ThrottleRule,
+    private readonly cache = new ShortLivedCache<{ lockedUntil: number | null }>(0),
   ) {}
 
   /** The lock on this value at `now`, or null. */
   async check(value: string, now: number): Promise<ThrottleLock | null> {
-    const row = await this.store.getThrottle(this.#key(value));
-    return lockAt(row?.lockedUntil ?? null, now);
+    const key = this.#key(value);
+    const state = await this.cache.fetch(key, now, async () => ({ lockedUntil: (await this.store.getThrottle(key))?.lockedUntil ?? null }));
+    return lockAt(state?.lockedUntil ?? null, now);
   }
 
   /** Counts a failure and locks the key when it reaches the threshold; returns the lock in force afterwards. */
   async failure(value: string, now: number): Promise<ThrottleLock | null> {
     const key = this.#key(value);
-    const row = await this.store.recordFailure(key, now, this.rule.windowSeconds * 1000);
-    const current = lockAt(row.lockedUntil, now);
-    if (current || row.failures < this.rule.maxFailures) return current;
-    const until = now + this.rule.lockoutSeconds * 1000;
-    await this.store.lockThrottle(key, until);
-    return lockAt(until, now);
+    try {
+      const row = await this.store.recordFailure(key, now, this.rule.windowSeconds * 1000);
+      const current = lockAt(row.lockedUntil, now);
+      if (current || row.failures < this.rule.maxFailures) return current;
+      const until = now + this.rule.lockoutSeconds * 1000;
+      await this.store.lockThrottle(key, until);
+      return lockAt(until, now);
+    } finally {
+      // After the writes, so that a check that read the key while they ran does not keep what it read.
+      this.cache.delete(key);
+    }
   }
 
-  clear(value: string): Promise<void> {
-    return this.store.clearThrottle(this.#key(value));
+  async clear(value: string): Promise<void> {
+    await this.store.clearThrottle(this.#key(value));
+    this.cache.delete(this.#key(value));
   }
 
   #key(value: string): string {
@@ -51,8 +61,12 @@ export class KeyedThrottle {
 }
 
 /** Failed security passwords per client address: keys `caller-address:<address>` (AuthenticationService). */
-export function callerAddressThrottle(store: Store, policy: { maxFailures: number; windowSeconds: number; lockoutSeconds: number }): KeyedThrottle {
-  return new KeyedThrottle(store, { prefix: 'caller-address', ...policy });
+export function callerAddressThrottle(
+  store: Store,
+  policy: { maxFailures: number; windowSeconds: number; lockoutSeconds: number },
+  cache?: ShortLivedCache<{ lockedUntil: number | null }>,
+): KeyedThrottle {
+  return new KeyedThrottle(store, { prefix: 'caller-address', ...policy }, cache);
 }
 
 function lockAt(lockedUntil: number | null, now: number): ThrottleLock | null {

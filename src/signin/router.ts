@@ -3,6 +3,7 @@ import { clientAddress } from '../bindings/client-address.js';
 import { endpointUrl } from '../bindings/discovery/endpoint-url.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
+import { requestIdOf } from '../log/request-id.js';
 import type { Services } from '../service/index.js';
 import { withToken } from '../service/return-urls.js';
 import type { SignInResult } from '../service/signin.js';
@@ -59,9 +60,9 @@ export function createSigninRouter({ config, services, logger, metrics }: Signin
     return { ownOrigin: own.origin, cookieDomain: signin.cookieDomain ?? own.hostname, client: clientAddress(req, config.trustProxy) };
   };
 
-  const logAttempt = (outcome: SignInAttemptOutcome, client: string, result?: SignInResult) => {
+  const logAttempt = (req: Request, outcome: SignInAttemptOutcome, client: string, result?: SignInResult) => {
     metrics?.signinAttempt(outcome);
-    logger.info('sign-in', { outcome, client, ...(result?.ok ? { member: result.member.id } : {}) });
+    logger.info('sign-in', { outcome, client, ...(result?.ok ? { member: result.member.id } : {}), requestId: requestIdOf(req) });
   };
 
   const router = express.Router();
@@ -82,18 +83,18 @@ export function createSigninRouter({ config, services, logger, metrics }: Signin
       const { ownOrigin, cookieDomain, client } = requestContext(req);
       const form = loginForm(req.body);
       if (!isSameOrigin(req, ownOrigin) || !csrf.verify(req, form.csrf)) {
-        logAttempt('refused:csrf', client);
+        logAttempt(req, 'refused:csrf', client);
         const href = form.returnUrl ? `${signin.loginPath}?ReturnUrl=${encodeURIComponent(form.returnUrl)}` : signin.loginPath;
         const message = 'For your security, the form could not be checked. Open the sign-in page again and sign in from there.';
         return page(res, 403, 'message', messageView('This sign-in form has expired', message, { href, text: 'Go to the sign-in page' }));
       }
       const kept = { login: form.login, remember: form.remember, returnUrl: form.returnUrl };
       if (!form.login.trim() || !form.password) {
-        logAttempt('incomplete', client);
+        logAttempt(req, 'incomplete', client);
         return showLogin(req, res, 400, { ...kept, problem: { reason: 'missing', login: !form.login.trim(), password: !form.password } });
       }
       const result = await services.signin.signIn({ login: form.login, password: form.password, clientAddress: client, cookieDomain });
-      logAttempt(result.ok ? 'signed-in' : result.reason, client, result);
+      logAttempt(req, result.ok ? 'signed-in' : result.reason, client, result);
       if (!result.ok) {
         if (result.reason === 'throttled') res.setHeader('Retry-After', String(result.retryAfterSeconds));
         return showLogin(req, res, result.reason === 'throttled' ? 429 : 401, { ...kept, problem: result });
@@ -110,7 +111,7 @@ export function createSigninRouter({ config, services, logger, metrics }: Signin
   const signOut = async (req: Request, res: Response, returnUrl: string | undefined) => {
     const { ownOrigin, client } = requestContext(req);
     const ended = await Promise.all(cookieValues(req, signin.cookieName).map((cookie) => services.signin.signOut(cookie)));
-    logger.info('sign-out', { outcome: ended.includes(true) ? 'signed-out' : 'no-session', client });
+    logger.info('sign-out', { outcome: ended.includes(true) ? 'signed-out' : 'no-session', client, requestId: requestIdOf(req) });
     res.clearCookie(signin.cookieName, cookieOptions);
     // Never a token here: the session it would name has just ended.
     res.redirect(303, (await services.returnUrls.resolve(returnUrl, ownOrigin)).location);

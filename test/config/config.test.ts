@@ -44,6 +44,7 @@ describe('defaults', () => {
         throttle: { accountFailures: 5, addressFailures: 20, windowSeconds: 15 * 60, lockoutSeconds: 15 * 60 },
       },
       callerThrottle: { maxFailures: 20, windowSeconds: 15 * 60, lockoutSeconds: 15 * 60 },
+      cacheTtlMs: 1000,
       server: { headersTimeoutSeconds: 10, requestTimeoutSeconds: 30, keepAliveTimeoutSeconds: 15 },
       secretKey: undefined,
       metrics: { enabled: true, port: undefined },
@@ -165,6 +166,13 @@ describe('each variable', () => {
     expect(problemsOf({ MAX_BODY_BYTES: '1023' })).toEqual(['MAX_BODY_BYTES: must be between 1024 and 16777216']);
     expect(problemsOf({ MAX_BODY_BYTES: String(16 * 1024 * 1024 + 1) })).toEqual(['MAX_BODY_BYTES: must be between 1024 and 16777216']);
     expect(loadConfig({ MAX_BODY_BYTES: String(16 * 1024 * 1024) }).maxBodyBytes).toBe(16 * 1024 * 1024);
+  });
+
+  it('keeps CACHE_TTL_MS between 0 (no cache) and one second', () => {
+    expect(loadConfig({ CACHE_TTL_MS: '0' }).cacheTtlMs).toBe(0);
+    expect(loadConfig({ CACHE_TTL_MS: '250' }).cacheTtlMs).toBe(250);
+    expect(problemsOf({ CACHE_TTL_MS: '1001' })).toEqual(['CACHE_TTL_MS: must be between 0 and 1000']);
+    expect(problemsOf({ CACHE_TTL_MS: '-1' })).toEqual(['CACHE_TTL_MS: must be a whole number']);
   });
 
   it('refuses an unknown RESULT_FORMAT, listing the formats', () => {

@@ -50,6 +50,7 @@ export async function startTestApp(options: { env?: Environment; seed?: boolean;
     session: config.session,
     signin: config.signin,
     callerThrottle: config.callerThrottle,
+    cacheTtlMs: config.cacheTtlMs,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(metrics ? { events: metrics } : {}),
   });

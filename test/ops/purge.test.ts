@@ -17,6 +17,9 @@ const NOW = Date.UTC(2025, 5, 1, 12);
 const POLICY: PurgePolicy = { sessionRetentionMs: 7 * DAY, sessionIdleMs: 30 * MINUTE, throttleWindowMs: 15 * MINUTE, throttleLockoutMs: 15 * MINUTE };
 const ABSOLUTE = 12 * HOUR;
 
+/** The logger writes the lines of one turn of the event loop at its end. */
+const logsWritten = () => new Promise((resolve) => setImmediate(resolve));
+
 function capture() {
   const lines: Array<Record<string, unknown>> = [];
   const sink = new Writable({
@@ -103,6 +106,7 @@ describe('a run', () => {
         ['sessions', 3],
         ['throttles', 0],
       ]);
+      await logsWritten();
       expect(lines).toEqual([expect.objectContaining({ level: 'info', message: 'purge', sessions: 3, throttles: 0 })]);
       expect(lines[0]).not.toHaveProperty('requestId');
     });
@@ -165,6 +169,7 @@ describe('a run', () => {
     fail = false;
     await expect(purge.runNow()).resolves.toEqual({ sessions: 4, throttles: 1 });
     await purge.stop();
+    await logsWritten();
     expect(lines.map((l) => [l.level, l.message, l.kind ?? null, l.error ?? null])).toEqual([
       ['error', 'purge failed', 'sessions', 'database is locked'],
       ['info', 'purge', null, null],

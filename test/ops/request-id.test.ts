@@ -1,13 +1,10 @@
 /**
  * Request ids: an acceptable incoming X-Request-Id is kept, anything else replaced by a new UUID; the id is
- * echoed in the response and carried by every log line written while the request is served, across the
- * awaits of the store, argon2 and node-soap, and never leaks into another request's lines.
+ * echoed in the response and carried by every log line written about the request, after the awaits of the
+ * store, argon2 and node-soap, and never leaks into another request's lines.
  */
-import { Writable } from 'node:stream';
 import request from 'supertest';
-import { createLogger } from '../../src/log/logger.js';
-import { requestContext } from '../../src/log/request-id.js';
-import { requestIdOf } from '../../src/ops/request-context.js';
+import { acceptedRequestId } from '../../src/ops/request-context.js';
 import { hashPassword } from '../../src/service/passwords.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -20,18 +17,18 @@ let app: TestApp;
 /** The log lines written since `from`. */
 const linesSince = (from: number) => app.logLines.slice(from);
 
-describe('requestIdOf', () => {
+describe('acceptedRequestId', () => {
   it.each(['a', 'abc-123', 'A.b_c:d-e', '0'.repeat(128), 'f1b6b7a2-4c1e-4a4e-9f0e-1a2b3c4d5e6f'])('keeps %j', (id) => {
-    expect(requestIdOf(id)).toBe(id);
+    expect(acceptedRequestId(id)).toBe(id);
   });
 
   it.each(['', ' ', 'has space', 'semi;colon', 'slash/y', 'é', '0'.repeat(129), 'line\nbreak', 'a,b'])('replaces %j with a UUID', (id) => {
-    expect(requestIdOf(id)).toMatch(UUID);
+    expect(acceptedRequestId(id)).toMatch(UUID);
   });
 
   it('takes the first of repeated headers, and generates one without a header; never the same twice', () => {
-    expect(requestIdOf(['first', 'second'])).toBe('first');
-    const generated = new Set(Array.from({ length: 50 }, () => requestIdOf(undefined)));
+    expect(acceptedRequestId(['first', 'second'])).toBe('first');
+    const generated = new Set(Array.from({ length: 50 }, () => acceptedRequestId(undefined)));
     expect(generated.size).toBe(50);
     for (const id of generated) expect(id).toMatch(UUID);
   });
@@ -130,39 +127,5 @@ describe('over HTTP', () => {
     const lines = linesSince(from);
     expect(lines).toHaveLength(30);
     for (const line of lines) expect(line.requestId).toBe(`concurrent-${String(line.client).split('.')[3]}`);
-  });
-});
-
-describe('the logger', () => {
-  function capture() {
-    const lines: Array<Record<string, unknown>> = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-        done();
-      },
-    });
-    return { lines, logger: createLogger('debug', sink) };
-  }
-
-  it('adds no requestId outside a request (start-up, purge, shutdown)', () => {
-    const { lines, logger } = capture();
-    logger.info('listening', { url: 'http://x' });
-    expect(lines[0]).not.toHaveProperty('requestId');
-  });
-
-  it('adds the id of the request context, after awaits too, and keeps one set explicitly', async () => {
-    const { lines, logger } = capture();
-    await requestContext.run({ requestId: 'ctx-1' }, async () => {
-      logger.info('first');
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      logger.warn('second', { detail: 1 });
-      logger.info('explicit', { requestId: 'mine' });
-    });
-    expect(lines.map((l) => [l.message, l.requestId])).toEqual([
-      ['first', 'ctx-1'],
-      ['second', 'ctx-1'],
-      ['explicit', 'mine'],
-    ]);
   });
 });

@@ -42,8 +42,8 @@ function parameterReader(params: URLSearchParams): (name: string) => string | un
  * body (POST only), the result as <string> in the service namespace.
  */
 export function createHttpBinding(deps: HttpBindingDeps) {
+  const ns = escapeXmlAttribute(deps.config.soapNamespace);
   const stringElement = (result: string) => {
-    const ns = escapeXmlAttribute(deps.config.soapNamespace);
     const element = result === '' ? `<string xmlns="${ns}" />` : `<string xmlns="${ns}">${escapeXmlText(result)}</string>`;
     return `<?xml version="1.0" encoding="utf-8"?>\n${element}`;
   };
@@ -77,7 +77,9 @@ export function createHttpBinding(deps: HttpBindingDeps) {
 
     let source: URLSearchParams;
     if (binding === 'httpget') {
-      source = new URL(req.url ?? '', 'http://localhost').searchParams;
+      const url = req.url ?? '';
+      const query = url.indexOf('?');
+      source = new URLSearchParams(query === -1 ? '' : url.slice(query + 1));
     } else {
       const header = req.headers['content-type'] ?? '';
       let mediaType = '';
