@@ -4,6 +4,7 @@ import type { Logger } from '../log/logger.js';
 import { dispatchEndpoint, type EndpointHandlers } from './asmx-endpoint.js';
 import { sendAsmx } from './asmx-response.js';
 import { ENDPOINT_FILE } from './discovery/index.js';
+import { readIdentityBody } from './read-body.js';
 import { answerRequestError, TOO_LARGE } from './request-errors.js';
 
 export interface EndpointRoute {
@@ -42,12 +43,15 @@ export function createEndpointRoute(options: { basePath: string; maxBodyBytes: n
         dispatchEndpoint(handlers, req, res, rest, undefined).catch(fail(req, res));
         return;
       }
-      const withBody = req as IncomingMessage & { body?: unknown };
-      readBody(withBody, res, (error?: unknown) => {
+      const answer = (error: unknown, body: Buffer | undefined) => {
         if (error) return fail(req, res)(error);
-        const body = Buffer.isBuffer(withBody.body) ? withBody.body : undefined;
         dispatchEndpoint(handlers, req, res, rest, body).catch(fail(req, res));
-      });
+      };
+      // Compressed bodies are rare and need body-parser's inflating; the others are read directly.
+      const encoding = req.headers['content-encoding'];
+      if (encoding === undefined || encoding.toLowerCase() === 'identity') return readIdentityBody(req, maxBodyBytes, answer);
+      const withBody = req as IncomingMessage & { body?: unknown };
+      readBody(withBody, res, (error?: unknown) => answer(error, Buffer.isBuffer(withBody.body) ? withBody.body : undefined));
     },
   };
 }

@@ -76,11 +76,24 @@ export function createMetrics(): Metrics {
   for (const outcome of Object.values(SIGNIN_OUTCOMES)) signinAttempts.inc({ outcome }, 0);
   for (const kind of ['sessions', 'throttles'] satisfies PurgeKind[]) purged.inc({ kind }, 0);
 
+  // One child per label set, looked up once: prom-client hashes the labels on every inc() otherwise.
+  const callSeries = new Map<string, { calls: ReturnType<typeof calls.labels>; duration: ReturnType<typeof callDuration.labels> }>();
+  const seriesOf = (binding: string, operation: string, outcome: string) => {
+    const key = `${binding} ${operation} ${outcome}`;
+    let series = callSeries.get(key);
+    if (!series) {
+      series = { calls: calls.labels(binding, operation, outcome), duration: callDuration.labels(binding) };
+      callSeries.set(key, series);
+    }
+    return series;
+  };
+
   return {
     registry,
     call({ binding, operation, outcome, seconds }) {
-      calls.inc({ binding, operation: operation ?? 'none', outcome });
-      callDuration.observe({ binding }, seconds);
+      const series = seriesOf(binding, operation ?? 'none', outcome);
+      series.calls.inc();
+      series.duration.observe(seconds);
       if (outcome === 'invalid_security_password') callerPasswordFailures.inc();
     },
     signinAttempt(outcome) {
