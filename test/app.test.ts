@@ -234,8 +234,7 @@ describe('call logging', () => {
     }
   }
 
-  /** The line's name: winston's message ('call'); msg in earlier versions of the logger. */
-  const isCallLine = (line: Record<string, unknown>) => (line.message ?? line.msg) === 'call';
+  const isCallLine = (line: Record<string, unknown>) => line.message === 'call';
 
   async function callLines(from: number, count: number): Promise<Array<Record<string, unknown>>> {
     // The logger writes through a stream: give it a moment to flush.

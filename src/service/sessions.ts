@@ -32,6 +32,12 @@ export interface IssuedSession {
 /** Why nobody is signed in; logged, never sent (the wire gets one stable text per operation). */
 export type NotSignedInReason = 'missing' | 'unknown' | 'revoked' | 'expired' | 'idle' | 'member-disabled' | 'domain-mismatch';
 
+/** A session as found, with its token: the one looked up, or the one unsealed (null when that failed). */
+export interface FoundSession {
+  found: SessionWithMember;
+  token: string | null;
+}
+
 export type SessionCheck =
   | { ok: true; found: SessionWithMember; token: string }
   | { ok: false; reason: NotSignedInReason };
@@ -50,7 +56,7 @@ export class SessionService {
     private readonly policy: SessionPolicy,
     private readonly clock: Clock,
     private readonly events?: SessionEvents,
-    private readonly cache = new ShortLivedCache<SessionWithMember>(0),
+    private readonly cache = new ShortLivedCache<FoundSession>(0),
   ) {
     this.#touchIntervalMs = Math.min(60_000, (policy.idleTimeoutSeconds * 1000) / 10);
   }
@@ -84,18 +90,25 @@ export class SessionService {
   async checkToken(token: string | null): Promise<SessionCheck> {
     if (!token) return { ok: false, reason: 'missing' };
     const key = `token:${token}`;
-    const found = await this.cache.fetch(key, this.clock(), () => this.store.findSessionByTokenHash(this.secrets.hash('token', token)));
-    return this.#check(key, found, () => token);
+    const entry = await this.cache.fetch(key, this.clock(), async () => {
+      const found = await this.store.findSessionByTokenHash(this.secrets.hash('token', token));
+      return found && { found, token };
+    });
+    return this.#check(key, entry);
   }
 
   async checkCookie(cookie: string | null, cookieDomain: string | null): Promise<SessionCheck> {
     if (!cookie) return { ok: false, reason: 'missing' };
     const key = `cookie:${cookie}`;
-    const found = await this.cache.fetch(key, this.clock(), () => this.store.findSessionByCookieHash(this.secrets.hash('cookie', cookie)));
-    if (found && normalizeCookieDomain(cookieDomain ?? '') !== found.session.cookieDomain) {
+    // Unsealed once per fetch: AES-GCM costs more than the rest of a cached call.
+    const entry = await this.cache.fetch(key, this.clock(), async () => {
+      const found = await this.store.findSessionByCookieHash(this.secrets.hash('cookie', cookie));
+      return found && { found, token: this.secrets.unseal(found.session.tokenSealed) };
+    });
+    if (entry && normalizeCookieDomain(cookieDomain ?? '') !== entry.found.session.cookieDomain) {
       return { ok: false, reason: 'domain-mismatch' };
     }
-    return this.#check(key, found, () => this.secrets.unseal(found?.session.tokenSealed ?? ''));
+    return this.#check(key, entry);
   }
 
   /** Forgets every cached session: a member was disabled or removed. */
@@ -103,15 +116,15 @@ export class SessionService {
     this.cache.clear();
   }
 
-  async #check(key: string, found: SessionWithMember | null, tokenOf: () => string | null): Promise<SessionCheck> {
-    if (!found) return { ok: false, reason: 'unknown' };
+  async #check(key: string, entry: FoundSession | null): Promise<SessionCheck> {
+    if (!entry) return { ok: false, reason: 'unknown' };
+    const { found, token } = entry;
     const { session, member } = found;
     const now = this.clock();
     if (session.revokedAt !== null) return { ok: false, reason: 'revoked' };
     if (now >= session.expiresAt) return { ok: false, reason: 'expired' };
     if (now >= session.lastSeenAt + this.policy.idleTimeoutSeconds * 1000) return { ok: false, reason: 'idle' };
     if (!member.enabled) return { ok: false, reason: 'member-disabled' };
-    const token = tokenOf();
     // A token sealed under another key cannot be returned; such a session cannot be trusted either.
     if (token === null) return { ok: false, reason: 'unknown' };
     if (this.policy.slidingIdle && now - session.lastSeenAt >= this.#touchIntervalMs) {
