@@ -16,7 +16,7 @@ import type { Config } from './config/config.js';
 import type { Logger } from './log/logger.js';
 import type { Metrics } from './ops/metrics.js';
 import type { Readiness } from './ops/readiness.js';
-import { withRequestId } from './ops/request-context.js';
+import { assignRequestId, REQUEST_ID_HEADER } from './ops/request-context.js';
 import { createOpsRouter } from './ops/routes.js';
 import type { Services } from './service/index.js';
 import { createSigninRouter } from './signin/router.js';
@@ -81,12 +81,15 @@ export async function createApp({ config, services, logger, ops }: AppDeps): Pro
   app.use((req, res) => sendAsmx(res, errorPage(404, 'The resource cannot be found.', req.method === 'HEAD')));
   app.use(errorHandler(logger));
 
-  // Every log line about a request carries its id, whichever way it is answered.
-  return withRequestId((req, res) => {
+  return (req, res) => {
+    // Every log line about a request carries its id, and its response echoes it: the endpoint's through
+    // sendAsmx, which writes all its headers at once, the others through this header.
+    const requestId = assignRequestId(req);
     const rest = req.url?.startsWith('/') ? endpoint.match(pathOf(req.url)) : null;
-    if (rest === null) app(req, res);
-    else endpoint.handle(req, res, rest);
-  });
+    if (rest !== null) return endpoint.handle(req, res, rest);
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+    app(req, res);
+  };
 }
 
 function errorHandler(logger: Logger): ErrorRequestHandler {

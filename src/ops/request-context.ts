@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestListener } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { setRequestId } from '../log/request-id.js';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -14,14 +14,11 @@ export function acceptedRequestId(header: string | string[] | undefined): string
 }
 
 /**
- * Wraps the server's listener: gives each request its id (requestIdOf in src/log/request-id.ts, which every
- * log line about the request carries) and echoes it in the response's X-Request-Id.
+ * Gives the request its id (requestIdOf in src/log/request-id.ts), which every log line about the request
+ * carries and its response echoes in X-Request-Id.
  */
-export function withRequestId(listener: RequestListener): RequestListener {
-  return (req, res) => {
-    const requestId = acceptedRequestId(req.headers['x-request-id']);
-    setRequestId(req, requestId);
-    res.setHeader(REQUEST_ID_HEADER, requestId);
-    listener(req, res);
-  };
+export function assignRequestId(req: IncomingMessage): string {
+  const requestId = acceptedRequestId(req.headers['x-request-id']);
+  setRequestId(req, requestId);
+  return requestId;
 }
