@@ -9,7 +9,8 @@ export interface BodyReadError {
 
 /**
  * Reads an identity-encoded request body of at most `limit` bytes. It does what body-parser's raw reader does
- * for such a body, without its per-request set-up, which cost a tenth of an HTTP POST call (npm run bench).
+ * for such a body, without its per-request set-up, which cost about 6 µs of a 44 µs HTTP POST call (CPU per
+ * call under npm run bench's load).
  * A body past the limit or a client that goes away ends the read with an error; the rest of the body is left
  * to Node, which discards it.
  */
