@@ -1,10 +1,11 @@
 /**
  * The log lines: one JSON object per line with level, message, the fields and a timestamp; secret fields
- * redacted; on stdout, what is pending is written when the process exits at once.
+ * redacted; batched per turn of the event loop; on stdout, what is pending is written when the process exits.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { LineBatcher } from '../../src/log/line-batcher.js';
 import { createLogger } from '../../src/log/logger.js';
 
 const run = promisify(execFile);
@@ -37,6 +38,21 @@ describe('the logger', () => {
     const { lines, stream } = recorder();
     createLogger('silent', stream).error('not even this');
     expect(lines).toEqual([]);
+  });
+
+  it('through a LineBatcher, the lines of one turn of the event loop go out in one write, in order', async () => {
+    const writes: string[] = [];
+    const logger = createLogger('info', new LineBatcher({ write: (text: string) => writes.push(text) }));
+    logger.info('one');
+    logger.warn('two');
+    expect(writes).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    logger.info('three');
+    await new Promise((resolve) => setImmediate(resolve));
+    const messages = (text: string | undefined) => (text ?? '').trim().split('\n').map((line) => (JSON.parse(line) as { message: string }).message);
+    expect(writes).toHaveLength(2);
+    expect(messages(writes[0])).toEqual(['one', 'two']);
+    expect(messages(writes[1])).toEqual(['three']);
   });
 
   it('on stdout, writes what is pending when the process exits at once', async () => {
