@@ -31,8 +31,8 @@ function redact(fields: LogFields): LogFields {
  * terminal and by log shippers. pino formats them; on stdout a LineBatcher writes the lines of each turn of
  * the event loop at once, and what is pending when the process exits; any other stream (tests) gets them line
  * by line. pino replaced winston, whose pipeline of streams cost about 8 µs of a 35 µs HTTP GET call
- * (npm run bench); the batcher writes through pino.s synchronous destination, where its asynchronous one hands each write
- * to another thread.
+ * (npm run bench). The batcher writes through pino's synchronous destination: its asynchronous one hands
+ * each write to another thread.
  */
 export function createLogger(level: string, stream?: { write(line: string): unknown }): Logger {
   const destination = stream ?? new LineBatcher(pino.destination({ dest: 1, sync: true }));
