@@ -48,7 +48,7 @@ export async function createApp({ config, services, logger, ops }: AppDeps): Pro
   const invoke = operationInvoker(services.authentication);
   const render = RESULT_RENDERERS[config.resultFormat];
   const metrics = ops?.metrics;
-  const logCall = createCallLogger(logger, config.trustProxy, metrics);
+  const logCall = createCallLogger(logger, metrics);
   // node-soap always gets every binding: it serves from the first SOAP port whichever are switched off.
   const allBindings = { soap11: true, soap12: true, httpGet: true, httpPost: true };
   const stack = await createNodeSoapStack({

@@ -2,7 +2,6 @@ import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../log/logger.js';
 import { requestIdOf } from '../log/request-id.js';
 import type { Outcome } from '../service/authentication.js';
-import { clientAddress } from './client-address.js';
 
 export type BindingName = 'soap11' | 'soap12' | 'httpget' | 'httppost';
 
@@ -21,15 +20,24 @@ export interface CallMetrics {
 }
 
 export interface CallLogger {
-  (entry: { req: IncomingMessage; binding: BindingName | 'soap'; operation: string | undefined; startedAt: bigint; status: number; result: CallResult }): void;
+  (entry: {
+    req: IncomingMessage;
+    /** The client's address, as the binding read it once for the call (src/bindings/client-address.ts). */
+    client: string;
+    binding: BindingName | 'soap';
+    operation: string | undefined;
+    startedAt: bigint;
+    status: number;
+    result: CallResult;
+  }): void;
 }
 
 /**
  * One line per call: binding, operation, caller name, outcome, latency and client address. Every binding
  * reports its calls here, so this is also the one place they are counted in the metrics.
  */
-export function createCallLogger(logger: Logger, trustProxy: boolean, metrics?: CallMetrics): CallLogger {
-  return ({ req, binding, operation, startedAt, status, result }) => {
+export function createCallLogger(logger: Logger, metrics?: CallMetrics): CallLogger {
+  return ({ req, client, binding, operation, startedAt, status, result }) => {
     const elapsedMicros = Number((process.hrtime.bigint() - startedAt) / 1000n);
     metrics?.call({ binding, operation, outcome: outcomeKind(result), seconds: elapsedMicros / 1e6 });
     const line: Record<string, unknown> = {
@@ -37,7 +45,7 @@ export function createCallLogger(logger: Logger, trustProxy: boolean, metrics?: 
       operation: operation ?? null,
       status,
       latencyMs: elapsedMicros / 1000,
-      client: clientAddress(req, trustProxy),
+      client,
       requestId: requestIdOf(req),
     };
     if ('outcome' in result) {

@@ -1,23 +1,16 @@
-import type { IncomingMessage } from 'node:http';
 import type { AuthenticationService, CallContext, Outcome } from '../service/authentication.js';
 import { CallerThrottledError, ServiceError } from '../service/errors.js';
 import type { OperationName } from '../service/wsdl-types.js';
 import type { CallFault } from './call-log.js';
-import { clientAddress } from './client-address.js';
 
 /** What a caller sees of an unexpected failure (a store outage, a bug); the details go to the log. */
 export const INTERNAL_ERROR_TEXT = 'An internal error occurred; it has been logged.';
 
 /**
  * Calls an operation with parameters as the bindings read them (absent means null), and the context of the
- * request they were read from (callContext).
+ * request they were read from: the client address the call log also records.
  */
 export type Invoke = (operation: OperationName, parameters: Readonly<Record<string, string | null>>, context: CallContext) => Promise<Outcome>;
-
-/** The service's view of a request: the client address, decided as the call log decides it. */
-export function callContext(req: IncomingMessage, trustProxy: boolean): CallContext {
-  return { clientAddress: clientAddress(req, trustProxy) };
-}
 
 /**
  * The fault an operation's error is answered with (its message is the text the caller sees), or null for an

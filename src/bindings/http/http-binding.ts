@@ -5,7 +5,8 @@ import { OPERATION_PARAMETERS, type OperationName } from '../../service/wsdl-typ
 import { CONTENT_TYPE, sendAsmx, type AsmxResponse } from '../asmx-response.js';
 import type { BindingName, CallLogger, CallResult } from '../call-log.js';
 import { errorPage } from '../error-page.js';
-import { callContext, callFault, INTERNAL_ERROR_TEXT, type Invoke } from '../invoke.js';
+import { clientAddress } from '../client-address.js';
+import { callFault, INTERNAL_ERROR_TEXT, type Invoke } from '../invoke.js';
 import type { ResultRenderer } from '../result/formats.js';
 import { escapeXmlAttribute, escapeXmlText } from '../xml-text.js';
 
@@ -53,9 +54,10 @@ export function createHttpBinding(deps: HttpBindingDeps) {
     const startedAt = process.hrtime.bigint();
     const binding: BindingName = req.method === 'GET' ? 'httpget' : 'httppost';
     const enabled = binding === 'httpget' ? deps.config.bindings.httpGet : deps.config.bindings.httpPost;
+    const client = clientAddress(req, deps.config.trustProxy);
     const reply = (response: AsmxResponse, operation: string | undefined, result: CallResult) => {
       sendAsmx(res, response);
-      deps.logCall({ req, binding, operation, startedAt, status: response.status, result });
+      deps.logCall({ req, client, binding, operation, startedAt, status: response.status, result });
     };
     let name: string;
     try {
@@ -100,7 +102,7 @@ export function createHttpBinding(deps: HttpBindingDeps) {
     }
 
     try {
-      const outcome = await deps.invoke(operation, parameters, callContext(req, deps.config.trustProxy));
+      const outcome = await deps.invoke(operation, parameters, { clientAddress: client });
       reply(
         { status: 200, contentType: CONTENT_TYPE.xml, body: stringElement(deps.render(outcome)), cacheControl: 'private, max-age=0' },
         operation,

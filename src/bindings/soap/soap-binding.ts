@@ -3,7 +3,8 @@ import type { Config } from '../../config/config.js';
 import { sendAsmx } from '../asmx-response.js';
 import type { BindingName, CallLogger, CallResult } from '../call-log.js';
 import { errorPage } from '../error-page.js';
-import { callContext, callFault, INTERNAL_ERROR_TEXT, type Invoke } from '../invoke.js';
+import { clientAddress } from '../client-address.js';
+import { callFault, INTERNAL_ERROR_TEXT, type Invoke } from '../invoke.js';
 import type { ResultRenderer } from '../result/formats.js';
 import { decodeXmlBody } from './decode-body.js';
 import { readEnvelope, type EnvelopeReading } from './envelope-reader.js';
@@ -42,8 +43,9 @@ export function createSoapBinding(deps: SoapBindingDeps) {
 
   return async function handleSoap(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
     const startedAt = process.hrtime.bigint();
+    const client = clientAddress(req, deps.config.trustProxy);
     const finish = (binding: BindingName | 'soap', operation: string | undefined, status: number, result: CallResult) =>
-      deps.logCall({ req, binding, operation, startedAt, status, result });
+      deps.logCall({ req, client, binding, operation, startedAt, status, result });
 
     const shape = requestShape(req.headers);
     if (!shape) {
@@ -72,7 +74,7 @@ export function createSoapBinding(deps: SoapBindingDeps) {
     const reply = await deps.stack.process(version, operation, route.parameters, {
       invoke: async (op, parameters) => {
         try {
-          const outcome = await deps.invoke(op, parameters, callContext(req, deps.config.trustProxy));
+          const outcome = await deps.invoke(op, parameters, { clientAddress: client });
           result = { outcome };
           return deps.render(outcome);
         } catch (error) {
