@@ -8,6 +8,7 @@ import { Writable } from 'node:stream';
 import { loadConfig, type Environment } from '../src/config/config.js';
 import { serve } from '../src/main.js';
 import { StartupError } from '../src/startup-error.js';
+import { freePort, tryConnect } from './helpers/ports.js';
 import { REFERENCE } from './helpers/reference-data.js';
 
 let dataDir: string;
@@ -18,24 +19,7 @@ afterEach(() => rm(dataDir, { recursive: true, force: true }));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
-function tryConnect(port: number): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve('connected');
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
-  });
-}
 
 /** serve() on free ports with signals from an emitter; its log lines parsed. */
 async function start(env: Environment = {}) {

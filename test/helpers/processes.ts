@@ -3,10 +3,10 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './ports.js';
 
 /**
  * Real processes for the deployment tests: the built service (`node dist/cli/index.js`), the admin CLI, and
@@ -47,18 +47,6 @@ function track(child: ChildProcess): Promise<Exit> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A TCP port that was free a moment ago, for programs (nginx) that cannot report the port they were given. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // HTTP

@@ -7,6 +7,7 @@
 import { Agent, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { createHttpServer, inFlightRequests, startServer, stopServer, type StopReport } from '../../src/server.js';
+import { tryConnect } from '../helpers/ports.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -70,17 +71,6 @@ function get(port: number, path: string, agent?: Agent): Promise<Answer> {
   });
 }
 
-/** Resolves with the error code of a new connection (ECONNREFUSED once the listener is closed), or 'connected'. */
-function tryConnect(port: number): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve('connected');
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
-  });
-}
 
 const closed = (socket: Socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
 
