@@ -46,13 +46,23 @@ export async function generateWsdlTypes(wsdlText) {
       lines.push('}', '');
     }
   }
+  lines.push('/** Each operation\'s request (its parameters) and response (its result element). */');
+  lines.push('export interface Operations {');
+  for (const op of operations) lines.push(`  ${op.name}: { request: ${op.name}Request; response: ${op.output} };`);
+  lines.push('}', '');
+  lines.push('export type OperationName = keyof Operations;');
+  lines.push("export type OperationRequest<K extends OperationName> = Operations[K]['request'];");
+  lines.push("export type OperationResponse<K extends OperationName> = Operations[K]['response'];", '');
   lines.push('/** The operations and their parameters, in WSDL order. */');
   lines.push('export const OPERATION_PARAMETERS = {');
   for (const op of operations) {
     lines.push(`  ${op.name}: [${(fieldsByElement.get(op.input) ?? []).map((f) => `'${f}'`).join(', ')}],`);
   }
-  lines.push('} as const;', '');
-  lines.push('export type OperationName = keyof typeof OPERATION_PARAMETERS;', '');
+  lines.push('} as const satisfies { [K in OperationName]: ReadonlyArray<keyof OperationRequest<K>> };', '');
+  lines.push('/** The element of each response that carries its result string. */');
+  lines.push('export const OPERATION_RESULTS = {');
+  for (const op of operations) lines.push(`  ${op.name}: '${(fieldsByElement.get(op.output) ?? [])[0]}',`);
+  lines.push('} as const satisfies { [K in OperationName]: keyof OperationResponse<K> };', '');
   return lines.join('\n');
 }
 

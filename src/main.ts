@@ -1,17 +1,10 @@
 import type { EventEmitter } from 'node:events';
 import type { Server } from 'node:http';
-import { createApp } from './app.js';
+import { composeInstance } from './compose.js';
 import type { Config } from './config/config.js';
 import { loadOrCreateSecretKey } from './config/secret-key.js';
-import { createLogger } from './log/logger.js';
-import { instrumentStore } from './ops/instrument-store.js';
-import { createMetrics } from './ops/metrics.js';
-import { metricsListener } from './ops/metrics-server.js';
-import { startPurge } from './ops/purge.js';
-import { createReadiness } from './ops/readiness.js';
 import { METRICS_PATH } from './ops/routes.js';
 import { createHttpServer, inFlightRequests, startServer, stopServer } from './server.js';
-import { createServices } from './service/index.js';
 import { StartupError } from './startup-error.js';
 import { openStore } from './store/open.js';
 
@@ -37,41 +30,29 @@ const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
  */
 export async function serve(config: Config, options: ServeOptions = {}): Promise<void> {
   const signals: EventEmitter = options.signals ?? process;
-  const logger = createLogger(config.logLevel, options.logStream);
-  const metrics = config.metrics.enabled ? createMetrics() : undefined;
   const opened = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl }).catch((error: Error) => {
     throw new StartupError(`cannot open the store: ${error.message}`, { cause: error });
   });
-  const store = metrics ? instrumentStore(opened, (operation) => metrics.storeError(operation)) : opened;
   const servers: Server[] = [];
   const abandon = async (error: unknown): Promise<never> => {
     for (const server of servers) await stopServer(server, { timeoutMs: 0 });
-    await store.close();
+    await opened.close();
     throw error;
   };
 
-  const readiness = createReadiness({ store, logger });
-  const server = await (async () => {
+  const instance = await (async () => {
     const secretKey = loadOrCreateSecretKey(config.secretKey, config.dataDir);
-    const services = createServices({
-      store,
-      secretKey,
-      session: config.session,
-      signin: config.signin,
-      callerThrottle: config.callerThrottle,
-      cacheTtlMs: config.cacheTtlMs,
-      events: metrics,
-    });
-    const app = await createApp({ config, services, logger, ops: { readiness: () => readiness.check(), metrics } });
-    return createHttpServer(app, config.server);
+    return composeInstance({ config, store: opened, secretKey, ...(options.logStream ? { logStream: options.logStream } : {}) });
   })().catch(abandon);
+  const { logger, readiness, store } = instance;
+  const server = instance.createServer();
   const port = await startServer(server, { host: config.host, port: config.port }).catch(abandon);
   servers.push(server);
 
   let metricsServer: Server | undefined;
   let metricsUrl: string | undefined;
-  if (metrics && config.metrics.port !== undefined) {
-    metricsServer = createHttpServer(metricsListener(metrics.registry, logger), config.server);
+  if (instance.metricsApp && config.metrics.port !== undefined) {
+    metricsServer = createHttpServer(instance.metricsApp, config.server);
     const metricsPort = await startServer(metricsServer, {
       host: config.host,
       port: config.metrics.port,
@@ -80,23 +61,11 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     }).catch(abandon);
     servers.push(metricsServer);
     metricsUrl = `http://${hostForUrl(config.host)}:${metricsPort}${METRICS_PATH}`;
-  } else if (metrics) {
+  } else if (instance.metrics) {
     metricsUrl = `http://${hostForUrl(config.host)}:${port}${METRICS_PATH}`;
   }
 
-  const purge = startPurge({
-    store,
-    logger,
-    intervalMs: config.purge.intervalSeconds * 1000,
-    policy: {
-      sessionRetentionMs: config.purge.sessionRetentionSeconds * 1000,
-      sessionIdleMs: config.session.idleTimeoutSeconds * 1000,
-      // One table holds the sign-in and the caller throttles: keep records for the longer of their periods.
-      throttleWindowMs: Math.max(config.signin.throttle.windowSeconds, config.callerThrottle.windowSeconds) * 1000,
-      throttleLockoutMs: Math.max(config.signin.throttle.lockoutSeconds, config.callerThrottle.lockoutSeconds) * 1000,
-    },
-    ...(metrics ? { onPurged: (kind: 'sessions' | 'throttles', count: number) => metrics.purged(kind, count) } : {}),
-  });
+  const purge = instance.startPurge();
 
   logger.info('listening', {
     url: `http://${hostForUrl(config.host)}:${port}${config.basePath}/Authentication.asmx`,

@@ -1,4 +1,4 @@
-import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, ServerResponse, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_SERVER_TIMEOUTS, type ServerTimeouts } from './config/config.js';
 import { StartupError } from './startup-error.js';
@@ -23,18 +23,44 @@ const states = new WeakMap<Server, ServerState>();
 /** How often Node looks for requests past their headers or request deadline (its default is 30 s). */
 const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000;
 
+/** The prototypes an Express app gives every request and response it handles (app.request, app.response). */
+export interface AppPrototypes {
+  request: object;
+  response: object;
+}
+
+/**
+ * Request and response classes whose objects are born with the app's prototypes. Express sets each request's
+ * and response's prototype to its own as it takes them; an object whose prototype changes after it was built
+ * loses V8's optimised shape, and Node's own HTTP code then runs slowly on it for the rest of the request. Born
+ * with that prototype, Express's change is no change. (Node's classes are plain constructor functions.)
+ */
+function classesFor(prototypes: AppPrototypes): Pick<ServerOptions, 'IncomingMessage' | 'ServerResponse'> {
+  function AppRequest(this: IncomingMessage, ...args: ConstructorParameters<typeof IncomingMessage>) {
+    IncomingMessage.apply(this, args);
+  }
+  AppRequest.prototype = prototypes.request;
+  function AppResponse(this: ServerResponse, ...args: ConstructorParameters<typeof ServerResponse>) {
+    ServerResponse.apply(this, args);
+  }
+  AppResponse.prototype = prototypes.response;
+  return { IncomingMessage: AppRequest as unknown as typeof IncomingMessage, ServerResponse: AppResponse as unknown as typeof ServerResponse };
+}
+
 /**
  * The HTTP server around a request listener. Slow or endless clients cannot hold the process: the headers
  * (HEADERS_TIMEOUT) and the whole request (REQUEST_TIMEOUT) have deadlines, checked every second, past which
  * Node answers 408 and closes the connection; an idle keep-alive connection is closed after
- * KEEP_ALIVE_TIMEOUT. It counts the requests in flight so that a stop can wait for them (stopServer).
+ * KEEP_ALIVE_TIMEOUT. It counts the requests in flight so that a stop can wait for them (stopServer). For an
+ * Express app, `prototypes` are the app's own (see classesFor).
  */
-export function createHttpServer(listener: RequestListener, timeouts: ServerTimeouts = DEFAULT_SERVER_TIMEOUTS): Server {
+export function createHttpServer(listener: RequestListener, timeouts: ServerTimeouts = DEFAULT_SERVER_TIMEOUTS, prototypes?: AppPrototypes): Server {
   const server = createServer({
     headersTimeout: timeouts.headersTimeoutSeconds * 1000,
     requestTimeout: timeouts.requestTimeoutSeconds * 1000,
     keepAliveTimeout: timeouts.keepAliveTimeoutSeconds * 1000,
     connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
+    ...(prototypes ? classesFor(prototypes) : {}),
   });
   const state: ServerState = { inFlight: new Set(), draining: false };
   states.set(server, state);

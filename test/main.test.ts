@@ -1,15 +1,17 @@
 import { EventEmitter } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, connect, type Socket } from 'node:net';
+import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { loadConfig, type Environment } from '../src/config/config.js';
 import { serve } from '../src/main.js';
 import { StartupError } from '../src/startup-error.js';
+import { logCapture } from './helpers/log-capture.js';
 import { freePort, tryConnect } from './helpers/ports.js';
+import { rawRequest, requestArrival, sendPartly } from './helpers/raw-http.js';
 import { REFERENCE } from './helpers/reference-data.js';
+import { waitUntil } from './helpers/wait.js';
 
 let dataDir: string;
 beforeEach(async () => {
@@ -17,48 +19,34 @@ beforeEach(async () => {
 });
 afterEach(() => rm(dataDir, { recursive: true, force: true }));
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-
-
 /** serve() on free ports with signals from an emitter; its log lines parsed. */
 async function start(env: Environment = {}) {
   const port = await freePort();
   const signals = new EventEmitter();
-  const lines: Array<Record<string, unknown>> = [];
-  const logStream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
+  const { lines, stream } = logCapture();
   const config = loadConfig({ PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env });
   let stopped = false;
-  const serving = serve(config, { signals, logStream }).finally(() => (stopped = true));
-  const deadline = Date.now() + 10_000;
-  while (!lines.some((line) => line.message === 'listening')) {
+  const serving = serve(config, { signals, logStream: stream }).finally(() => (stopped = true));
+  const listening = async () => {
     if (stopped) await serving;
-    if (Date.now() > deadline) throw new Error('serve() did not start');
-    await sleep(10);
-  }
-  return { port, base: `http://127.0.0.1:${port}`, signals, lines, serving, isStopped: () => stopped };
+    return lines.some((line) => line.message === 'listening');
+  };
+  await waitUntil(listening, 'serve() to start', { timeoutMs: 10_000 });
+  const logged = (message: string) => waitUntil(() => lines.some((line) => String(line.message).startsWith(message)), `the log line "${message}"`);
+  return { port, base: `http://127.0.0.1:${port}`, signals, lines, logged, serving, isStopped: () => stopped };
 }
 
-/** A SOAP call sent up to its last bytes; finish() sends them, answer resolves with what came back. */
-function halfSentCall(port: number) {
-  const body = Buffer.from(
-    `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><AuthenticateToken xmlns="http://tempuri.org/"><securityPassword>x</securityPassword><token>y</token></AuthenticateToken></soap:Body></soap:Envelope>`,
-  );
-  const socket: Socket = connect(port, '127.0.0.1');
-  let received = '';
-  socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
-  socket.on('error', () => undefined);
-  const answer = new Promise<string>((resolve) => socket.once('close', () => resolve(received)));
-  socket.write(
-    `POST /Authentication.asmx HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: text/xml; charset=utf-8\r\nSOAPAction: "http://tempuri.org/AuthenticateToken"\r\nContent-Length: ${body.length}\r\n\r\n`,
-  );
-  socket.write(body.subarray(0, 50));
-  return { answer, finish: () => socket.write(body.subarray(50)) };
+/**
+ * A SOAP call sent up to its last bytes, once the server has read its head: it is in flight. finish() sends the
+ * rest; received resolves with what came back.
+ */
+async function halfSentCall(port: number) {
+  const body = `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><AuthenticateToken xmlns="http://tempuri.org/"><securityPassword>x</securityPassword><token>y</token></AuthenticateToken></soap:Body></soap:Envelope>`;
+  const headers = { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: '"http://tempuri.org/AuthenticateToken"' };
+  const arrived = requestArrival();
+  const call = sendPartly(port, rawRequest(port, { method: 'POST', target: '/Authentication.asmx', headers, body }), 50);
+  await arrived;
+  return call;
 }
 
 test('serve() refuses a port in use with a StartupError that says so', async () => {
@@ -96,14 +84,13 @@ test('SIGTERM: a call in flight is answered, new connections are refused, and se
   expect(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()).toContain('asmx_calls_total');
   expect(app.lines.find((line) => line.message === 'listening')).toMatchObject({ metrics: `http://127.0.0.1:${metricsPort}/metrics` });
 
-  const call = halfSentCall(app.port);
-  await sleep(50);
+  const call = await halfSentCall(app.port);
   app.signals.emit('SIGTERM', 'SIGTERM');
-  await sleep(50);
-  expect(app.isStopped()).toBe(false);
+  await app.logged('stopping: draining');
   expect(await tryConnect(app.port)).toBe('ECONNREFUSED');
+  expect(app.isStopped()).toBe(false);
   call.finish();
-  const answer = await call.answer;
+  const answer = await call.received;
   expect(answer).toMatch(/^HTTP\/1\.1 500 /); // a wrong security password, answered as ASMX does
   expect(answer).toContain('Invalid security password');
   expect(answer).toMatch(/\r\nConnection: close\r\n/i);
@@ -123,16 +110,15 @@ test('SIGTERM: a call in flight is answered, new connections are refused, and se
 
 test('a second signal cuts what is still in flight at once', async () => {
   const app = await start({ SHUTDOWN_TIMEOUT: '1h' });
-  const call = halfSentCall(app.port);
-  await sleep(50);
+  const call = await halfSentCall(app.port);
   const started = Date.now();
   app.signals.emit('SIGINT', 'SIGINT');
-  await sleep(50);
+  await app.logged('stopping: draining');
   expect(app.isStopped()).toBe(false);
   app.signals.emit('SIGTERM', 'SIGTERM');
   await app.serving;
   expect(Date.now() - started).toBeLessThan(3000);
-  expect(await call.answer).toBe('');
+  expect(await call.received).toBe('');
   expect(app.lines).toContainEqual(expect.objectContaining({ level: 'warn', message: 'stopping: second signal, cutting the requests in flight', signal: 'SIGTERM' }));
   expect(app.lines).toContainEqual(expect.objectContaining({ level: 'warn', message: 'stopping: requests cut', cut: 1, forced: true }));
   expect(app.signals.listenerCount('SIGTERM') + app.signals.listenerCount('SIGINT')).toBe(0);

@@ -10,8 +10,10 @@
  */
 import { connect, type Socket } from 'node:net';
 import { createHttpServer } from '../src/server.js';
+import { rawRequest } from './helpers/raw-http.js';
 import { REFERENCE } from './helpers/reference-data.js';
 import { startTestApp, type TestApp } from './helpers/test-app.js';
+import { sleep } from './helpers/wait.js';
 
 /** Node's check runs every second; a loaded machine may add to that. */
 const CHECK_INTERVAL_MS = 1000;
@@ -72,13 +74,13 @@ beforeAll(async () => {
   app = await startTestApp({ env: { HEADERS_TIMEOUT: '1s', REQUEST_TIMEOUT: '2s', KEEP_ALIVE_TIMEOUT: '1s' } });
 
   halfHeaders = slowClient(app.port, (socket) => {
-    socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${app.port}\r\nUser-Agent: slow`);
+    const request = rawRequest(app.port, { method: 'GET', target: '/healthz', headers: { 'User-Agent': 'slow' } });
+    socket.write(request.subarray(0, request.lastIndexOf('\r\n\r\n'))); // the head, never ended
   });
 
   slowBody = slowClient(app.port, (socket) => {
-    socket.write(
-      `POST /Authentication.asmx HTTP/1.1\r\nHost: 127.0.0.1:${app.port}\r\nContent-Type: text/xml; charset=utf-8\r\nContent-Length: 1000\r\n\r\n<`,
-    );
+    const headers = { 'Content-Type': 'text/xml; charset=utf-8' };
+    socket.write(rawRequest(app.port, { method: 'POST', target: '/Authentication.asmx', headers, body: '<', contentLength: 1000 }));
     // One byte every 100 ms: always sending, never done within the request deadline.
     const drip = setInterval(() => (socket.writable ? socket.write(' ') : clearInterval(drip)), 100);
     timers.push(drip);
@@ -86,15 +88,14 @@ beforeAll(async () => {
   });
 
   idleKeepAlive = slowClient(app.port, (socket, mark) => {
-    socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${app.port}\r\n\r\n`);
+    socket.write(rawRequest(app.port, { method: 'GET', target: '/healthz' }));
     socket.on('data', () => mark());
   });
 
   // Other connections, opened while the slow ones are held: before and after the first deadlines.
-  const at = (ms: number) => new Promise<void>((resolve) => timers.push(setTimeout(resolve, ms)));
   meanwhile = Promise.all(
     [300, 1500].map(async (ms) => {
-      await at(ms);
+      await sleep(ms);
       const response = await httpGetCall();
       return { status: response.status, body: await response.text() };
     }),

@@ -1,6 +1,4 @@
 import type { ServerResponse } from 'node:http';
-import { requestIdOf } from '../log/request-id.js';
-import { REQUEST_ID_HEADER } from '../ops/request-context.js';
 
 export const CONTENT_TYPE = {
   xml: 'text/xml; charset=utf-8',
@@ -9,12 +7,14 @@ export const CONTENT_TYPE = {
   html: 'text/html; charset=utf-8',
 } as const;
 
+/** ASMX sends "private, max-age=0" on results and faults, "private" on empty errors and error pages. */
+export type CacheControl = 'private' | 'private, max-age=0';
+
 export interface AsmxResponse {
   status: number;
   contentType: string;
   body: string;
-  /** ASMX sends "private, max-age=0" on results and faults, "private" on empty errors and error pages. */
-  cacheControl?: 'private' | 'private, max-age=0';
+  cacheControl?: CacheControl;
   /** Sent as Retry-After (a throttled caller: 429 on the HTTP bindings, the fault's 500 on SOAP). */
   retryAfterSeconds?: number;
   /** HEAD: every header of the full response, no body. */
@@ -23,9 +23,8 @@ export interface AsmxResponse {
 
 /**
  * Writes a response the way ASMX does: with a Content-Length, never chunked. Like IIS, 400 and 5xx keep the
- * connection open (PHP SoapClient fails on a close it was not told about; we tell nobody). The request's id
- * is echoed in X-Request-Id. The headers go to writeHead at once, which Node takes without the per-header
- * bookkeeping of setHeader, and the body to res.end as a string: Node then sends it in one write with the
+ * connection open (PHP SoapClient fails on a close it was not told about; we tell nobody). The headers go
+ * to writeHead at once, and the body to res.end as a string: Node then sends it in one write with the
  * headers, where a Buffer takes a writev of two.
  */
 export function sendAsmx(res: ServerResponse, response: AsmxResponse): void {
@@ -37,8 +36,6 @@ export function sendAsmx(res: ServerResponse, response: AsmxResponse): void {
     'Content-Length',
     String(Buffer.byteLength(response.body, 'utf8')),
   ];
-  const requestId = requestIdOf(res.req);
-  if (requestId !== undefined) headers.push(REQUEST_ID_HEADER, requestId);
   if (response.retryAfterSeconds !== undefined) headers.push('Retry-After', String(response.retryAfterSeconds));
   res.writeHead(response.status, headers);
   if (response.headOnly) res.end();

@@ -1,20 +1,23 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../log/logger.js';
-import { requestIdOf } from '../log/request-id.js';
 import type { Outcome } from '../service/authentication.js';
+import type { OperationName } from '../service/wsdl-types.js';
+import { requestIdOf } from '../web/request-id.js';
+import type { AsmxErrorCode } from './asmx-errors.js';
+import type { CallAnswer, CallFaultCode } from './operations.js';
 
 export type BindingName = 'soap11' | 'soap12' | 'httpget' | 'httppost';
 
-/** A call the service refused with a fault of its own: a wrong security password, or a throttled address. */
-export type CallFault = { fault: 'invalid-security-password' } | { fault: 'throttled'; retryAfterSeconds: number };
-
-/** How a call ended, in words an operator can grep; never carries a secret. */
-export type CallResult = { outcome: Outcome } | { refused: string } | CallFault | { error: unknown };
+/**
+ * How a call ended, in words an operator can grep; never carries a secret. `refused`: the request never
+ * reached an operation (the error it was answered with); `fault`: the operation ended in a fault.
+ */
+export type CallResult = { outcome: Outcome } | { refused: AsmxErrorCode } | { fault: CallFaultCode; retryAfterSeconds?: number; error?: unknown };
 
 /** How a call ended, for metrics: a few fixed values (the log line has the details). */
 export type CallOutcomeKind = 'signed_in' | 'not_signed_in' | 'invalid_security_password' | 'throttled' | 'refused' | 'error';
 
-/** Where calls are counted besides the log (src/ops/metrics.ts); the bindings know nothing of it. */
+/** Where calls are counted besides the log; the app hands in src/ops/metrics.ts's. */
 export interface CallMetrics {
   call(entry: { binding: BindingName | 'soap'; operation: string | undefined; outcome: CallOutcomeKind; seconds: number }): void;
 }
@@ -22,7 +25,7 @@ export interface CallMetrics {
 export interface CallLogger {
   (entry: {
     req: IncomingMessage;
-    /** The client's address, as the binding read it once for the call (src/bindings/client-address.ts). */
+    /** The client's address, as the binding read it once for the call (src/web/client-address.ts). */
     client: string;
     binding: BindingName | 'soap';
     operation: string | undefined;
@@ -31,6 +34,20 @@ export interface CallLogger {
     result: CallResult;
   }): void;
 }
+
+/** What the call log records of an operation's answer. */
+export function callResult<K extends OperationName>(answer: CallAnswer<K>): CallResult {
+  if (answer.ok) return { outcome: answer.outcome };
+  const { code, retryAfterSeconds } = answer.fault;
+  return { fault: code, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }), ...(code === 'INTERNAL_ERROR' ? { error: answer.error } : {}) };
+}
+
+/** The log's words for the faults (stable: operators alert on them). */
+const FAULT_OUTCOMES: Record<CallFaultCode, { line: string; kind: CallOutcomeKind }> = {
+  INVALID_SECURITY_PASSWORD: { line: 'invalid-security-password', kind: 'invalid_security_password' },
+  CALLER_THROTTLED: { line: 'throttled', kind: 'throttled' },
+  INTERNAL_ERROR: { line: 'error', kind: 'error' },
+};
 
 /**
  * One line per call: binding, operation, caller name, outcome, latency and client address. Every binding
@@ -54,14 +71,14 @@ export function createCallLogger(logger: Logger, metrics?: CallMetrics): CallLog
       if (result.outcome.signedIn) line.member = result.outcome.member.id;
     } else if ('refused' in result) {
       line.outcome = `refused:${result.refused}`;
-    } else if ('fault' in result) {
-      line.outcome = result.fault;
-      if (result.fault === 'throttled') line.retryAfterSeconds = result.retryAfterSeconds;
     } else {
-      line.outcome = 'error';
-      line.error = result.error instanceof Error ? result.error.message : String(result.error);
-      logger.error('call', line);
-      return;
+      line.outcome = FAULT_OUTCOMES[result.fault].line;
+      if (result.retryAfterSeconds !== undefined) line.retryAfterSeconds = result.retryAfterSeconds;
+      if (result.fault === 'INTERNAL_ERROR') {
+        line.error = result.error instanceof Error ? result.error.message : String(result.error);
+        logger.error('call', line);
+        return;
+      }
     }
     logger.info('call', line);
   };
@@ -70,6 +87,5 @@ export function createCallLogger(logger: Logger, metrics?: CallMetrics): CallLog
 function outcomeKind(result: CallResult): CallOutcomeKind {
   if ('outcome' in result) return result.outcome.signedIn ? 'signed_in' : 'not_signed_in';
   if ('refused' in result) return 'refused';
-  if ('fault' in result) return result.fault === 'throttled' ? 'throttled' : 'invalid_security_password';
-  return 'error';
+  return FAULT_OUTCOMES[result.fault].kind;
 }

@@ -1,30 +1,41 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../log/logger.js';
-import { requestIdOf } from '../log/request-id.js';
+import { requestIdOf } from '../web/request-id.js';
+import { errorResponse, type AsmxError, type ErrorOf } from './asmx-errors.js';
 import { sendAsmx } from './asmx-response.js';
-import { errorPage } from './error-page.js';
 
-export const TOO_LARGE = errorPage(413, 'Maximum request length exceeded.');
-
-/** The path of a request target in origin form, without its query (which may hold a security password). */
+/** The path of a request target, without its query (which may hold a security password). */
 export function pathOf(url: string | undefined): string {
   const target = url ?? '';
   const query = target.indexOf('?');
   return query === -1 ? target : target.slice(0, query);
 }
 
+/** What body-parser's errors (by their `type`) are answered with. */
+const BODY_ERRORS: Record<string, AsmxError<ErrorOf<'endpoint'>>> = {
+  'entity.too.large': { code: 'REQUEST_TOO_LARGE' },
+  'parameters.too.many': { code: 'TOO_MANY_PARAMETERS' },
+  'encoding.unsupported': { code: 'UNSUPPORTED_ENCODING' },
+  'charset.unsupported': { code: 'UNSUPPORTED_ENCODING' },
+};
+
+/** Anything no route took: ASP.NET's 404 page. */
+export const notFound: RequestHandler = (req, res) =>
+  sendAsmx(res, errorResponse('endpoint', { code: 'NOT_FOUND' }, { headOnly: req.method === 'HEAD' }));
+
 /**
- * Answers a request that failed outside the bindings' own error handling: body-reading errors (body-parser's)
- * get their HTTP status; anything else is logged and answered without details.
+ * The app's error handler: body-reading errors get their ASMX page; a client that went away gets nothing;
+ * anything else is logged and answered without details.
  */
-export function answerRequestError(logger: Logger, error: { status?: number; type?: string; message?: string }, req: IncomingMessage, res: ServerResponse): void {
-  if (res.headersSent) return void res.destroy();
-  if (error.type === 'entity.too.large') return sendAsmx(res, TOO_LARGE);
-  if (error.type === 'encoding.unsupported') return sendAsmx(res, errorPage(415, 'Unsupported content encoding.'));
-  if (error.type === 'request.aborted') return void res.destroy();
-  if (typeof error.status === 'number' && error.status >= 400 && error.status < 500) {
-    return sendAsmx(res, errorPage(error.status, 'The request could not be read.'));
-  }
-  logger.error('unhandled error', { path: pathOf(req.url), error: error.message, requestId: requestIdOf(req) });
-  sendAsmx(res, errorPage(500, 'An internal error occurred; it has been logged.'));
+export function requestErrorHandler(logger: Logger): ErrorRequestHandler {
+  return (error: { status?: number; type?: string; message?: string }, req, res, _next) => {
+    if (res.headersSent || error.type === 'request.aborted') return void res.destroy();
+    const known = error.type === undefined ? undefined : BODY_ERRORS[error.type];
+    if (known) return sendAsmx(res, errorResponse('endpoint', known));
+    if (typeof error.status === 'number' && error.status >= 400 && error.status < 500) {
+      return sendAsmx(res, errorResponse('endpoint', { code: 'UNREADABLE_REQUEST' }));
+    }
+    logger.error('unhandled error', { path: pathOf(req.url), error: error.message, requestId: requestIdOf(req) });
+    sendAsmx(res, errorResponse('endpoint', { code: 'INTERNAL_ERROR' }));
+  };
 }

@@ -1,7 +1,5 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
-import type { CallMetrics } from '../bindings/call-log.js';
 import type { SessionEvents } from '../service/index.js';
-import type { SignInAttemptOutcome, SigninMetrics } from '../signin/router.js';
 
 /** What the background purge deletes. */
 export type PurgeKind = 'sessions' | 'throttles';
@@ -10,10 +8,14 @@ export type PurgeKind = 'sessions' | 'throttles';
  * The service's Prometheus metrics, in a registry of its own (never prom-client's global one, so that two
  * apps in one process, as in the tests, do not share counters). Each part of the service is handed only the
  * sink it reports to: the call logger, the sign-in router, the services' session events, the store wrapper
- * and the purge.
+ * and the purge. The sinks' types belong to those parts; the app checks that these methods fit them.
  */
-export interface Metrics extends CallMetrics, SigninMetrics, SessionEvents {
+export interface Metrics extends SessionEvents {
   readonly registry: Registry;
+  /** An Authentication.asmx call: binding, operation (undefined before one was chosen), outcome, duration. */
+  call(entry: { binding: string; operation: string | undefined; outcome: string; seconds: number }): void;
+  /** A sign-in form submission and how it ended ('signed-in', 'refused:csrf', …). */
+  signinAttempt(outcome: string): void;
   storeError(operation: string): void;
   purged(kind: PurgeKind, count: number): void;
 }
@@ -21,13 +23,9 @@ export interface Metrics extends CallMetrics, SigninMetrics, SessionEvents {
 /** Calls take a fraction of a millisecond to a few milliseconds; the buckets resolve that range. */
 export const CALL_DURATION_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
-const SIGNIN_OUTCOMES: Record<SignInAttemptOutcome, string> = {
-  'signed-in': 'signed_in',
-  invalid: 'invalid',
-  throttled: 'throttled',
-  incomplete: 'incomplete',
-  'refused:csrf': 'refused_csrf',
-};
+/** Sign-in outcomes as label values (the log's words with _ for - and :); each series exists from the start. */
+const SIGNIN_OUTCOMES = ['signed_in', 'invalid', 'throttled', 'incomplete', 'refused_csrf'];
+const signinLabel = (outcome: string) => outcome.replace(/[-:]/g, '_');
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
@@ -84,7 +82,7 @@ export function createMetrics(): Metrics {
     registers,
   });
   // Series that exist from the start, so that rate() and alerts see 0 rather than nothing.
-  for (const outcome of Object.values(SIGNIN_OUTCOMES)) signinAttempts.inc({ outcome }, 0);
+  for (const outcome of SIGNIN_OUTCOMES) signinAttempts.inc({ outcome }, 0);
   for (const kind of ['sessions', 'throttles'] satisfies PurgeKind[]) purged.inc({ kind }, 0);
 
   const countCall = (binding: string, operation: string, outcome: string) => {
@@ -102,7 +100,7 @@ export function createMetrics(): Metrics {
       if (outcome === 'invalid_security_password') callerPasswordFailures.inc();
     },
     signinAttempt(outcome) {
-      signinAttempts.inc({ outcome: SIGNIN_OUTCOMES[outcome] });
+      signinAttempts.inc({ outcome: signinLabel(outcome) });
     },
     sessionsCreated(count) {
       sessionsCreated.inc(count);

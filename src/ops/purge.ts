@@ -1,6 +1,5 @@
 import type { Logger } from '../log/logger.js';
 import type { Clock } from '../service/clock.js';
-import type { Store } from '../store/store.js';
 import type { PurgeKind } from './metrics.js';
 
 export interface PurgePolicy {
@@ -57,7 +56,11 @@ export interface PurgeScheduler {
 }
 
 export interface PurgeOptions {
-  store: Pick<Store, 'purgeSessions' | 'purgeThrottles'>;
+  /** What the purge asks of the store (src/store/store.ts documents both). */
+  store: {
+    purgeSessions(endedBefore: number, idleBefore: number): Promise<number>;
+    purgeThrottles(before: number): Promise<number>;
+  };
   policy: PurgePolicy;
   logger: Logger;
   intervalMs: number;

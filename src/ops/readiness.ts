@@ -1,5 +1,4 @@
 import type { Logger } from '../log/logger.js';
-import type { Store } from '../store/store.js';
 
 /** Why an instance is not ready: draining (stopping), or the store did not answer its ping (or not in time). */
 export type NotReadyReason = 'draining' | 'unreachable' | 'timeout';
@@ -23,7 +22,7 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
  * Readiness for /readyz. Store problems are logged when the answer changes, not on every probe, so that an
  * outage polled every few seconds writes two lines (down, up), not thousands.
  */
-export function createReadiness(options: { store: Pick<Store, 'ping'>; logger?: Logger; timeoutMs?: number }): ReadinessProbe {
+export function createReadiness(options: { store: { ping(): Promise<unknown> }; logger?: Logger; timeoutMs?: number }): ReadinessProbe {
   const timeoutMs = options.timeoutMs ?? PING_TIMEOUT_MS;
   let draining = false;
   let lastReason: NotReadyReason | null = null;

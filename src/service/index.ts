@@ -22,6 +22,8 @@ export interface Services {
 }
 
 export type { SessionEvents } from './sessions.js';
+/** The records the services hand out, as the store keeps them. */
+export type { MemberRow, SessionRow } from '../store/store.js';
 
 /** What the sign-in services read from the configuration. */
 export type SigninPolicy = Pick<SigninConfig, 'defaultReturnPath' | 'throttle'>;

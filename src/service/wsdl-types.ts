@@ -20,10 +20,24 @@ export interface AuthenticateTokenResponse {
   AuthenticateTokenResult: string | null;
 }
 
+/** Each operation's request (its parameters) and response (its result element). */
+export interface Operations {
+  AuthenticateCookie: { request: AuthenticateCookieRequest; response: AuthenticateCookieResponse };
+  AuthenticateToken: { request: AuthenticateTokenRequest; response: AuthenticateTokenResponse };
+}
+
+export type OperationName = keyof Operations;
+export type OperationRequest<K extends OperationName> = Operations[K]['request'];
+export type OperationResponse<K extends OperationName> = Operations[K]['response'];
+
 /** The operations and their parameters, in WSDL order. */
 export const OPERATION_PARAMETERS = {
   AuthenticateCookie: ['securityPassword', 'loginCookie', 'cookieDomain'],
   AuthenticateToken: ['securityPassword', 'token'],
-} as const;
+} as const satisfies { [K in OperationName]: ReadonlyArray<keyof OperationRequest<K>> };
 
-export type OperationName = keyof typeof OPERATION_PARAMETERS;
+/** The element of each response that carries its result string. */
+export const OPERATION_RESULTS = {
+  AuthenticateCookie: 'AuthenticateCookieResult',
+  AuthenticateToken: 'AuthenticateTokenResult',
+} as const satisfies { [K in OperationName]: keyof OperationResponse<K> };

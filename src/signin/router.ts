@@ -1,12 +1,13 @@
+import bodyParser from 'body-parser';
 import express, { type Request, type Response, type Router } from 'express';
-import { clientAddress } from '../bindings/client-address.js';
-import { endpointUrl } from '../bindings/discovery/endpoint-url.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
-import { requestIdOf } from '../log/request-id.js';
 import type { Services } from '../service/index.js';
 import { withToken } from '../service/return-urls.js';
 import type { SignInResult } from '../service/signin.js';
+import { clientAddress } from '../web/client-address.js';
+import { endpointUrl } from '../web/endpoint-url.js';
+import { requestIdOf } from '../web/request-id.js';
 import { brandingView } from './branding.js';
 import { cookieValues, loginCookieOptions } from './cookies.js';
 import { CsrfGuard, isSameOrigin } from './csrf.js';
@@ -18,7 +19,7 @@ import { loginView, messageView, signedInView, type LoginState } from './views.j
 /** How a sign-in attempt ended, as logged. */
 export type SignInAttemptOutcome = 'signed-in' | 'invalid' | 'throttled' | 'incomplete' | 'refused:csrf';
 
-/** Where sign-in attempts are counted besides the log (src/ops/metrics.ts). */
+/** Where sign-in attempts are counted besides the log; the app hands in src/ops/metrics.ts's. */
 export interface SigninMetrics {
   signinAttempt(outcome: SignInAttemptOutcome): void;
 }
@@ -45,7 +46,7 @@ export function createSigninRouter({ config, services, logger, metrics }: Signin
   const branding = brandingView(signin.branding);
   const csrf = new CsrfGuard({ path: signin.loginPath, secure: signin.cookieSecure, proof: (nonce) => services.signin.formProof(nonce) });
   const cookieOptions = loginCookieOptions(signin);
-  const readForm = express.urlencoded({ extended: false, limit: FORM_LIMIT });
+  const readForm = bodyParser.urlencoded({ extended: false, limit: FORM_LIMIT });
   const headers = securityHeaders(signin.branding.logoUrl);
 
   const page = (res: Response, status: number, name: PageName, view: object) => {

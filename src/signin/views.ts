@@ -1,4 +1,4 @@
-import type { MemberRow } from '../store/store.js';
+import type { MemberRow } from '../service/index.js';
 
 export type LoginProblem =
   | { reason: 'missing'; login: boolean; password: boolean }

@@ -5,7 +5,7 @@
  * Addresses come from X-Forwarded-For (TRUST_PROXY=true), as behind the deployment's proxy.
  */
 import { REFERENCE } from '../helpers/reference-data.js';
-import { sendRaw, type RawResponse } from '../helpers/raw-http.js';
+import { rawRequest, sendRaw, type RawResponse } from '../helpers/raw-http.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const NS = REFERENCE.namespace;
@@ -33,10 +33,8 @@ const tokenCall = (password: string) =>
 
 let app: TestApp;
 
-async function send(from: string, requestLine: string, headers: string[], body = ''): Promise<RawResponse> {
-  const bytes = Buffer.from(body, 'utf8');
-  const head = [requestLine, `Host: 127.0.0.1:${app.port}`, `X-Forwarded-For: ${from}`, ...headers, `Content-Length: ${bytes.length}`];
-  const response = await sendRaw(app.port, Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), bytes]));
+async function send(from: string, method: string, target: string, headers: Record<string, string>, body = ''): Promise<RawResponse> {
+  const response = await sendRaw(app.port, rawRequest(app.port, { method, target, headers: { 'X-Forwarded-For': from, ...headers }, body }));
   expect(response.headers.get('content-length')).toBe(String(response.body.length));
   return response;
 }
@@ -44,21 +42,23 @@ async function send(from: string, requestLine: string, headers: string[], body =
 const soap11 = (from: string, password: string) =>
   send(
     from,
-    'POST /Authentication.asmx HTTP/1.1',
-    ['Content-Type: text/xml; charset=utf-8', `SOAPAction: "${NS}AuthenticateToken"`],
+    'POST',
+    '/Authentication.asmx',
+    { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: `"${NS}AuthenticateToken"` },
     `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${SOAP11_NS}"><soap:Body>${tokenCall(password)}</soap:Body></soap:Envelope>`,
   );
 const soap12 = (from: string, password: string) =>
   send(
     from,
-    'POST /Authentication.asmx HTTP/1.1',
-    ['Content-Type: application/soap+xml; charset=utf-8'],
+    'POST',
+    '/Authentication.asmx',
+    { 'Content-Type': 'application/soap+xml; charset=utf-8' },
     `<?xml version="1.0" encoding="utf-8"?><soap12:Envelope xmlns:soap12="${SOAP12_NS}"><soap12:Body>${tokenCall(password)}</soap12:Body></soap12:Envelope>`,
   );
 const query = (password: string) => new URLSearchParams({ securityPassword: password, token: REFERENCE.token }).toString();
-const httpGet = (from: string, password: string) => send(from, `GET /Authentication.asmx/AuthenticateToken?${query(password)} HTTP/1.1`, []);
+const httpGet = (from: string, password: string) => send(from, 'GET', `/Authentication.asmx/AuthenticateToken?${query(password)}`, {});
 const httpPost = (from: string, password: string) =>
-  send(from, 'POST /Authentication.asmx/AuthenticateToken HTTP/1.1', ['Content-Type: application/x-www-form-urlencoded'], query(password));
+  send(from, 'POST', '/Authentication.asmx/AuthenticateToken', { 'Content-Type': 'application/x-www-form-urlencoded' }, query(password));
 
 function summary(response: RawResponse) {
   return {

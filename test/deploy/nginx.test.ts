@@ -1,17 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   CLI_PATH,
   createTestDatabase,
-  hasNginx,
   killLeftovers,
-  NGINX_PATH,
-  POSTGRES_URL,
-  postgresReachable,
+  NGINX,
   request,
   requestTls,
   runCli,
@@ -22,6 +18,10 @@ import {
   type ServiceProcess,
   type TestDatabase,
 } from '../helpers/processes.js';
+import { POSTGRES } from '../helpers/postgres.js';
+import { rawRequest, sendPartly } from '../helpers/raw-http.js';
+import { describeRequiring } from '../helpers/requirements.js';
+import { sleep, waitUntil } from '../helpers/wait.js';
 import { authenticateCookie, authenticateToken, BINDINGS, type Binding, type Endpoint } from './asmx-client.js';
 
 /**
@@ -36,63 +36,33 @@ const COOKIE_DOMAIN = '.example.test';
 const PARTNER = 'https://partner.example.test';
 const CALLER = 'partner-portal';
 
-/** Like describeWithBrowser: without nginx or PostgreSQL, CI fails and a developer's machine skips with a warning. */
-function describeWithNginxAndPostgres(name: string, suite: () => void): void {
-  const missing: string[] = [];
-  if (!hasNginx()) missing.push(`${NGINX_PATH} is missing (apt-get install nginx)`);
-  if (!postgresReachable()) missing.push(`PostgreSQL does not answer at ${POSTGRES_URL} (set DATABASE_URL)`);
-  if (missing.length === 0) return describe(name, suite);
-  if (process.env.CI) {
-    return describe(name, () => {
-      test('nginx and PostgreSQL are available', () => {
-        throw new Error(`${missing.join('; ')}: CI must provide both`);
-      });
-    });
-  }
-  console.warn(`skipping "${name}": ${missing.join('; ')}`);
-  describe.skip(name, suite);
-}
-
 const setCookies = (response: Response) => response.headers['set-cookie'] ?? [];
 const cookieValue = (response: Response, name: string) =>
   setCookies(response)
     .map((line) => /^([^=]+)=([^;]*)/.exec(line))
     .find((match) => match?.[1] === name)?.[2];
+/** The instances' call log lines: they arrive through a pipe, a moment after the response (wait for them with waitUntil). */
 const calls = (instance: ServiceProcess) => instance.logLines.filter((line) => line.message === 'call');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Log lines arrive through a pipe, a moment after the response: waits (up to 2 s) until the condition holds. */
-async function eventually(condition: () => boolean): Promise<void> {
-  for (let waited = 0; !condition() && waited < 2000; waited += 20) await sleep(20);
-}
 
 /**
  * A SOAP 1.1 AuthenticateToken call straight to an instance whose body arrives in two parts: the headers and
  * half the body now, the rest when finish() is called. In between, the instance has a request in flight.
  */
-async function slowCall(port: number, securityPassword: string, token: string): Promise<{ finish(): Promise<{ status: number; body: string }> }> {
-  const body = Buffer.from(
-    `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><AuthenticateToken xmlns="http://tempuri.org/"><securityPassword>${securityPassword}</securityPassword><token>${token}</token></AuthenticateToken></soap:Body></soap:Envelope>`,
-  );
-  const head = `POST /Authentication.asmx HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: text/xml; charset=utf-8\r\nSOAPAction: "http://tempuri.org/AuthenticateToken"\r\nContent-Length: ${body.length}\r\n\r\n`;
-  const socket = connect(port, '127.0.0.1');
-  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-  const chunks: Buffer[] = [];
-  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const ended = new Promise<void>((resolve, reject) => socket.once('close', () => resolve()).once('error', reject));
-  socket.write(Buffer.concat([Buffer.from(head), body.subarray(0, body.length >> 1)]));
+function slowCall(port: number, securityPassword: string, token: string) {
+  const body = `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><AuthenticateToken xmlns="http://tempuri.org/"><securityPassword>${securityPassword}</securityPassword><token>${token}</token></AuthenticateToken></soap:Body></soap:Envelope>`;
+  const headers = { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: '"http://tempuri.org/AuthenticateToken"' };
+  const call = sendPartly(port, rawRequest(port, { method: 'POST', target: '/Authentication.asmx', headers, body }), Buffer.byteLength(body) >> 1);
   return {
-    async finish() {
+    async finish(): Promise<{ status: number; body: string }> {
       // The instance closes the connection after answering (Connection: close while it stops).
-      socket.write(body.subarray(body.length >> 1));
-      await ended;
-      const text = Buffer.concat(chunks).toString('utf8');
+      call.finish();
+      const text = await call.received;
       return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), body: text.slice(text.indexOf('\r\n\r\n') + 4) };
     },
   };
 }
 
-describeWithNginxAndPostgres('two instances behind nginx', () => {
+describeRequiring([NGINX, POSTGRES], 'two instances behind nginx', () => {
   let database: TestDatabase;
   let dataDir: string;
   let env: Record<string, string>;
@@ -233,7 +203,7 @@ describeWithNginxAndPostgres('two instances behind nginx', () => {
     // The shared SECRET_KEY is what they use: neither instance made a key file of its own.
     expect([existsSync(join(dataDir, 'a', 'secret.key')), existsSync(join(dataDir, 'b', 'secret.key'))]).toEqual([false, false]);
     // 4 bindings × 2 operations on each instance directly, and 16 calls through nginx spread over both.
-    await eventually(() => calls(a).length + calls(b).length >= before[0]! + before[1]! + 32);
+    await waitUntil(() => calls(a).length + calls(b).length >= before[0]! + before[1]! + 32, 'the 32 calls in the logs');
     const through = [calls(a).length - before[0]! - 8, calls(b).length - before[1]! - 8];
     expect(through[0]! + through[1]!).toBe(16);
     expect(through[0]).toBeGreaterThan(0);
@@ -247,7 +217,7 @@ describeWithNginxAndPostgres('two instances behind nginx', () => {
     const id = String(response.headers['x-request-id']);
     expect(id).toMatch(/^[0-9a-f]{32}$/);
     const logged = () => [...calls(a), ...calls(b)].find((line) => line.requestId === id);
-    await eventually(() => logged() !== undefined);
+    await waitUntil(() => logged() !== undefined, 'the call in the logs');
     expect(logged()).toMatchObject({ binding: 'httpget', operation: 'AuthenticateToken', outcome: 'signed-in', member: MEMBER.id });
     const accessLog = await nginx.accessLog();
     expect(accessLog).toContain(`"GET /Authentication.asmx/AuthenticateToken HTTP/1.1" 200`);
@@ -259,7 +229,7 @@ describeWithNginxAndPostgres('two instances behind nginx', () => {
   test('signing out through instance A ends the session there at once and on instance B within CACHE_TTL_MS (1 s), for AuthenticateCookie and AuthenticateToken', async () => {
     const out = await direct(a)('/Logout', { headers: { Cookie: `.ASPXAUTH=${session.cookie}` } });
     expect(out.status).toBe(303);
-    await eventually(() => a.logLines.some((line) => line.message === 'sign-out'));
+    await waitUntil(() => a.logLines.some((line) => line.message === 'sign-out'), 'the sign-out in the log');
     expect(a.logLines.some((line) => line.message === 'sign-out' && line.outcome === 'signed-out')).toBe(true);
     const check = async (where: string, endpoint: Endpoint) => {
       for (const binding of BINDINGS) {
@@ -271,7 +241,7 @@ describeWithNginxAndPostgres('two instances behind nginx', () => {
     };
     await check('instance A', direct(a));
     // B may answer from what it read before the sign-out for less than CACHE_TTL_MS (1000 by default).
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await sleep(1000);
     await check('instance B', direct(b));
     await check('nginx over HTTPS', viaHttps);
   });
@@ -296,25 +266,25 @@ describeWithNginxAndPostgres('two instances behind nginx', () => {
     };
     const callsBefore = calls(a).length + calls(b).length;
     const traffic = Promise.all(Array.from({ length: LOOPS }, (_, index) => loop(index)));
-    await sleep(DURATION_MS / 3);
+    await sleep(DURATION_MS / 3); // the signal comes into steady traffic
     // One request is in flight on A when the signal comes: its body is still arriving.
-    const inFlight = await slowCall(a.port, securityPassword, token);
-    await sleep(100);
+    const inFlight = slowCall(a.port, securityPassword, token);
+    await sleep(100); // A is another process: nothing outside it shows when it has read the request's head
     const servedByABefore = calls(a).length;
     const callsOfBBefore = calls(b).length;
     const sigtermAt = new Date();
     const exit = a.stop('SIGTERM');
     // A stops accepting at once …
-    await eventually(() => a.logLines.some((line) => String(line.message).startsWith('stopping')));
+    await waitUntil(() => a.logLines.some((line) => String(line.message).startsWith('stopping')), 'A to log its stop');
     await expect(request(`${a.baseUrl}/Authentication.asmx?wsdl`)).rejects.toThrow(/ECONNREFUSED/);
-    // … but finishes what it has in flight (within SHUTDOWN_TIMEOUT, 5 s here).
+    // … but finishes what it has in flight (within SHUTDOWN_TIMEOUT, 5 s here), whose body ends 300 ms into the stop.
     await sleep(300);
     const finished = await inFlight.finish();
     expect(finished.status).toBe(200);
     expect(finished.body.replace(/&quot;/g, '"')).toContain(`"contactid":"${MEMBER.id}"`);
     await traffic;
     const { code, signal } = await exit;
-    await eventually(() => calls(a).length + calls(b).length - callsBefore >= results.length + 1);
+    await waitUntil(() => calls(a).length + calls(b).length - callsBefore >= results.length + 1, 'every call in the logs');
 
     const failures = results.filter((r) => !r.ok);
     // On failure, nginx's view of the upstreams too (what it could not retry).

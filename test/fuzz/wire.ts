@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { rawRequest } from '../helpers/raw-http.js';
 
 /**
  * A request as bytes on the wire: the client adds Host (unless given), a correct Content-Length and
@@ -25,14 +26,10 @@ export function header(response: WireResponse, name: string): string | undefined
   return response.headers.get(name)?.[0];
 }
 
-/** The request's bytes: what `exchange` sends, exactly. */
-export function requestBytes(request: WireRequest, port: number): Buffer {
-  const lines = [`${request.method} ${request.target} HTTP/1.1`];
-  if (!request.headers.some(([name]) => name.toLowerCase() === 'host')) lines.push(`Host: 127.0.0.1:${port}`);
-  for (const [name, value] of request.headers) lines.push(`${name}: ${value}`);
-  if (request.body.length > 0 || !['GET', 'HEAD', 'DELETE', 'OPTIONS'].includes(request.method)) lines.push(`Content-Length: ${request.body.length}`);
-  lines.push('Connection: close', '', '');
-  return Buffer.concat([Buffer.from(lines.join('\r\n'), 'latin1'), request.body]);
+/** The request's bytes: what `exchange` sends, exactly; `close` adds `Connection: close`. */
+export function requestBytes(request: WireRequest, port: number, close = true): Buffer {
+  const headers = close ? [...request.headers, ['Connection', 'close'] as const] : request.headers;
+  return rawRequest(port, { method: request.method, target: request.target, headers, body: request.body });
 }
 
 /**
@@ -112,14 +109,8 @@ export function exchange(port: number, request: WireRequest, options: { timeoutM
  */
 export function exchangePipelined(port: number, requests: readonly WireRequest[], options: { timeoutMs?: number } = {}): Promise<WireResponse[]> {
   const timeoutMs = options.timeoutMs ?? 5000;
-  const bytes = Buffer.concat(
-    requests.map((request, i) => {
-      const last = i === requests.length - 1;
-      const whole = requestBytes(request, port);
-      // requestBytes asks for Connection: close; all but the last keep the connection alive instead.
-      return last ? whole : Buffer.from(whole.toString('latin1').replace('\r\nConnection: close\r\n\r\n', '\r\n\r\n'), 'latin1');
-    }),
-  );
+  // All but the last keep the connection alive.
+  const bytes = Buffer.concat(requests.map((request, i) => requestBytes(request, port, i === requests.length - 1)));
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let received = Buffer.alloc(0);

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import { describeRequiring, program } from './requirements.js';
 
 /** Debian's chromium; tests never download a browser. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -7,21 +7,9 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Host names under this domain resolve to 127.0.0.1 inside the test browser. */
 export const TEST_DOMAIN = 'example.test';
 
-/**
- * describe() for suites that need Chromium. Where it is missing, CI (CI=true) fails loudly instead of
- * skipping; a developer's machine skips with a warning.
- */
+/** describe() for suites that need Chromium (test/helpers/requirements.ts: CI fails where it is missing). */
 export function describeWithBrowser(name: string, suite: () => void): void {
-  if (existsSync(CHROMIUM_PATH)) return describe(name, suite);
-  if (process.env.CI) {
-    return describe(name, () => {
-      test('Chromium is installed', () => {
-        throw new Error(`${CHROMIUM_PATH} is missing: CI must install Debian's chromium package`);
-      });
-    });
-  }
-  console.warn(`skipping "${name}": ${CHROMIUM_PATH} is missing (apt-get install chromium)`);
-  describe.skip(name, suite);
+  describeRequiring([program('Chromium', CHROMIUM_PATH, 'apt-get install chromium')], name, suite);
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { describeDatabaseUrl } from '../../src/store/postgres/database-url.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { describeRequiring, type Requirement } from './requirements.js';
 
 /** The database the PostgreSQL tests use: DATABASE_URL, or this machine's (trust auth). */
 export const POSTGRES_TEST_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -23,25 +24,23 @@ async function probe(url: string): Promise<string | undefined> {
   }
 }
 
-/** Decided once, when a test file first imports this module, because describe() cannot wait. */
 const unreachable = await probe(POSTGRES_TEST_URL);
 
 /**
- * describe() for suites that need the PostgreSQL server. Where it cannot be reached, CI (CI=true) fails loudly
- * instead of skipping; a developer's machine skips with a warning.
+ * The PostgreSQL server at POSTGRES_TEST_URL, probed once, when a test file first imports this module, because
+ * describe() cannot wait.
  */
+export const POSTGRES: Requirement = {
+  what: 'PostgreSQL',
+  missing:
+    unreachable === undefined
+      ? undefined
+      : `cannot reach PostgreSQL at ${describeDatabaseUrl(POSTGRES_TEST_URL)} (${unreachable}); start it or set DATABASE_URL`,
+};
+
+/** describe() for suites that need the PostgreSQL server (test/helpers/requirements.ts: CI fails where it is missing). */
 export function describeWithPostgres(name: string, suite: () => void): void {
-  if (unreachable === undefined) return describe(name, suite);
-  const where = describeDatabaseUrl(POSTGRES_TEST_URL);
-  if (process.env.CI) {
-    return describe(name, () => {
-      test('PostgreSQL is reachable', () => {
-        throw new Error(`cannot reach PostgreSQL at ${where} (${unreachable}): CI must start it, or set DATABASE_URL`);
-      });
-    });
-  }
-  console.warn(`skipping "${name}": cannot reach PostgreSQL at ${where} (${unreachable}); start it or set DATABASE_URL`);
-  describe.skip(name, suite);
+  describeRequiring([POSTGRES], name, suite);
 }
 
 /** A schema of its own for one test run or one test, named asmx_test_<random>; drop() removes it and its tables. */

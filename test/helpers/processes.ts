@@ -1,5 +1,4 @@
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -7,6 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './ports.js';
+import { POSTGRES_TEST_URL } from './postgres.js';
+import { program, type Requirement } from './requirements.js';
+import { waitUntil } from './wait.js';
 
 /**
  * Real processes for the deployment tests: the built service (`node dist/cli/index.js`), the admin CLI, and
@@ -44,9 +46,6 @@ function track(child: ChildProcess): Promise<Exit> {
     });
   });
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 
 // ---------------------------------------------------------------------------------------------------------
 // HTTP
@@ -100,21 +99,20 @@ export function request(url: string, options: RequestOptions = {}): Promise<Resp
   });
 }
 
-/** Polls until check() holds, or fails with what the last attempt said. */
+/** Polls until check() holds (what it throws counts as not yet), or fails with what the last attempt said. */
 async function waitFor(what: string, timeoutMs: number, check: () => Promise<boolean>, exited?: () => string | undefined): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
   let last = '';
-  while (Date.now() < deadline) {
+  const ready = async () => {
     const gone = exited?.();
     if (gone) throw new Error(`${what}: ${gone}`);
     try {
-      if (await check()) return;
+      return await check();
     } catch (error) {
       last = (error as Error).message;
+      return false;
     }
-    await sleep(100);
-  }
-  throw new Error(`${what}: not ready within ${timeoutMs} ms${last ? ` (${last})` : ''}`);
+  };
+  await waitUntil(ready, () => `${what}${last ? ` (${last})` : ''}`, { timeoutMs, intervalMs: 100 });
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -213,31 +211,22 @@ export async function startService(name: string, env: Record<string, string>, op
 // PostgreSQL
 
 /**
- * The server the deployment tests use, as the PostgreSQL store's tests (test/helpers/postgres.ts): DATABASE_URL,
- * or this machine's. A database of its own is created there for each run and dropped afterwards (CREATE
- * DATABASE: the store takes its schema from DATABASE_URL's default, as an operator's instances do).
+ * A database of its own for one run of the deployment tests, on the server the PostgreSQL store's tests use
+ * (POSTGRES_TEST_URL, test/helpers/postgres.ts). CREATE DATABASE rather than a schema: the store takes its
+ * schema from DATABASE_URL's default, as an operator's instances do.
  */
-export const POSTGRES_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-/** Whether PostgreSQL answers at POSTGRES_URL, checked synchronously (describe() cannot wait). */
-export function postgresReachable(url = POSTGRES_URL): boolean {
-  const script = `const pg = require('pg'); const c = new pg.Client({ connectionString: process.argv[1], connectionTimeoutMillis: 3000 });
-    c.connect().then(() => c.query('select 1')).then(() => c.end()).then(() => process.exit(0), () => process.exit(1));`;
-  return spawnSync(process.execPath, ['-e', script, url], { cwd: ROOT, timeout: 10_000 }).status === 0;
-}
-
 export interface TestDatabase {
   /** DATABASE_URL for the instances and the CLI. */
   url: string;
   drop(): Promise<void>;
 }
 
-/** A fresh, empty database on the POSTGRES_URL server, for one run; drop() removes it, connected sessions and all. */
+/** A fresh, empty database on the POSTGRES_TEST_URL server, for one run; drop() removes it, connected sessions and all. */
 export async function createTestDatabase(prefix: string): Promise<TestDatabase> {
   const { default: pg } = await import('pg');
   const name = `${prefix}_${process.pid}_${Date.now().toString(36)}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
   const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: POSTGRES_URL });
+    const client = new pg.Client({ connectionString: POSTGRES_TEST_URL });
     await client.connect();
     try {
       await client.query(sql);
@@ -246,7 +235,7 @@ export async function createTestDatabase(prefix: string): Promise<TestDatabase> 
     }
   };
   await admin(`CREATE DATABASE "${name}"`);
-  const url = new URL(POSTGRES_URL);
+  const url = new URL(POSTGRES_TEST_URL);
   url.pathname = `/${name}`;
   return { url: url.href, drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
 }
@@ -254,8 +243,8 @@ export async function createTestDatabase(prefix: string): Promise<TestDatabase> 
 // ---------------------------------------------------------------------------------------------------------
 // TLS and nginx
 
-/** Whether Debian's nginx is installed (deployment tests skip or fail without it). */
-export const hasNginx = (): boolean => existsSync(NGINX_PATH);
+/** Debian's nginx, which the deployment tests run (test/helpers/requirements.ts: CI fails where it is missing). */
+export const NGINX: Requirement = program('nginx', NGINX_PATH, 'apt-get install nginx');
 
 export interface Certificate {
   certPath: string;

@@ -1,4 +1,79 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
+
+export interface RawRequest {
+  method: string;
+  /** The request target exactly as it goes out (already encoded). */
+  target: string;
+  /** The other header fields, in order: pairs (a name may repeat), or a record whose undefined values are left out. */
+  headers?: ReadonlyArray<readonly [string, string]> | Readonly<Record<string, string | undefined>>;
+  /** A string goes out as UTF-8. */
+  body?: Buffer | string;
+  /**
+   * By default the body's length, sent where there is a body or the method expects one (all but GET, HEAD,
+   * DELETE and OPTIONS); a number is sent whatever the body is; false sends none.
+   */
+  contentLength?: number | false;
+}
+
+/** Methods whose requests carry no Content-Length unless they have a body. */
+const WITHOUT_BODY = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
+
+/**
+ * A request's bytes, written out by hand: the HTTP/1.1 request line, `Host: 127.0.0.1:<port>` unless the
+ * headers hold a Host, the headers, Content-Length, a blank line and the body. Nothing else is added.
+ */
+export function rawRequest(port: number, request: RawRequest): Buffer {
+  const body = typeof request.body === 'string' ? Buffer.from(request.body, 'utf8') : (request.body ?? Buffer.alloc(0));
+  const headers: ReadonlyArray<readonly [string, string | undefined]> = Array.isArray(request.headers)
+    ? request.headers
+    : Object.entries(request.headers ?? {});
+  const lines = [`${request.method} ${request.target} HTTP/1.1`];
+  if (!headers.some(([name]) => name.toLowerCase() === 'host')) lines.push(`Host: 127.0.0.1:${port}`);
+  for (const [name, value] of headers) if (value !== undefined) lines.push(`${name}: ${value}`);
+  const contentLength = request.contentLength ?? (body.length > 0 || !WITHOUT_BODY.has(request.method) ? body.length : false);
+  if (contentLength !== false) lines.push(`Content-Length: ${contentLength}`);
+  return Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), body]);
+}
+
+export interface PartlySent {
+  /** Sends the bytes held back. */
+  finish(): void;
+  /** Everything the server sent, as UTF-8 text, once the connection has closed (a reset closes it too). */
+  received: Promise<string>;
+}
+
+/**
+ * Sends all of a request but its last `heldBack` bytes on a connection of its own: the server keeps the
+ * request in flight, waiting for the rest, until finish() sends it.
+ */
+export function sendPartly(port: number, request: Buffer, heldBack: number): PartlySent {
+  const socket = connect(port, '127.0.0.1');
+  let text = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => (text += chunk));
+  socket.on('error', () => undefined);
+  const received = new Promise<string>((resolve) => socket.once('close', () => resolve(text)));
+  const split = request.length - heldBack;
+  socket.write(request.subarray(0, split));
+  return { finish: () => socket.write(request.subarray(split)), received };
+}
+
+/**
+ * Resolves with the next request that an HTTP server in this process reads the head of (Node's diagnostics
+ * channel http.server.request.start), once the server has emitted 'request' for it. Call it before the request
+ * goes out.
+ */
+export function requestArrival(): Promise<IncomingMessage> {
+  return new Promise((resolve) => {
+    const arrived = (message: unknown) => {
+      unsubscribe('http.server.request.start', arrived);
+      resolve((message as { request: IncomingMessage }).request);
+    };
+    subscribe('http.server.request.start', arrived);
+  });
+}
 
 export interface RawResponse {
   status: number;

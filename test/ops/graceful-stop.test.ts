@@ -4,10 +4,13 @@
  * resolves; a request still running at the deadline, or at a forced stop, is cut and the stop resolves all
  * the same.
  */
+import { jest } from '@jest/globals';
 import { Agent, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { createHttpServer, inFlightRequests, startServer, stopServer, type StopReport } from '../../src/server.js';
+import { useFakeTimers } from '../helpers/fake-timers.js';
 import { tryConnect } from '../helpers/ports.js';
+import { rawRequest, requestArrival, sendPartly } from '../helpers/raw-http.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -20,16 +23,6 @@ const deferred = (): Deferred => {
   const promise = new Promise<void>((r) => (resolve = r));
   return { promise, resolve };
 };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(condition: () => boolean, what: string, ms = 2000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
-}
-
 /** A test server: /slow answers when released, /stream sends its head at once and ends when released. */
 function slowServer() {
   const release = deferred();
@@ -71,17 +64,18 @@ function get(port: number, path: string, agent?: Agent): Promise<Answer> {
   });
 }
 
-
 const closed = (socket: Socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
 
 let server: Server | undefined;
 afterEach(async () => {
+  jest.useRealTimers();
   if (server?.listening) await stopServer(server, { timeoutMs: 0 });
   server = undefined;
 });
 
 describe('stopServer', () => {
   it('refuses new connections, closes idle keep-alive ones, lets the request in flight finish with Connection: close, then resolves', async () => {
+    useFakeTimers();
     const slow = slowServer();
     server = slow.server;
     const port = await startServer(server, { host: '127.0.0.1', port: 0 });
@@ -96,15 +90,17 @@ describe('stopServer', () => {
       // A request in flight, on a keep-alive connection of its own.
       const busyAgent = new Agent({ keepAlive: true });
       agents.push(busyAgent);
+      const arrived = requestArrival();
       const inFlight = get(port, '/slow', busyAgent);
-      await until(() => inFlightRequests(slow.server) === 1, 'the request to arrive');
+      await arrived;
+      expect(inFlightRequests(slow.server)).toBe(1);
 
       let report: StopReport | undefined;
       const stopping = stopServer(slow.server, { timeoutMs: 5000 }).then((r) => (report = r));
       expect(await tryConnect(port)).toBe('ECONNREFUSED');
       await closed(idleSocket as Socket);
-      await sleep(50);
-      expect(report).toBeUndefined(); // still waiting for /slow
+      await jest.advanceTimersByTimeAsync(4999);
+      expect(report).toBeUndefined(); // still waiting for /slow, up to the deadline
 
       slow.release();
       const answer = await inFlight;
@@ -124,9 +120,9 @@ describe('stopServer', () => {
     const port = await startServer(server, { host: '127.0.0.1', port: 0 });
     const agent = new Agent({ keepAlive: true });
     try {
+      const arrived = requestArrival();
       const streaming = get(port, '/stream', agent);
-      await until(() => inFlightRequests(slow.server) === 1, 'the request to arrive');
-      await sleep(20); // its head is sent: too late for Connection: close
+      await arrived; // the handler sent the head at once: too late for Connection: close
       const stopping = stopServer(slow.server, { timeoutMs: 5000 });
       slow.release();
       const answer = await streaming;
@@ -141,16 +137,19 @@ describe('stopServer', () => {
   });
 
   it('cuts a request still running at the deadline, and resolves', async () => {
+    useFakeTimers();
     const slow = slowServer();
     server = slow.server;
     const port = await startServer(server, { host: '127.0.0.1', port: 0 });
+    const arrived = requestArrival();
     const inFlight = get(port, '/slow').catch((error: NodeJS.ErrnoException) => error.code ?? error.message);
-    await until(() => inFlightRequests(slow.server) === 1, 'the request to arrive');
-    const started = Date.now();
-    await expect(stopServer(slow.server, { timeoutMs: 200 })).resolves.toEqual({ inFlight: 1, cut: 1, forced: true });
-    const elapsed = Date.now() - started;
-    expect(elapsed).toBeGreaterThanOrEqual(190);
-    expect(elapsed).toBeLessThan(2000);
+    const { socket } = await arrived;
+    const stopping = stopServer(slow.server, { timeoutMs: 200 });
+    await jest.advanceTimersByTimeAsync(199);
+    expect(socket.destroyed).toBe(false);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(socket.destroyed).toBe(true);
+    await expect(stopping).resolves.toEqual({ inFlight: 1, cut: 1, forced: true });
     expect(await inFlight).toBe('ECONNRESET');
     slow.release();
   });
@@ -159,12 +158,13 @@ describe('stopServer', () => {
     const slow = slowServer();
     server = slow.server;
     const port = await startServer(server, { host: '127.0.0.1', port: 0 });
+    const arrived = requestArrival();
     const inFlight = get(port, '/slow').catch((error: NodeJS.ErrnoException) => error.code ?? error.message);
-    await until(() => inFlightRequests(slow.server) === 1, 'the request to arrive');
+    await arrived;
     const force = new AbortController();
     const started = Date.now();
     const stopping = stopServer(slow.server, { timeoutMs: 60_000, force: force.signal });
-    await sleep(30);
+    expect(await tryConnect(port)).toBe('ECONNREFUSED'); // the stop is under way
     force.abort();
     await expect(stopping).resolves.toEqual({ inFlight: 1, cut: 1, forced: true });
     expect(Date.now() - started).toBeLessThan(2000);
@@ -193,38 +193,35 @@ describe('startServer', () => {
 
 describe('the whole app', () => {
   let app: TestApp;
-  afterEach(() => app.close());
+  afterEach(() => {
+    jest.useRealTimers();
+    return app.close();
+  });
 
   it('a SOAP call whose body is half sent when the stop begins is still answered, then the stop resolves', async () => {
+    useFakeTimers();
     app = await startTestApp();
-    const body = Buffer.from(
-      `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><AuthenticateToken xmlns="${REFERENCE.namespace}"><securityPassword>${REFERENCE.password}</securityPassword><token>${REFERENCE.token}</token></AuthenticateToken></soap:Body></soap:Envelope>`,
-    );
-    const head = [
-      'POST /Authentication.asmx HTTP/1.1',
-      `Host: 127.0.0.1:${app.port}`,
-      'Content-Type: text/xml; charset=utf-8',
-      `SOAPAction: "${REFERENCE.namespace}AuthenticateToken"`,
-      `Content-Length: ${body.length}`,
-      'X-Request-Id: draining-call',
-    ].join('\r\n');
-    const socket = connect(app.port, '127.0.0.1');
-    let received = '';
-    socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
-    const ended = closed(socket);
-    socket.write(`${head}\r\n\r\n`);
-    socket.write(body.subarray(0, 100));
-    await until(() => inFlightRequests(app.server) === 1, 'the request to arrive');
+    const body = `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><AuthenticateToken xmlns="${REFERENCE.namespace}"><securityPassword>${REFERENCE.password}</securityPassword><token>${REFERENCE.token}</token></AuthenticateToken></soap:Body></soap:Envelope>`;
+    const headers = {
+      'Content-Type': 'text/xml; charset=utf-8',
+      SOAPAction: `"${REFERENCE.namespace}AuthenticateToken"`,
+      'X-Request-Id': 'draining-call',
+    };
+    const request = rawRequest(app.port, { method: 'POST', target: '/Authentication.asmx', headers, body });
+    const arrived = requestArrival();
+    const call = sendPartly(app.port, request, Buffer.byteLength(body) >> 1);
+    await arrived;
+    expect(inFlightRequests(app.server)).toBe(1);
 
     app.readiness.drain();
     let report: StopReport | undefined;
     const stopping = stopServer(app.server, { timeoutMs: 5000 }).then((r) => (report = r));
     expect(await tryConnect(app.port)).toBe('ECONNREFUSED');
-    await sleep(50);
-    expect(report).toBeUndefined();
+    await jest.advanceTimersByTimeAsync(4999);
+    expect(report).toBeUndefined(); // still waiting for the rest of the body, up to the deadline
 
-    socket.write(body.subarray(100));
-    await ended; // the server closes the connection after the answer
+    call.finish();
+    const received = await call.received; // the server closes the connection after the answer
     await stopping;
     expect(report).toEqual({ inFlight: 1, cut: 0, forced: false });
     expect(received).toMatch(/^HTTP\/1\.1 200 OK\r\n/);

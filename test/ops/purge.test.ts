@@ -3,11 +3,14 @@
  * records), that no live session is ever deleted, and how runs are scheduled: never overlapping, errors
  * logged, stopped on shutdown.
  */
-import { Writable } from 'node:stream';
+import { jest } from '@jest/globals';
 import { createLogger } from '../../src/log/logger.js';
 import { purgeCutoffs, startPurge, type PurgePolicy, type PurgeScheduler } from '../../src/ops/purge.js';
 import type { SessionRow, Store } from '../../src/store/store.js';
+import { useFakeTimers } from '../helpers/fake-timers.js';
+import { logCapture } from '../helpers/log-capture.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
+import { nextTurn } from '../helpers/wait.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -18,17 +21,11 @@ const POLICY: PurgePolicy = { sessionRetentionMs: 7 * DAY, sessionIdleMs: 30 * M
 const ABSOLUTE = 12 * HOUR;
 
 /** The logger writes the lines of one turn of the event loop at its end. */
-const logsWritten = () => new Promise((resolve) => setImmediate(resolve));
+const logsWritten = nextTurn;
 
 function capture() {
-  const lines: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, logger: createLogger('debug', sink) };
+  const { lines, stream } = logCapture();
+  return { lines, logger: createLogger('debug', stream) };
 }
 
 let counter = 0;
@@ -207,51 +204,62 @@ describe('the schedule', () => {
       },
     };
   }
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
   let purge: PurgeScheduler | undefined;
-  afterEach(() => purge?.stop());
+  beforeEach(() => useFakeTimers());
+  afterEach(async () => {
+    await purge?.stop();
+    jest.useRealTimers();
+  });
 
   it('runs first shortly after the start, then every interval', async () => {
     const { store, calls, open } = slowStore();
     open();
     purge = startPurge({ store, logger: capture().logger, policy: POLICY, intervalMs: 30, firstRunAfterMs: 5 });
-    await sleep(15);
+    await jest.advanceTimersByTimeAsync(4);
+    expect(calls.sessions).toBe(0);
+    await jest.advanceTimersByTimeAsync(1);
     expect(calls.sessions).toBe(1);
-    await sleep(150);
-    expect(calls.sessions).toBeGreaterThanOrEqual(3);
+    await jest.advanceTimersByTimeAsync(29);
+    expect(calls.sessions).toBe(1);
+    await jest.advanceTimersByTimeAsync(1 + 30);
+    expect(calls.sessions).toBe(3);
     expect(calls.throttles).toBe(calls.sessions);
   });
 
   it('never overlaps: a slow run delays the next one, and runNow joins the run in progress', async () => {
     const { store, calls, open } = slowStore();
     purge = startPurge({ store, logger: capture().logger, policy: POLICY, intervalMs: 10, firstRunAfterMs: 0 });
-    await sleep(80); // eight intervals, all during the first, stuck run
+    await jest.advanceTimersByTimeAsync(85); // eight and a half intervals, all during the first, stuck run
     expect(calls).toMatchObject({ sessions: 1, maxInFlight: 1 });
     const joined = purge.runNow();
     expect(calls.sessions).toBe(1);
     open();
     await joined;
-    await sleep(50);
+    await jest.advanceTimersByTimeAsync(9);
+    expect(calls.sessions).toBe(1);
+    await jest.advanceTimersByTimeAsync(1); // an interval after the slow run ended
+    expect(calls.sessions).toBe(2);
     expect(calls.maxInFlight).toBe(1);
-    expect(calls.sessions).toBeGreaterThan(1);
   });
 
   it('stop() waits for the run in progress and no run follows', async () => {
     const { store, calls, open } = slowStore();
     purge = startPurge({ store, logger: capture().logger, policy: POLICY, intervalMs: 10, firstRunAfterMs: 0 });
-    await sleep(20);
+    await jest.advanceTimersByTimeAsync(20);
     let stopped = false;
     const stopping = purge.stop().then(() => (stopped = true));
-    await sleep(20);
+    await jest.advanceTimersByTimeAsync(20);
     expect(stopped).toBe(false);
     open();
     await stopping;
     const after = calls.sessions;
-    await sleep(50);
+    await jest.advanceTimersByTimeAsync(50);
     expect(calls.sessions).toBe(after);
   });
 
   it('does not keep the process alive (the timer is unref\'d)', () => {
+    jest.useRealTimers(); // Node itself tells which timers hold the event loop
     const { store } = slowStore();
     const before = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     purge = startPurge({ store, logger: capture().logger, policy: POLICY, intervalMs: HOUR });

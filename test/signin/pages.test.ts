@@ -2,13 +2,13 @@
  * The sign-in and sign-out pages over HTTP: cookies and their attributes, CSRF, return addresses, the
  * markup that makes the form accessible, security headers, templates and escaping.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { createApp } from '../../src/app.js';
+import { composeInstance } from '../../src/compose.js';
 import { loadConfig, type Environment } from '../../src/config/config.js';
-import { createLogger } from '../../src/log/logger.js';
 import { hashPassword } from '../../src/service/passwords.js';
 import { StartupError } from '../../src/startup-error.js';
 import { REFERENCE } from '../helpers/reference-data.js';
@@ -372,7 +372,7 @@ describe('templates', () => {
   it('a missing TEMPLATE_DIR stops the start with a clear message', async () => {
     const config = loadConfig({ TEMPLATE_DIR: join(dir, 'missing'), LOG_LEVEL: 'silent' });
     await start();
-    const error = await createApp({ config, services: app.services, logger: createLogger('silent') }).catch((e: unknown) => e);
+    const error = await composeInstance({ config, store: app.store, secretKey: randomBytes(32) }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StartupError);
     expect((error as Error).message).toBe(`TEMPLATE_DIR ${join(dir, 'missing')}: no such directory`);
   });
@@ -381,6 +381,6 @@ describe('templates', () => {
     await writeFile(join(dir, 'message.mustache'), '{{#open}} never closed');
     const config = loadConfig({ TEMPLATE_DIR: dir, LOG_LEVEL: 'silent' });
     await start();
-    await expect(createApp({ config, services: app.services, logger: createLogger('silent') })).rejects.toThrow(/message\.mustache/);
+    await expect(composeInstance({ config, store: app.store, secretKey: randomBytes(32) })).rejects.toThrow(/message\.mustache/);
   });
 });

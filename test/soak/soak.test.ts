@@ -22,6 +22,7 @@ import { hashPassword } from '../../src/service/passwords.js';
 import { highThrottleLimits } from '../helpers/high-limits.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { sleep } from '../helpers/wait.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 15);
 const WORKERS = Number(process.env.SOAK_WORKERS ?? 8);
@@ -226,7 +227,7 @@ class Worker {
       if (interval > 0) {
         slot += interval;
         const wait = slot - performance.now();
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        if (wait > 0) await sleep(wait);
         else slot = performance.now();
       }
       const now = performance.now();

@@ -1,7 +1,7 @@
 import type { Config } from '../../config/config.js';
 import { OPERATION_PARAMETERS, type OperationName } from '../../service/wsdl-types.js';
 import { enabledBindings, type BindingInfo } from './bindings.js';
-import { ENDPOINT_FILE } from './endpoint-url.js';
+import { ENDPOINT_FILE } from '../../web/endpoint-url.js';
 import { SAMPLES, type SampleTarget } from './help-samples.js';
 import { html, Markup } from './markup.js';
 

@@ -1,12 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../../config/config.js';
 import { CONTENT_TYPE, sendAsmx } from '../asmx-response.js';
+import { endpointUrl } from '../../web/endpoint-url.js';
 import { createDiscoDocument } from './disco.js';
-import { endpointUrl } from './endpoint-url.js';
 import { createHelpPages } from './help-page.js';
 import { createWsdlDocument } from './wsdl-document.js';
-
-export { endpointUrl, ENDPOINT_FILE } from './endpoint-url.js';
 
 export interface Discovery {
   /** Answers a GET on the endpoint path: ?wsdl, ?disco, or the help pages (?op=…). The caller routes. */

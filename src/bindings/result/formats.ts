@@ -1,6 +1,6 @@
 import type { ResultFormat } from '../../config/config.js';
 import type { Outcome } from '../../service/authentication.js';
-import type { MemberRow } from '../../store/store.js';
+import type { MemberRow } from '../../service/index.js';
 import { escapeXmlAttribute } from '../xml-text.js';
 import { NOT_SIGNED_IN } from './not-signed-in.js';
 

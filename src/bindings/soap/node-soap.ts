@@ -1,17 +1,21 @@
 import soap from 'soap';
-import { OPERATION_PARAMETERS, type OperationName } from '../../service/wsdl-types.js';
+import type { CallContext } from '../../service/authentication.js';
+import type { OperationName } from '../../service/wsdl-types.js';
+import { soapFault } from '../asmx-errors.js';
+import { OPERATION_NAMES, type CallAnswer, type OperationTable } from '../operations.js';
 import { escapeXmlAttribute, escapeXmlText } from '../xml-text.js';
 import { SCHEMA_NAMESPACES } from './faults.js';
-import { ENVELOPE_NS, FAULT_CODE, SERVER_UNABLE, type SoapVersion } from './protocol.js';
+import { ENVELOPE_NS, FAULT_CODE, type SoapVersion } from './protocol.js';
 
-/** One call's work, handed to node-soap's method handler through the serverless request's connection. */
+/**
+ * One call on its way through node-soap: what the binding knows of it going in, and the operation's answer
+ * coming out (for the call log and Retry-After). It rides on the serverless request's connection, which
+ * node-soap hands to the operation's method.
+ */
 export interface SoapCall {
-  /** Resolves to the result string, or rejects with a SoapFaultError. */
-  invoke(operation: OperationName, parameters: Record<string, string | null>): Promise<string>;
+  context: CallContext;
+  answer?: CallAnswer<OperationName>;
 }
-
-/** A fault the operation raises (a wrong security password): its text after ASMX's "Server was unable…". */
-export class SoapFaultError extends Error {}
 
 export interface SoapReply {
   status: number;
@@ -24,21 +28,29 @@ export interface NodeSoapStack {
 
 const ENDPOINT_PATH = '/Authentication.asmx';
 
+export interface StackOptions {
+  wsdlXml: string;
+  serviceName: string;
+  namespace: string;
+  operations: OperationTable;
+}
+
 /**
  * node-soap is the SOAP stack: it loads the WSDL, reads the operation's arguments, dispatches on SOAPAction
- * and writes the response and fault envelopes. It is used serverless (processRequest), one instance per SOAP
- * version because its 1.2 switch is global, and it is handed a canonical envelope that the ASMX routing rules
- * in front have already validated: client bytes never reach its parser, which has no size limit and reads
+ * to the operation table and writes the response and fault envelopes. It is used serverless (processRequest),
+ * one instance per SOAP version because its 1.2 switch is global, and it is handed a canonical envelope that
+ * the ASMX routing rules in front have already validated: client bytes never reach its parser, which reads
  * parameters without regard to their namespace.
  */
-export async function createNodeSoapStack(options: { wsdlXml: string; serviceName: string; namespace: string }): Promise<NodeSoapStack> {
+export async function createNodeSoapStack(options: StackOptions): Promise<NodeSoapStack> {
   const servers = {
-    '1.1': await createServer(options, '1.1'),
-    '1.2': await createServer(options, '1.2'),
+    '1.1': await createSoapServer(options, '1.1'),
+    '1.2': await createSoapServer(options, '1.2'),
   };
   return {
     async process(version, operation, parameters, call) {
-      const reply = await servers[version].processRequest(canonicalEnvelope(operation, parameters, options.namespace), {
+      const xml = canonicalEnvelope(operation, options.operations.parameters(operation), parameters, options.namespace);
+      const reply = await servers[version].processRequest(xml, {
         method: 'POST',
         url: ENDPOINT_PATH,
         headers: { soapaction: `"${options.namespace}${operation}"`, 'content-type': 'text/xml; charset=utf-8' },
@@ -49,10 +61,9 @@ export async function createNodeSoapStack(options: { wsdlXml: string; serviceNam
   };
 }
 
-async function createServer(options: { wsdlXml: string; serviceName: string; namespace: string }, version: SoapVersion): Promise<soap.Server> {
-  const methods = Object.fromEntries(
-    (Object.keys(OPERATION_PARAMETERS) as OperationName[]).map((operation) => [operation, methodFor(operation, version)]),
-  );
+/** One node-soap server for one SOAP version, set up as described below. */
+export async function createSoapServer(options: StackOptions, version: SoapVersion): Promise<soap.Server> {
+  const methods = Object.fromEntries(OPERATION_NAMES.map((operation) => [operation, methodFor(operation, version, options.operations)]));
   const server = await new Promise<soap.Server>((resolve, reject) => {
     const created: soap.Server = soap.listen(null, {
       path: ENDPOINT_PATH,
@@ -72,60 +83,81 @@ async function createServer(options: { wsdlXml: string; serviceName: string; nam
   return server;
 }
 
+interface NodeSoapMessage {
+  description(definitions: unknown): unknown;
+}
+
+interface NodeSoapWsdl {
+  xmlnsInEnvelope?: unknown;
+  options?: Record<string, unknown>;
+  definitions?: { messages?: Record<string, NodeSoapMessage> };
+}
+
+/** node-soap's WSDL object, which holds the settings below; pinned by test/bindings/soap/node-soap.test.ts. */
+export function wsdlOf(server: soap.Server): NodeSoapWsdl {
+  return (server as unknown as { wsdl: NodeSoapWsdl }).wsdl;
+}
+
 /**
- * Two settings that live on node-soap's non-public server.wsdl, pinned by test/bindings/soap/node-soap.test.ts:
- * the envelope declares xsi and xsd as ASMX's does (node-soap declares the WSDL's prefixes), and parameter
- * text keeps its white space as ASMX reads it (soap.listen does not pass preserveWhitespace on).
+ * What lives on node-soap's non-public server.wsdl:
+ * - the envelope declares xsi and xsd as ASMX's does (node-soap declares the WSDL's prefixes);
+ * - parameter text keeps its white space as ASMX reads it (soap.listen does not pass preserveWhitespace on);
+ * - each message's schema description is built once: node-soap's reader rebuilds it from the WSDL for every
+ *   request, though the WSDL never changes after start-up, and only reads it.
  */
 function adjustWsdl(server: soap.Server): void {
-  const wsdl = (server as unknown as { wsdl: { xmlnsInEnvelope?: unknown; options?: Record<string, unknown> } }).wsdl;
-  if (typeof wsdl.xmlnsInEnvelope !== 'string' || typeof wsdl.options !== 'object') {
-    throw new Error('node-soap no longer keeps wsdl.xmlnsInEnvelope and wsdl.options on its server');
+  const wsdl = wsdlOf(server);
+  const messages = wsdl.definitions?.messages;
+  if (typeof wsdl.xmlnsInEnvelope !== 'string' || typeof wsdl.options !== 'object' || typeof messages !== 'object') {
+    throw new Error('node-soap no longer keeps wsdl.xmlnsInEnvelope, wsdl.options and wsdl.definitions.messages on its server');
   }
   wsdl.xmlnsInEnvelope = SCHEMA_NAMESPACES;
   wsdl.options.preserveWhitespace = true;
+  for (const message of Object.values(messages)) {
+    const described = message.description(wsdl.definitions);
+    message.description = () => described;
+  }
 }
 
 type SoapMethod = (args: Record<string, unknown> | undefined, callback: unknown, headers: unknown, req: { connection: { call: SoapCall } }) => Promise<unknown>;
 
-function methodFor(operation: OperationName, version: SoapVersion): SoapMethod {
+/** The operation's method as node-soap calls it: its arguments to the operation table, its answer back. */
+function methodFor(operation: OperationName, version: SoapVersion, operations: OperationTable): SoapMethod {
   return async (args, _callback, _headers, req) => {
-    const parameters = Object.fromEntries(
-      OPERATION_PARAMETERS[operation].map((name) => {
-        const value = args?.[name];
-        return [name, typeof value === 'string' ? value : null];
-      }),
-    );
-    try {
-      const result = await req.connection.call.invoke(operation, parameters);
-      return { [`${operation}Result`]: escapeXmlText(result) };
-    } catch (error) {
-      if (!(error instanceof SoapFaultError)) throw error;
-      throw { Fault: faultObject(version, SERVER_UNABLE + error.message) };
-    }
+    const call = req.connection.call;
+    const answer = await operations.invoke(operation, (name) => {
+      const value = args?.[name];
+      return typeof value === 'string' ? value : null;
+    }, call.context);
+    call.answer = answer;
+    if (!answer.ok) throw { Fault: faultObject(version, soapFault(answer.fault)) };
+    // node-soap writes values as given (escapeXML is off): escape them as ASMX does.
+    return Object.fromEntries(Object.entries(answer.response).map(([name, value]) => [name, typeof value === 'string' ? escapeXmlText(value) : value]));
   };
 }
 
-/** node-soap's object form of a Server/Receiver fault with an empty detail, as ASMX sends it. */
-function faultObject(version: SoapVersion, text: string): Record<string, unknown> {
-  const code = FAULT_CODE.server[version];
-  if (version === '1.1') return { faultcode: code, faultstring: escapeXmlText(text), detail: '', statusCode: 500 };
+/** node-soap's object form of a fault, as ASMX sends it. */
+function faultObject(version: SoapVersion, fault: { role: keyof typeof FAULT_CODE; text: string; detail: boolean }): Record<string, unknown> {
+  const code = FAULT_CODE[fault.role][version];
+  if (version === '1.1') return { faultcode: code, faultstring: escapeXmlText(fault.text), ...(fault.detail ? { detail: '' } : {}), statusCode: 500 };
   return {
     Code: { Value: code },
     // node-soap escapes a $value itself, even with escapeXML off; our fault texts hold no quotes.
-    Reason: { Text: { attributes: { 'xml:lang': 'en' }, $value: text } },
-    Detail: '',
+    Reason: { Text: { attributes: { 'xml:lang': 'en' }, $value: fault.text } },
+    ...(fault.detail ? { Detail: '' } : {}),
     statusCode: 500,
   };
 }
 
-/** The validated call as a minimal envelope; a null parameter is left out, which node-soap reads as absent. */
-function canonicalEnvelope(operation: OperationName, parameters: Map<string, string | null>, namespace: string): string {
-  const elements = OPERATION_PARAMETERS[operation]
-    .map((name) => {
-      const value = parameters.get(name);
-      return value === undefined || value === null ? '' : `<t:${name}>${escapeXmlText(value)}</t:${name}>`;
-    })
-    .join('');
+/**
+ * The validated call as a minimal envelope of the operation's declared parameters; a null or unbound one is
+ * left out, which node-soap reads as absent.
+ */
+function canonicalEnvelope(operation: OperationName, declared: readonly string[], bound: Map<string, string | null>, namespace: string): string {
+  let elements = '';
+  for (const name of declared) {
+    const value = bound.get(name);
+    if (value !== undefined && value !== null) elements += `<t:${name}>${escapeXmlText(value)}</t:${name}>`;
+  }
   return `<s:Envelope xmlns:s="${ENVELOPE_NS['1.1']}"><s:Body><t:${operation} xmlns:t="${escapeXmlAttribute(namespace)}">${elements}</t:${operation}></s:Body></s:Envelope>`;
 }

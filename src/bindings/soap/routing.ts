@@ -1,23 +1,29 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import contentType from 'content-type';
 import type { OperationName } from '../../service/wsdl-types.js';
-import type { EnvelopeReading } from './envelope-reader.js';
 import type { SoapOperations } from './operations.js';
-import { ENVELOPE_NS, SERVER_UNABLE, versionOfEnvelope, type FaultRole, type SoapVersion } from './protocol.js';
+import type { AsmxError, ErrorOf } from '../asmx-errors.js';
+import type { EnvelopeReading } from './envelope-reader.js';
+import { ENVELOPE_NS, versionOfEnvelope, type SoapVersion } from './protocol.js';
 
-/** A request ASMX would refuse before invoking anything, as the wire shape it answers with. */
-export type ProtocolRefusal =
-  | { kind: 'empty'; status: 400 | 415; version: SoapVersion }
-  | { kind: 'fault'; version: SoapVersion; role: FaultRole; text: string; detail: boolean; routed: boolean };
+/**
+ * A request ASMX refuses before invoking anything: the error, the SOAP version it is answered in, and whether
+ * an operation had been chosen first (which changes only ASMX's Cache-Control).
+ */
+export interface Refusal {
+  error: AsmxError<ErrorOf<'soap'>>;
+  version: SoapVersion;
+  routed: boolean;
+}
 
 export type Route =
   | { ok: true; version: SoapVersion; operation: OperationName; parameters: Map<string, string | null> }
-  | { ok: false; refusal: ProtocolRefusal };
+  | { ok: false; refusal: Refusal };
 
-const refuse = (refusal: ProtocolRefusal): Route => ({ ok: false, refusal });
-/** `routed`: an operation was chosen before the fault, which changes only ASMX's Cache-Control. */
-const fault = (version: SoapVersion, role: FaultRole, text: string, routed = false, detail = true): Route =>
-  refuse({ kind: 'fault', version, role, text, detail, routed });
+const refuse = (version: SoapVersion, code: ErrorOf<'soap'>, args: string[] = [], routed = false): Route => ({
+  ok: false,
+  refusal: { error: { code, args }, version, routed },
+});
 
 export interface RequestShape {
   mediaType: string;
@@ -61,48 +67,39 @@ export function routeSoapRequest(shape: RequestShape, soapAction: string | undef
   if (guessed === '1.1') {
     const action = decodeAction(soapAction ?? '');
     operation = operations.byAction(action);
-    if (!operation) return fault(version, 'client', `Server did not recognize the value of HTTP Header SOAPAction: ${action}.`);
+    if (!operation) return refuse(version, 'SOAPACTION_UNRECOGNIZED', [action]);
   } else {
     const action = shape.action === undefined ? undefined : decodeAction(shape.action);
     operation = action ? operations.byAction(action) : undefined;
     if (!operation) {
       const structural = routingStructureError(reading);
-      if (structural) return fault(guessed, 'server', SERVER_UNABLE + structural);
+      if (structural) return refuse(guessed, structural.code, structural.args);
       operation = reading.operation ? operations.byElement(reading.operation.local, reading.operation.ns) : undefined;
-      if (!operation) {
-        const text = action
-          ? `Unable to handle request. The action '${action}' was not recognized.`
-          : 'Unable to handle request without a valid action parameter. Please supply a valid soap action.';
-        return fault(version, 'client', text);
-      }
+      if (!operation) return action ? refuse(version, 'ACTION_UNRECOGNIZED', [action]) : refuse(version, 'ACTION_REQUIRED');
     }
   }
 
   const mediaTypeFits = shape.mediaType === 'text/xml' || (version === '1.2' && shape.mediaType === 'application/soap+xml');
-  if (!mediaTypeFits) return refuse({ kind: 'empty', status: 415, version });
-  if (reading.routingError !== null || reading.readingError) return refuse({ kind: 'empty', status: 400, version });
+  if (!mediaTypeFits) return refuse(version, 'UNSUPPORTED_MEDIA_TYPE');
+  if (reading.routingError !== null || reading.readingError) return refuse(version, 'MALFORMED_XML');
   if (!envelope) {
-    if (reading.root?.local === 'Envelope') {
-      const text = `Possible SOAP version mismatch: Envelope namespace ${reading.root.ns} was unexpected. Expecting ${ENVELOPE_NS[version]}.`;
-      return fault(version, 'versionMismatch', text, true);
-    }
-    return fault(version, 'server', SERVER_UNABLE + 'Request format is invalid: Missing required soap:Envelope element.', true);
+    if (reading.root?.local === 'Envelope') return refuse(version, 'VERSION_MISMATCH', [reading.root.ns, ENVELOPE_NS[version]], true);
+    return refuse(version, 'ENVELOPE_MISSING', [], true);
   }
-  if (!reading.hasBody) return fault(version, 'server', SERVER_UNABLE + 'Request format is invalid: Missing required soap:Body element.', true);
+  if (!reading.hasBody) return refuse(version, 'BODY_MISSING', [], true);
   const header = reading.mustUnderstand[0];
-  // ASMX sends no detail element with a MustUnderstand fault.
-  if (header !== undefined) return fault(version, 'mustUnderstand', `SOAP header ${header} was not understood.`, true, false);
+  if (header !== undefined) return refuse(version, 'MUST_UNDERSTAND', [header], true);
   const parameters = bindParameters(reading, operation, operations.namespace);
   // XmlSerializer cannot read a string parameter that holds elements: an XML reading error.
-  if (parameters === null) return refuse({ kind: 'empty', status: 400, version });
+  if (parameters === null) return refuse(version, 'MALFORMED_XML');
   return { ok: true, version, operation, parameters };
 }
 
 /** What stops routing on the body element from even finding it. */
-function routingStructureError(reading: EnvelopeReading): string | null {
-  if (reading.routingError !== null) return reading.routingError;
-  if (reading.root?.local !== 'Envelope') return 'Request format is invalid: Missing required soap:Envelope element.';
-  if (!reading.hasBody) return 'Request format is invalid: Missing required soap:Body element.';
+function routingStructureError(reading: EnvelopeReading): AsmxError<ErrorOf<'soap'>> & { args: string[] } | null {
+  if (reading.routingError !== null) return { code: 'XML_ERROR', args: [reading.routingError] };
+  if (reading.root?.local !== 'Envelope') return { code: 'ENVELOPE_MISSING', args: [] };
+  if (!reading.hasBody) return { code: 'BODY_MISSING', args: [] };
   return null;
 }
 

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { z } from 'zod';
 import { IMPORT_HEADER, importMembers } from '../../service/member-import.js';
 import { MEMBERSHIP_ALGORITHMS } from '../../service/passwords.js';
-import type { MemberRow } from '../../store/store.js';
+import type { MemberRow } from '../../service/index.js';
 import { action } from '../action.js';
 import type { CliContext, CliIo } from '../context.js';
 import { ExitCode } from '../handle-error.js';

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { z } from 'zod';
-import type { SessionRow } from '../../store/store.js';
+import type { SessionRow } from '../../service/index.js';
 import { action } from '../action.js';
 import type { CliContext } from '../context.js';
 import { ExitCode } from '../handle-error.js';

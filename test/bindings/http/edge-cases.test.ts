@@ -4,7 +4,7 @@
  * Every request goes out as exact bytes; every response must carry a Content-Length.
  */
 import { REFERENCE } from '../../helpers/reference-data.js';
-import { sendRaw, type RawResponse } from '../../helpers/raw-http.js';
+import { rawRequest, sendRaw, type RawRequest, type RawResponse } from '../../helpers/raw-http.js';
 import { startTestApp, type TestApp } from '../../helpers/test-app.js';
 
 const NS = REFERENCE.namespace;
@@ -25,18 +25,16 @@ function expectNoStackTrace(response: RawResponse): void {
   expect(text).not.toMatch(/\/src\/|\.ts:\d+|node_modules|\bError: /);
 }
 
-async function send(port: number, head: string[], body = Buffer.alloc(0)): Promise<RawResponse> {
-  const lines = [...head, `Host: 127.0.0.1:${port}`];
-  if (!head[0]?.startsWith('GET ')) lines.push(`Content-Length: ${body.length}`);
-  const response = await sendRaw(port, Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), body]));
+async function send(port: number, request: RawRequest): Promise<RawResponse> {
+  const response = await sendRaw(port, rawRequest(port, request));
   expect(response.headers.get('content-length')).toBe(String(response.body.length));
   expectNoStackTrace(response);
   return response;
 }
 
-const get = (port: number, pathAndQuery: string) => send(port, [`GET ${pathAndQuery} HTTP/1.1`]);
+const get = (port: number, pathAndQuery: string) => send(port, { method: 'GET', target: pathAndQuery });
 const post = (port: number, path: string, body: string, contentType: string | undefined = FORM) =>
-  send(port, [`POST ${path} HTTP/1.1`, ...(contentType === undefined ? [] : [`Content-Type: ${contentType}`])], Buffer.from(body, 'utf8'));
+  send(port, { method: 'POST', target: path, headers: { 'Content-Type': contentType }, body });
 
 function expectResponse(response: RawResponse, status: number, contentType: string, body: string): void {
   expect({ status: response.status, contentType: response.headers.get('content-type'), body: response.body.toString('utf8') }).toEqual({

@@ -5,7 +5,7 @@
  */
 import { parseStringPromise } from 'xml2js';
 import { REFERENCE } from '../../helpers/reference-data.js';
-import { sendRaw, type RawResponse } from '../../helpers/raw-http.js';
+import { rawRequest, sendRaw, type RawResponse } from '../../helpers/raw-http.js';
 import { startTestApp, type TestApp } from '../../helpers/test-app.js';
 
 const NS = REFERENCE.namespace;
@@ -52,18 +52,14 @@ function expectNoStackTrace(response: RawResponse): void {
 }
 
 async function post(port: number, body: string | Buffer, headers: Record<string, string | undefined>, path = '/Authentication.asmx'): Promise<RawResponse> {
-  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  const lines = [`POST ${path} HTTP/1.1`, `Host: 127.0.0.1:${port}`];
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined) lines.push(`${name}: ${value}`);
-  lines.push(`Content-Length: ${bytes.length}`);
-  const response = await sendRaw(port, Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), bytes]));
+  const response = await sendRaw(port, rawRequest(port, { method: 'POST', target: path, headers, body }));
   expect(response.headers.get('content-length')).toBe(String(response.body.length));
   expectNoStackTrace(response);
   return response;
 }
 
 async function get(port: number, path: string): Promise<RawResponse> {
-  const response = await sendRaw(port, Buffer.from(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`, 'latin1'));
+  const response = await sendRaw(port, rawRequest(port, { method: 'GET', target: path }));
   expect(response.headers.get('content-length')).toBe(String(response.body.length));
   expectNoStackTrace(response);
   return response;

@@ -1,9 +1,33 @@
+import { jest } from '@jest/globals';
 import soap from 'soap';
-import { createNodeSoapStack, SoapFaultError, type NodeSoapStack } from '../../../src/bindings/soap/node-soap.js';
+import type { CallAnswer, OperationTable } from '../../../src/bindings/operations.js';
+import { createNodeSoapStack, createSoapServer, wsdlOf, type NodeSoapStack, type StackOptions } from '../../../src/bindings/soap/node-soap.js';
 import { createWsdlDocument } from '../../../src/bindings/discovery/wsdl-document.js';
 import { loadConfig } from '../../../src/config/config.js';
+import { OPERATION_PARAMETERS, type OperationName } from '../../../src/service/wsdl-types.js';
 import { REFERENCE } from '../../helpers/reference-data.js';
 import { startTestApp, type TestApp } from '../../helpers/test-app.js';
+
+/** What the stub table answers the next call with, and the parameters it was called with. */
+let answer: (operation: OperationName) => CallAnswer<OperationName>;
+const seen: Array<Record<string, string | null>> = [];
+const operations: OperationTable = {
+  parameters: (operation) => OPERATION_PARAMETERS[operation],
+  async invoke(operation, read) {
+    seen.push(Object.fromEntries(OPERATION_PARAMETERS[operation].map((name) => [name, read(name)])));
+    return answer(operation) as never;
+  },
+};
+const result = (text: string) => (operation: OperationName) =>
+  ({ ok: true, outcome: undefined as never, result: text, response: { [`${operation}Result`]: text } }) as unknown as CallAnswer<OperationName>;
+const config = loadConfig({ SOAP_NAMESPACE: REFERENCE.namespace });
+const stackOptions: StackOptions = {
+  wsdlXml: createWsdlDocument(config).render('http://localhost/Authentication.asmx'),
+  serviceName: config.serviceName,
+  namespace: config.soapNamespace,
+  operations,
+};
+const call = () => ({ context: { clientAddress: '127.0.0.1' } });
 
 /**
  * Pins what src/bindings/soap/node-soap.ts relies on in node-soap beyond its documented API, so that an
@@ -12,62 +36,74 @@ import { startTestApp, type TestApp } from '../../helpers/test-app.js';
 describe('node-soap as we use it', () => {
   let stack: NodeSoapStack;
   beforeAll(async () => {
-    const config = loadConfig({ SOAP_NAMESPACE: REFERENCE.namespace });
-    stack = await createNodeSoapStack({
-      wsdlXml: createWsdlDocument(config).render('http://localhost/Authentication.asmx'),
-      serviceName: config.serviceName,
-      namespace: config.soapNamespace,
-    });
+    stack = await createNodeSoapStack(stackOptions);
   });
-  const call = (result: string | Error) => ({
-    invoke: async () => {
-      if (result instanceof Error) throw result;
-      return result;
-    },
+  beforeEach(() => {
+    seen.length = 0;
   });
   const params = new Map([['securityPassword', 'pw'], ['token', 't']]);
 
   test('the envelope declares soap, xsi and xsd only (wsdl.xmlnsInEnvelope is still where node-soap keeps them)', async () => {
-    const reply = await stack.process('1.1', 'AuthenticateToken', params, call('x'));
+    answer = result('x');
+    const reply = await stack.process('1.1', 'AuthenticateToken', params, call());
     expect(reply.body.startsWith('<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body>')).toBe(true);
   });
 
   test('escapeXML off: the result text is written as we escaped it, quotes included', async () => {
-    const reply = await stack.process('1.1', 'AuthenticateToken', params, call(`<?xml version="1.0" encoding="utf-16"?><a b='c'/>`));
+    answer = result(`<?xml version="1.0" encoding="utf-16"?><a b='c'/>`);
+    const reply = await stack.process('1.1', 'AuthenticateToken', params, call());
     expect(reply.body).toContain(`<AuthenticateTokenResult>&lt;?xml version="1.0" encoding="utf-16"?&gt;&lt;a b='c'/&gt;</AuthenticateTokenResult>`);
   });
 
   test('useEmptyTag: an empty result is a present, self-closing element', async () => {
-    const reply = await stack.process('1.2', 'AuthenticateCookie', params, call(''));
+    answer = result('');
+    const reply = await stack.process('1.2', 'AuthenticateCookie', params, call());
     expect(reply.body).toContain('<AuthenticateCookieResponse xmlns="http://membership.example.org/webservices/"><AuthenticateCookieResult /></AuthenticateCookieResponse>');
   });
 
   test('a fault carries its statusCode and the SOAP 1.2 Text keeps its xml:lang attribute', async () => {
-    const reply = await stack.process('1.2', 'AuthenticateToken', params, call(new SoapFaultError('Invalid security password')));
+    answer = () => ({ ok: false, fault: { code: 'INVALID_SECURITY_PASSWORD', args: ['Invalid security password'] } });
+    const soapCall = call();
+    const reply = await stack.process('1.2', 'AuthenticateToken', params, soapCall);
     expect(reply.status).toBe(500);
     expect(reply.body).toContain('<soap:Reason><soap:Text xml:lang="en">Server was unable to process request. ---&gt; Invalid security password</soap:Text></soap:Reason><soap:Detail /></soap:Fault>');
+    expect(soapCall).toMatchObject({ answer: { ok: false } });
   });
 
-  test('the call reaches the handler through the serverless request connection, with the canonical arguments', async () => {
-    const seen: Array<Record<string, string | null>> = [];
-    await stack.process('1.1', 'AuthenticateCookie', new Map([['securityPassword', 'a&b'], ['loginCookie', null], ['cookieDomain', '']]), {
-      invoke: async (_operation, parameters) => {
-        seen.push({ ...parameters });
-        return '';
-      },
-    });
+  test('the call reaches the operation table through the serverless request connection, with the declared arguments only', async () => {
+    answer = result('');
+    const bound = new Map([['securityPassword', 'a&b'], ['loginCookie', null], ['cookieDomain', ''], ['extra', 'x']]);
+    await stack.process('1.1', 'AuthenticateCookie', bound, call());
     expect(seen).toEqual([{ securityPassword: 'a&b', loginCookie: null, cookieDomain: '' }]);
   });
 
   test('preserveWhitespace reaches the parser: white space around and inside values is kept', async () => {
-    const seen: Array<Record<string, string | null>> = [];
-    await stack.process('1.1', 'AuthenticateToken', new Map([['securityPassword', ' pw '], ['token', '\n  ']]), {
-      invoke: async (_operation, parameters) => {
-        seen.push({ ...parameters });
-        return '';
-      },
-    });
+    answer = result('');
+    await stack.process('1.1', 'AuthenticateToken', new Map([['securityPassword', ' pw '], ['token', '\n  ']]), call());
     expect(seen).toEqual([{ securityPassword: ' pw ', token: '\n  ' }]);
+  });
+
+  test('schema descriptions are built once at start-up: a request rebuilds none (definitions.messages is still where node-soap keeps them)', async () => {
+    const server = await createSoapServer(stackOptions, '1.1');
+    const wsdl = wsdlOf(server);
+    const messages = Object.values(wsdl.definitions?.messages ?? {});
+    expect(messages.length).toBeGreaterThanOrEqual(4);
+    for (const message of messages) expect(message.description(wsdl.definitions)).toBe(message.description(wsdl.definitions));
+    // The element each message describes: node-soap's own description of it must not run during a request.
+    const element = (messages[0] as unknown as { element: object }).element;
+    const prototype = Object.getPrototypeOf(element) as { description: (...args: unknown[]) => unknown };
+    const described = jest.spyOn(prototype, 'description');
+    try {
+      answer = result('x');
+      const reply = await server.processRequest(
+        `<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body><t:AuthenticateToken xmlns:t="${REFERENCE.namespace}"><t:token>a</t:token></t:AuthenticateToken></s:Body></s:Envelope>`,
+        { headers: { soapaction: `"${REFERENCE.namespace}AuthenticateToken"` }, connection: { call: call() } } as never,
+      );
+      expect(reply.body).toContain('<AuthenticateTokenResult>x</AuthenticateTokenResult>');
+      expect(described).not.toHaveBeenCalled();
+    } finally {
+      described.mockRestore();
+    }
   });
 });
 

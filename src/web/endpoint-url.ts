@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { isIPv6 } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import type { Config } from '../../config/config.js';
+import type { Config } from '../config/config.js';
 
 /** The file name of the endpoint; it stays fixed whatever the service is called, as clients have it hard-coded. */
 export const ENDPOINT_FILE = 'Authentication.asmx';

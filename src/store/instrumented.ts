@@ -1,4 +1,4 @@
-import { StoreConflictError, type Store } from '../store/store.js';
+import { StoreConflictError, type Store } from './store.js';
 
 /** A store method's name: the `operation` label of store_errors_total. */
 export type StoreOperation = { [K in keyof Store]: Store[K] extends (...args: never[]) => unknown ? K : never }[keyof Store];

@@ -1,5 +1,5 @@
 /** instrumentStore: failures are counted per method and go on to the caller unchanged; nothing else changes. */
-import { instrumentStore, type StoreOperation } from '../../src/ops/instrument-store.js';
+import { instrumentStore, type StoreOperation } from '../../src/store/instrumented.js';
 import { StoreConflictError } from '../../src/store/store.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 

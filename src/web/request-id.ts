@@ -1,11 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { setRequestId } from '../log/request-id.js';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
 /** An incoming id is kept when it is short and made of characters that are safe in logs and headers. */
 const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * The id each request is known by, written into every log line about the request and echoed in X-Request-Id.
+ * It hangs off the request rather than an AsyncLocalStorage, whose promise hooks would cost every call.
+ */
+const requestIds = new WeakMap<IncomingMessage, string>();
 
 /** The id a request is known by: the caller's (a proxy's) X-Request-Id when it is acceptable, else a new UUID. */
 export function acceptedRequestId(header: string | string[] | undefined): string {
@@ -13,12 +18,14 @@ export function acceptedRequestId(header: string | string[] | undefined): string
   return value !== undefined && ACCEPTABLE_ID.test(value) ? value : randomUUID();
 }
 
-/**
- * Gives the request its id (requestIdOf in src/log/request-id.ts), which every log line about the request
- * carries and its response echoes in X-Request-Id.
- */
+/** Gives the request its id; returns it. */
 export function assignRequestId(req: IncomingMessage): string {
   const requestId = acceptedRequestId(req.headers['x-request-id']);
-  setRequestId(req, requestId);
+  requestIds.set(req, requestId);
   return requestId;
+}
+
+/** The request's id, or undefined for a request the app has not seen. */
+export function requestIdOf(req: IncomingMessage): string | undefined {
+  return requestIds.get(req);
 }

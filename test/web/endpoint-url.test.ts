@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { endpointUrl } from '../../../src/bindings/discovery/endpoint-url.js';
-import { discoveryServer, testConfig } from './helpers.js';
+import { endpointUrl } from '../../src/web/endpoint-url.js';
+import { discoveryServer, testConfig } from '../bindings/discovery/helpers.js';
 
 function fakeRequest(headers: IncomingHttpHeaders, socket: { encrypted?: boolean; localAddress?: string; localPort?: number } = {}) {
   return { headers, socket: { localAddress: '192.0.2.7', localPort: 8080, ...socket } } as unknown as IncomingMessage;

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { clientAddress } from '../../src/bindings/client-address.js';
+import { clientAddress } from '../../src/web/client-address.js';
 
 const request = (forwardedFor: string | undefined, remoteAddress = '10.0.0.5') =>
   ({ headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor }, socket: { remoteAddress } }) as unknown as IncomingMessage;

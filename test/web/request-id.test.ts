@@ -4,7 +4,7 @@
  * store, argon2 and node-soap, and never leaks into another request's lines.
  */
 import request from 'supertest';
-import { acceptedRequestId } from '../../src/ops/request-context.js';
+import { acceptedRequestId } from '../../src/web/request-id.js';
 import { hashPassword } from '../../src/service/passwords.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';

@@ -1,0 +1,75 @@
+import bodyParser from 'body-parser';
+import type { Express, NextFunction, Request, Response } from 'express';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../log/logger.js';
+import type { AuthenticationService } from '../service/authentication.js';
+import { ENDPOINT_FILE } from '../web/endpoint-url.js';
+import { errorResponse } from './asmx-errors.js';
+import { sendAsmx } from './asmx-response.js';
+import { createCallLogger, type CallMetrics } from './call-log.js';
+import { createDiscovery } from './discovery/index.js';
+import { createWsdlDocument } from './discovery/wsdl-document.js';
+import { createHttpSidecar } from './http/sidecar.js';
+import { createOperationTable } from './operations.js';
+import { RESULT_RENDERERS } from './result/formats.js';
+import { createNodeSoapStack } from './soap/node-soap.js';
+import { createSoapBinding } from './soap/soap-binding.js';
+
+export interface AsmxDeps {
+  config: Config;
+  authentication: AuthenticationService;
+  logger: Logger;
+  /** Where calls are counted besides the log. */
+  metrics?: CallMetrics | undefined;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+const isJson = (req: Request) => /^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '');
+
+/**
+ * Adds {BASE_PATH}/Authentication.asmx to the app as ASMX serves it, matched in any letter case as on IIS:
+ * - the endpoint itself: GET for ?wsdl, ?disco and the help pages, POST for SOAP 1.1 and 1.2, anything else 405;
+ * - below it, the HTTP GET/POST sidecar router: /{Operation}.
+ * Before either, a body declared larger than MAX_BODY_BYTES is refused unread, and a JSON POST is refused as
+ * .NET's script handler refuses a class without [ScriptService]. The routes go on the app itself rather than
+ * on a router of their own: every call passes them, and each router level costs it a dispatch.
+ */
+export async function mountAsmx(app: Express, deps: AsmxDeps): Promise<void> {
+  const { config } = deps;
+  const operations = createOperationTable(deps.authentication, RESULT_RENDERERS[config.resultFormat]);
+  const logCall = createCallLogger(deps.logger, deps.metrics);
+  // node-soap always gets every binding: it serves from the first SOAP port whichever are switched off.
+  const allBindings = { soap11: true, soap12: true, httpGet: true, httpPost: true };
+  const stack = await createNodeSoapStack({
+    wsdlXml: createWsdlDocument({ ...config, bindings: allBindings }).render(`http://localhost/${ENDPOINT_FILE}`),
+    serviceName: config.serviceName,
+    namespace: config.soapNamespace,
+    operations,
+  });
+  const discovery = createDiscovery(config);
+  const soap = createSoapBinding({ config, stack, logCall });
+  const readRaw = bodyParser.raw({ type: () => true, limit: config.maxBodyBytes });
+  const methodNotAllowed = (req: Request, res: Response) =>
+    sendAsmx(res, errorResponse('endpoint', { code: 'METHOD_NOT_ALLOWED' }, { headOnly: req.method === 'HEAD' }));
+
+  const guard = (req: Request, res: Response, next: NextFunction) => {
+    // Refused on the declared length alone: body-parser would first read (and drop) all of it.
+    if (Number(req.headers['content-length']) > config.maxBodyBytes) {
+      res.setHeader('Connection', 'close');
+      return sendAsmx(res, errorResponse('endpoint', { code: 'REQUEST_TOO_LARGE' }));
+    }
+    if (req.method === 'POST' && isJson(req)) return sendAsmx(res, errorResponse('endpoint', { code: 'SCRIPT_SERVICE_REQUIRED' }));
+    next();
+  };
+
+  const endpoint = escapeRegExp(`${config.basePath}/${ENDPOINT_FILE}`);
+  app.use(new RegExp(`^${endpoint}(?=/|$)`, 'i'), guard);
+  app
+    .route(new RegExp(`^${endpoint}$`, 'i'))
+    .head(methodNotAllowed)
+    .get((req, res) => discovery.handle(req, res))
+    .post(readRaw, soap)
+    .all(methodNotAllowed);
+  app.use(new RegExp(`^${endpoint}(?=/)`, 'i'), createHttpSidecar({ config, operations, logCall }));
+}

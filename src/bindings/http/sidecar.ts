@@ -1,0 +1,108 @@
+import type { IncomingMessage } from 'node:http';
+import bodyParser from 'body-parser';
+import contentType from 'content-type';
+import express, { type Request, type Response, type Router } from 'express';
+import type { Config } from '../../config/config.js';
+import { clientAddress } from '../../web/client-address.js';
+import { errorResponse, type AsmxError, type ErrorOf } from '../asmx-errors.js';
+import { CONTENT_TYPE, sendAsmx, type AsmxResponse } from '../asmx-response.js';
+import { callResult, type BindingName, type CallLogger, type CallResult } from '../call-log.js';
+import { isOperation, OPERATION_NAMES, type OperationTable } from '../operations.js';
+import { escapeXmlAttribute, escapeXmlText } from '../xml-text.js';
+
+export interface HttpSidecarDeps {
+  config: Config;
+  operations: OperationTable;
+  logCall: CallLogger;
+}
+
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+
+/** ASP.NET reads at most this many form fields (aspnet:MaxHttpCollectionKeys). */
+export const MAX_FORM_PARAMETERS = 1000;
+
+/**
+ * Request.Form and Request.QueryString: names match case-insensitively and repeated values join with
+ * commas. Collected once, in one pass over what the parser gave (a string, or an array for a repeated name).
+ */
+function parameterReader(fields: unknown): (name: string) => string | null {
+  const byName = new Map<string, string[]>();
+  if (typeof fields === 'object' && fields !== null) {
+    for (const [key, value] of Object.entries(fields)) {
+      const lower = key.toLowerCase();
+      let values = byName.get(lower);
+      if (values === undefined) byName.set(lower, (values = []));
+      if (Array.isArray(value)) for (const item of value) values.push(String(item));
+      else values.push(String(value));
+    }
+  }
+  return (name) => byName.get(name.toLowerCase())?.join(',') ?? null;
+}
+
+function isForm(req: IncomingMessage): boolean {
+  try {
+    return contentType.parse(req.headers['content-type'] ?? '').type === FORM_TYPE;
+  } catch {
+    return false;
+  }
+}
+
+/** The method name after "/Authentication.asmx/", decoded when it can be. */
+function methodName(req: IncomingMessage & { path: string }): string {
+  const raw = req.path.slice(1);
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * The ASMX sidecar: GET and POST to {BASE_PATH}/Authentication.asmx/{Operation}, parameters from the query
+ * string (GET) or the form body (POST only), the result as <string> in the service namespace. Mounted by the
+ * app below the endpoint's path; anything but GET and POST is ASP.NET's refusal.
+ */
+export function createHttpSidecar(deps: HttpSidecarDeps): Router {
+  const { config, operations, logCall } = deps;
+  const ns = escapeXmlAttribute(config.soapNamespace);
+  const stringElement = (result: string) => {
+    const element = result === '' ? `<string xmlns="${ns}" />` : `<string xmlns="${ns}">${escapeXmlText(result)}</string>`;
+    return `<?xml version="1.0" encoding="utf-8"?>\n${element}`;
+  };
+  const readForm = bodyParser.urlencoded({ extended: false, limit: config.maxBodyBytes, parameterLimit: MAX_FORM_PARAMETERS });
+
+  const handle = async (req: Request, res: Response): Promise<void> => {
+    const startedAt = process.hrtime.bigint();
+    const binding: BindingName = req.method === 'GET' ? 'httpget' : 'httppost';
+    const client = clientAddress(req, config.trustProxy);
+    const reply = (response: AsmxResponse, operation: string | undefined, result: CallResult) => {
+      sendAsmx(res, response);
+      logCall({ req, client, binding, operation, startedAt, status: response.status, result });
+    };
+    const refuse = (error: AsmxError<ErrorOf<'http'>>, operation?: string) => reply(errorResponse('http', error), operation, { refused: error.code });
+
+    const name = methodName(req);
+    const enabled = binding === 'httpget' ? config.bindings.httpGet : config.bindings.httpPost;
+    if (!enabled) return refuse({ code: 'UNRECOGNIZED_URL', args: [`/${name}`] });
+    if (!isOperation(name)) {
+      const otherCase = OPERATION_NAMES.find((op) => op.toLowerCase() === name.toLowerCase());
+      return refuse(otherCase ? { code: 'METHOD_NAME_CASE', args: [name, otherCase] } : { code: 'UNKNOWN_METHOD', args: [name] });
+    }
+    if (binding === 'httppost' && !isForm(req)) return refuse({ code: 'FORM_REQUIRED', args: [req.headers['content-type'] ?? ''] }, name);
+    const read = parameterReader(binding === 'httpget' ? req.query : req.body);
+    const missing = operations.parameters(name).find((parameter) => read(parameter) === null);
+    if (missing !== undefined) return refuse({ code: 'MISSING_PARAMETER', args: [missing] }, name);
+
+    const answer = await operations.invoke(name, read, { clientAddress: client });
+    const response: AsmxResponse = answer.ok
+      ? { status: 200, contentType: CONTENT_TYPE.xml, body: stringElement(answer.result), cacheControl: 'private, max-age=0' }
+      : errorResponse('http', answer.fault);
+    reply(response, name, callResult(answer));
+  };
+  const unrecognized = (req: Request, res: Response) =>
+    sendAsmx(res, errorResponse('endpoint', { code: 'UNRECOGNIZED_URL', args: [req.path] }, { headOnly: req.method === 'HEAD' }));
+
+  const router = express.Router();
+  router.route(/^\/.*/s).head(unrecognized).get(handle).post(readForm, handle).all(unrecognized);
+  return router;
+}

@@ -1,0 +1,91 @@
+import type { AuthenticationService, CallContext, Outcome } from '../service/authentication.js';
+import { CallerThrottledError, ServiceError } from '../service/errors.js';
+import {
+  OPERATION_PARAMETERS,
+  OPERATION_RESULTS,
+  type OperationName,
+  type OperationRequest,
+  type OperationResponse,
+} from '../service/wsdl-types.js';
+import type { AsmxError, ErrorOf } from './asmx-errors.js';
+import type { ResultRenderer } from './result/formats.js';
+
+/** How the service answers one operation of the WSDL. */
+type Handler<K extends OperationName> = (service: AuthenticationService, request: OperationRequest<K>, context: CallContext) => Promise<Outcome>;
+
+/**
+ * Every operation of wsdl/Authentication.wsdl and the service method that answers it. The keys come from the
+ * generated types: an operation added to the WSDL fails the build here until it has a handler, which takes its
+ * generated request type.
+ */
+const HANDLERS: { [K in OperationName]: Handler<K> } = {
+  AuthenticateCookie: (service, request, context) => service.authenticateCookie(request, context),
+  AuthenticateToken: (service, request, context) => service.authenticateToken(request, context),
+};
+
+/** The operations in WSDL order. */
+export const OPERATION_NAMES = Object.keys(OPERATION_PARAMETERS) as OperationName[];
+
+export function isOperation(name: string): name is OperationName {
+  return Object.hasOwn(OPERATION_PARAMETERS, name);
+}
+
+/** The faults a call can end in, on every binding. */
+export type CallFaultCode = ErrorOf<'soap'> & ErrorOf<'http'>;
+
+/** How a call ended: the service's outcome and its result as the WSDL's response, or a fault. */
+export type CallAnswer<K extends OperationName> =
+  | { ok: true; outcome: Outcome; result: string; response: OperationResponse<K> }
+  | { ok: false; fault: AsmxError<CallFaultCode>; error?: unknown };
+
+export interface OperationTable {
+  /** The operation's parameters, in WSDL order. */
+  parameters(operation: OperationName): readonly string[];
+  /**
+   * Calls an operation with its parameters as a binding read them: `read` gives a parameter's value, null
+   * when the request left it out (as ASMX reads a missing parameter).
+   */
+  invoke<K extends OperationName>(operation: K, read: (parameter: string) => string | null, context: CallContext): Promise<CallAnswer<K>>;
+}
+
+/** The table over one service, rendering outcomes in the configured result format. */
+export function createOperationTable(service: AuthenticationService, render: ResultRenderer): OperationTable {
+  return {
+    parameters: (operation) => OPERATION_PARAMETERS[operation],
+    async invoke(operation, read, context) {
+      const request = requestOf(operation, read);
+      try {
+        const outcome = await HANDLERS[operation](service, request, context);
+        const result = render(outcome);
+        return { ok: true, outcome, result, response: responseOf(operation, result) };
+      } catch (error) {
+        return { ok: false, ...faultOf(error) };
+      }
+    },
+  };
+}
+
+/** The generated parameter list is the request type's keys (the generator checks it), so this object is that type. */
+function requestOf<K extends OperationName>(operation: K, read: (parameter: string) => string | null): OperationRequest<K> {
+  const parameters: readonly string[] = OPERATION_PARAMETERS[operation];
+  return Object.fromEntries(parameters.map((name) => [name, read(name)])) as unknown as OperationRequest<K>;
+}
+
+/** The generated result element is the response type's one key (the generator checks it). */
+function responseOf<K extends OperationName>(operation: K, result: string): OperationResponse<K> {
+  return { [OPERATION_RESULTS[operation]]: result } as unknown as OperationResponse<K>;
+}
+
+/**
+ * A service fault keeps the service's text (a wrong password, a throttled address); anything else is an
+ * internal error, answered without details and logged with them.
+ */
+function faultOf(error: unknown): { fault: AsmxError<CallFaultCode>; error?: unknown } {
+  if (error instanceof CallerThrottledError) {
+    return { fault: { code: 'CALLER_THROTTLED', args: [error.message], retryAfterSeconds: error.retryAfterSeconds } };
+  }
+  if (error instanceof ServiceError && error.code === 'INVALID_SECURITY_PASSWORD') {
+    return { fault: { code: 'INVALID_SECURITY_PASSWORD', args: [error.message] } };
+  }
+  return { fault: { code: 'INTERNAL_ERROR' }, error };
+}

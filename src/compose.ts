@@ -1,0 +1,97 @@
+import type { RequestListener, Server } from 'node:http';
+import type { Express } from 'express';
+import { createApp } from './app.js';
+import type { Config } from './config/config.js';
+import { createLogger, type Logger } from './log/logger.js';
+import { createMetrics, type Metrics } from './ops/metrics.js';
+import { metricsListener } from './ops/metrics-server.js';
+import { startPurge, type PurgeScheduler } from './ops/purge.js';
+import { createReadiness, type ReadinessProbe } from './ops/readiness.js';
+import { createHttpServer } from './server.js';
+import type { Clock } from './service/clock.js';
+import { createServices, type Services } from './service/index.js';
+import { instrumentStore } from './store/instrumented.js';
+import type { Store } from './store/store.js';
+
+export interface InstanceOptions {
+  config: Config;
+  /** An open store; the instance takes it over (instrumented when metrics are on). */
+  store: Store;
+  secretKey: Buffer;
+  /** Where the JSON log lines go: stdout unless given (tests capture them). */
+  logStream?: { write(line: string): unknown };
+  clock?: Clock;
+}
+
+/** Everything one running instance is made of, wired; src/main.ts listens and stops, tests do the same. */
+export interface Instance {
+  readonly config: Config;
+  readonly logger: Logger;
+  /** The store as the services use it. */
+  readonly store: Store;
+  readonly services: Services;
+  /** Undefined with METRICS_ENABLED=false. */
+  readonly metrics: Metrics | undefined;
+  readonly readiness: ReadinessProbe;
+  /** The whole application. */
+  readonly app: Express;
+  /** The HTTP server for the app (it does not listen yet). */
+  createServer(): Server;
+  /** The listener of the separate metrics port, when METRICS_PORT is set. */
+  readonly metricsApp: RequestListener | undefined;
+  /** Starts the background purge of ended sessions and stale throttle records. */
+  startPurge(): PurgeScheduler;
+}
+
+/** The one place the parts of the service are put together, for the server and for the tests alike. */
+export async function composeInstance(options: InstanceOptions): Promise<Instance> {
+  const { config } = options;
+  const logger = createLogger(config.logLevel, options.logStream);
+  const metrics = config.metrics.enabled ? createMetrics() : undefined;
+  const store = metrics ? instrumentStore(options.store, (operation) => metrics.storeError(operation)) : options.store;
+  const services = createServices({
+    store,
+    secretKey: options.secretKey,
+    session: config.session,
+    signin: config.signin,
+    callerThrottle: config.callerThrottle,
+    cacheTtlMs: config.cacheTtlMs,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(metrics ? { events: metrics } : {}),
+  });
+  const readiness = createReadiness({ store, logger });
+  const separateMetricsPort = metrics !== undefined && config.metrics.port !== undefined;
+  const app = await createApp({
+    config,
+    services,
+    logger,
+    readiness: () => readiness.check(),
+    metrics,
+    metricsRegistry: separateMetricsPort ? undefined : metrics?.registry,
+  });
+  return {
+    config,
+    logger,
+    store,
+    services,
+    metrics,
+    readiness,
+    app,
+    createServer: () => createHttpServer(app, config.server, app),
+    metricsApp: separateMetricsPort && metrics ? metricsListener(metrics.registry, logger) : undefined,
+    startPurge: () =>
+      startPurge({
+        store,
+        logger,
+        intervalMs: config.purge.intervalSeconds * 1000,
+        policy: {
+          sessionRetentionMs: config.purge.sessionRetentionSeconds * 1000,
+          sessionIdleMs: config.session.idleTimeoutSeconds * 1000,
+          // One table holds the sign-in and the caller throttles: keep records for the longer of their periods.
+          throttleWindowMs: Math.max(config.signin.throttle.windowSeconds, config.callerThrottle.windowSeconds) * 1000,
+          throttleLockoutMs: Math.max(config.signin.throttle.lockoutSeconds, config.callerThrottle.lockoutSeconds) * 1000,
+        },
+        ...(metrics ? { onPurged: (kind: 'sessions' | 'throttles', count: number) => metrics.purged(kind, count) } : {}),
+      }),
+  };
+}
