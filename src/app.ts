@@ -9,7 +9,7 @@ import { createOpsRouter } from './ops/routes.js';
 import type { Registry } from 'prom-client';
 import type { Services } from './service/index.js';
 import { createSigninRouter, type SigninMetrics } from './signin/router.js';
-import { assignRequestId, REQUEST_ID_HEADER } from './web/request-id.js';
+import { assignRequestId, REQUEST_ID_HEADER, requestIdOf } from './web/request-id.js';
 
 export interface AppDeps {
   config: Config;
@@ -26,16 +26,23 @@ export interface AppDeps {
  * The whole application as one Express app; it never listens (src/main.ts does). In order: every request
  * gets its id; the ASMX endpoint and its HTTP GET/POST sidecar, which take nearly every request;
  * /healthz, /readyz and /metrics; the sign-in pages; ASP.NET's 404 for anything else; one error handler.
+ * Every response echoes the request's id in X-Request-Id.
  */
 export async function createApp({ config, services, logger, readiness, metrics, metricsRegistry }: AppDeps): Promise<Express> {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use((req, res, next) => {
-    res.setHeader(REQUEST_ID_HEADER, assignRequestId(req));
+  app.use((req, _res, next) => {
+    assignRequestId(req);
     next();
   });
+  // ASMX responses echo the id among the headers they write at once (src/bindings/asmx-response.ts); every
+  // other response gets it here. setHeader would put every ASMX response on Node's slower way of writing headers.
   await mountAsmx(app, { config, authentication: services.authentication, logger, metrics });
+  app.use((req, res, next) => {
+    res.setHeader(REQUEST_ID_HEADER, requestIdOf(req) ?? '');
+    next();
+  });
   app.use(createOpsRouter({ readiness, metrics: metricsRegistry }, logger));
   app.use(createSigninRouter({ config, services, logger, metrics }));
   app.use(notFound);

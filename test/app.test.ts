@@ -4,8 +4,9 @@
  */
 import { connect } from 'node:net';
 import { REFERENCE } from './helpers/reference-data.js';
-import { sendRaw, type RawResponse } from './helpers/raw-http.js';
+import { rawRequest, sendRaw, type RawResponse } from './helpers/raw-http.js';
 import { startTestApp, type TestApp } from './helpers/test-app.js';
+import { waitUntil } from './helpers/wait.js';
 
 const NS = REFERENCE.namespace;
 const SOAP11_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
@@ -21,15 +22,12 @@ function record(request: Buffer, response: RawResponse): RawResponse {
   return response;
 }
 
-function requestBytes(port: number, head: string[], body: Buffer | string = Buffer.alloc(0), contentLength = true): Buffer {
-  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  const lines = [...head, `Host: 127.0.0.1:${port}`, ...(contentLength ? [`Content-Length: ${bytes.length}`] : [])];
-  return Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), bytes]);
-}
-
+/** The request line, then header lines, as they go out; Host and Content-Length are added as rawRequest does. */
 async function send(port: number, head: string[], body?: Buffer | string): Promise<RawResponse> {
-  const request = requestBytes(port, head, body, !head[0]?.startsWith('GET ') && !head[0]?.startsWith('HEAD '));
-  const response = await sendRaw(port, request, { head: head[0]?.startsWith('HEAD ') ?? false });
+  const [method = 'GET', target = '/'] = (head[0] ?? '').split(' ');
+  const headers = head.slice(1).map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()] as const);
+  const request = rawRequest(port, { method, target, headers, ...(body === undefined ? {} : { body }) });
+  const response = await sendRaw(port, request, { head: method === 'HEAD' });
   return record(request, response);
 }
 
@@ -76,6 +74,11 @@ afterAll(() => app.close());
 describe('request size limit (MAX_BODY_BYTES=2048)', () => {
   const bigEnvelope = soap11('AuthenticateToken', `${tokenParams(REFERENCE.password, REFERENCE.token)}<pad>${'x'.repeat(4096)}</pad>`);
   const soapHead = ['POST /Authentication.asmx HTTP/1.1', 'Content-Type: text/xml; charset=utf-8', `SOAPAction: "${NS}AuthenticateToken"`];
+  const SOAP_HEADERS: Array<[string, string]> = [
+    ['Content-Type', 'text/xml; charset=utf-8'],
+    ['SOAPAction', `"${NS}AuthenticateToken"`],
+  ];
+  const soapRequest = { method: 'POST', target: '/Authentication.asmx', headers: SOAP_HEADERS };
 
   async function expectStillAnswering(): Promise<void> {
     const response = await send(app.port, soapHead, soap11('AuthenticateToken', tokenParams(REFERENCE.password, REFERENCE.token)));
@@ -112,8 +115,7 @@ describe('request size limit (MAX_BODY_BYTES=2048)', () => {
       ...chunks.flatMap((chunk) => [Buffer.from(`${chunk.length.toString(16)}\r\n`, 'latin1'), chunk, Buffer.from('\r\n', 'latin1')]),
       Buffer.from('0\r\n\r\n', 'latin1'),
     ]);
-    const head = [...soapHead, 'Transfer-Encoding: chunked'];
-    const request = Buffer.concat([Buffer.from(`${[...head, `Host: 127.0.0.1:${app.port}`].join('\r\n')}\r\n\r\n`, 'latin1'), framed]);
+    const request = rawRequest(app.port, { ...soapRequest, headers: [...SOAP_HEADERS, ['Transfer-Encoding', 'chunked']], body: framed, contentLength: false });
     const response = record(request, await sendRaw(app.port, request));
     expect(response.status).toBe(413);
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
@@ -124,7 +126,7 @@ describe('request size limit (MAX_BODY_BYTES=2048)', () => {
   // body-parser refuses a declared length over the limit before reading, but answers only once it has read
   // (and dropped) the whole declared body: a client declaring 1 GB gets nothing until it sends 1 GB.
   test('a huge declared Content-Length with a small body is answered 413 or closed at once, not left waiting', async () => {
-    const head = Buffer.from(`${[...soapHead, `Host: 127.0.0.1:${app.port}`, 'Content-Length: 1000000000'].join('\r\n')}\r\n\r\n`, 'latin1');
+    const head = rawRequest(app.port, { ...soapRequest, contentLength: 1_000_000_000 });
     const small = Buffer.from(soap11('AuthenticateToken', tokenParams(REFERENCE.password, REFERENCE.token)), 'utf8');
     const { received, closed } = await exchange(app.port, [head, small], 1500);
     const happened = received.length > 0 ? `answered ${statusOf(received)}` : closed ? 'closed without an answer' : 'no answer within 1.5 s, connection still open';
@@ -158,7 +160,7 @@ describe('the endpoint path', () => {
   });
 
   test('HEAD on an unknown path: 404 headers with a Content-Length and no body', async () => {
-    const request = Buffer.from(`HEAD /nope HTTP/1.1\r\nHost: 127.0.0.1:${app.port}\r\nConnection: close\r\n\r\n`, 'latin1');
+    const request = rawRequest(app.port, { method: 'HEAD', target: '/nope', headers: { Connection: 'close' } });
     const { received, closed } = await exchange(app.port, [request], 3000);
     expect(closed).toBe(true);
     const text = received.toString('latin1');
@@ -237,10 +239,8 @@ describe('call logging', () => {
   const isCallLine = (line: Record<string, unknown>) => line.message === 'call';
 
   async function callLines(from: number, count: number): Promise<Array<Record<string, unknown>>> {
-    // The logger writes through a stream: give it a moment to flush.
-    for (let i = 0; i < 50 && app.logLines.slice(from).filter(isCallLine).length < count; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    // The logger writes through a stream: its lines arrive after the response.
+    await waitUntil(() => app.logLines.slice(from).filter(isCallLine).length >= count, `${count} call log lines`);
     return app.logLines.slice(from).filter(isCallLine);
   }
 

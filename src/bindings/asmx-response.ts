@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { REQUEST_ID_HEADER, requestIdOf } from '../web/request-id.js';
 
 export const CONTENT_TYPE = {
   xml: 'text/xml; charset=utf-8',
@@ -23,8 +24,9 @@ export interface AsmxResponse {
 
 /**
  * Writes a response the way ASMX does: with a Content-Length, never chunked. Like IIS, 400 and 5xx keep the
- * connection open (PHP SoapClient fails on a close it was not told about; we tell nobody). The headers go
- * to writeHead at once, and the body to res.end as a string: Node then sends it in one write with the
+ * connection open (PHP SoapClient fails on a close it was not told about; we tell nobody). The request's id
+ * is echoed in X-Request-Id. The headers go to writeHead at once, which Node takes without the per-header
+ * bookkeeping of setHeader, and the body to res.end as a string: Node then sends it in one write with the
  * headers, where a Buffer takes a writev of two.
  */
 export function sendAsmx(res: ServerResponse, response: AsmxResponse): void {
@@ -36,6 +38,8 @@ export function sendAsmx(res: ServerResponse, response: AsmxResponse): void {
     'Content-Length',
     String(Buffer.byteLength(response.body, 'utf8')),
   ];
+  const requestId = requestIdOf(res.req);
+  if (requestId !== undefined) headers.push(REQUEST_ID_HEADER, requestId);
   if (response.retryAfterSeconds !== undefined) headers.push('Retry-After', String(response.retryAfterSeconds));
   res.writeHead(response.status, headers);
   if (response.headOnly) res.end();

@@ -3,8 +3,8 @@
  * order, at the end of the turn; what is pending at exit is written then, and a line after exit at once.
  */
 import { LineBatcher } from '../../src/log/line-batcher.js';
+import { nextTurn } from '../helpers/wait.js';
 
-const endOfTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 function batcher() {
   const writes: string[] = [];
@@ -25,11 +25,11 @@ describe('the LineBatcher', () => {
     lines.write('two\n');
     lines.write('three\n');
     expect(writes).toEqual([]);
-    await endOfTurn();
+    await nextTurn();
     expect(writes).toEqual(['one\ntwo\nthree\n']);
     lines.write('four\n');
-    await endOfTurn();
-    await endOfTurn();
+    await nextTurn();
+    await nextTurn();
     expect(writes).toEqual(['one\ntwo\nthree\n', 'four\n']);
   });
 
@@ -41,14 +41,14 @@ describe('the LineBatcher', () => {
     await new Promise<void>((resolve) => process.nextTick(resolve));
     lines.write('next tick\n');
     expect(writes).toEqual([]);
-    await endOfTurn();
+    await nextTurn();
     expect(writes).toEqual(['sync\nmicrotask\nnext tick\n']);
   });
 
   it('writes nothing for a turn without lines', async () => {
     const { lines, writes } = batcher();
     lines.flush();
-    await endOfTurn();
+    await nextTurn();
     expect(writes).toEqual([]);
   });
 
@@ -58,7 +58,7 @@ describe('the LineBatcher', () => {
     lines.write('second\n');
     exit();
     expect(writes).toEqual(['first\nsecond\n']);
-    await endOfTurn();
+    await nextTurn();
     expect(writes).toEqual(['first\nsecond\n']);
   });
 

@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import winston from 'winston';
 import { LineBatcher } from '../../src/log/line-batcher.js';
 import { createLogger, type LogLevel } from '../../src/log/logger.js';
+import { nextTurn } from '../helpers/wait.js';
 import { compileLog } from './compiled-log.js';
 
 const run = promisify(execFile);
@@ -81,7 +82,7 @@ describe('the logger', () => {
     const logger = createLogger('silent', stream);
     for (const name of LEVELS) logger[name]('not even this', { n: 1 });
     for (const name of LEVELS) logger.log(name, 'nor this');
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     expect(writes).toEqual([]);
   });
 
@@ -161,9 +162,9 @@ describe('the logger', () => {
     logger.warn('two');
     logger.debug('left out');
     expect(writes).toEqual([]);
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     logger.info('three');
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     const messages = (text: string | undefined) => (text ?? '').trim().split('\n').map((line) => (JSON.parse(line) as { message: string }).message);
     expect(writes).toHaveLength(2);
     expect(messages(writes[0])).toEqual(['one', 'two']);

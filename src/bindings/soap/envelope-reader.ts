@@ -49,9 +49,16 @@ const MAX_PARAMETERS = 32;
 
 /**
  * Reads a SOAP envelope with a strict, namespace-aware parser. No DTD is accepted (so no entity is ever
- * expanded) and no prefix is trusted: elements are matched by namespace URI and local name.
+ * expanded) and no prefix is trusted: elements are matched by namespace URI and local name. The parser
+ * tracks lines and columns only for a document whose routing failed, whose error text names them: a second
+ * reading gives them, and every other document is read once without that per-character work.
  */
 export function readEnvelope(xml: string): EnvelopeReading {
+  const reading = read(xml, false);
+  return reading.routingError === null ? reading : read(xml, true);
+}
+
+function read(xml: string, position: boolean): EnvelopeReading {
   const reading: EnvelopeReading = {
     root: null,
     hasBody: false,
@@ -61,7 +68,7 @@ export function readEnvelope(xml: string): EnvelopeReading {
     routingError: null,
     readingError: false,
   };
-  const parser = new SaxesParser({ xmlns: true, position: true });
+  const parser = new SaxesParser({ xmlns: true, position });
   // Element path below the root: 0 = Envelope, 1 = Header/Body level, 2 = header or operation, 3 = parameter.
   let depth = 0;
   let inHeader = false;
