@@ -48,6 +48,22 @@ function positionOfFirstContent(xml: string): string {
 const MAX_PARAMETERS = 32;
 
 /**
+ * Elements nested deeper than this make the document unreadable. An envelope needs four levels (Envelope,
+ * Body, operation, parameter) and WS-Security headers a few more; without a bound, the namespace-aware parser
+ * resolves each element's namespace through every open element, a cost that grows with the square of the depth.
+ */
+export const MAX_DEPTH = 64;
+
+/** Elements in one document beyond which it is unreadable: an envelope holds tens, with security headers. */
+export const MAX_ELEMENTS = 1024;
+
+/** Attributes of one element, namespace declarations included, beyond which the document is unreadable. */
+export const MAX_ATTRIBUTES = 64;
+
+/** Element and attribute names longer than this make the document unreadable. */
+export const MAX_NAME_LENGTH = 256;
+
+/**
  * Reads a SOAP envelope with a strict, namespace-aware parser. No DTD is accepted (so no entity is ever
  * expanded) and no prefix is trusted: elements are matched by namespace URI and local name. The parser
  * tracks lines and columns only for a document whose routing failed, whose error text names them: a second
@@ -89,6 +105,21 @@ function read(xml: string, position: boolean): EnvelopeReading {
     fail(`Data at the root level is invalid. ${positionOfFirstContent(xml)}`);
   });
   parser.on('doctype', () => fail(DTD_PROHIBITED));
+  const beyond = (limit: string) => fail(`The document has ${limit}. Line ${parser.line}, position ${parser.column}.`);
+  let attributes = 0;
+  let elements = 0;
+  parser.on('opentagstart', (tag) => {
+    attributes = 0;
+    elements += 1;
+    if (depth >= MAX_DEPTH) beyond(`elements nested deeper than ${MAX_DEPTH}`);
+    if (elements > MAX_ELEMENTS) beyond(`more than ${MAX_ELEMENTS} elements`);
+    if (tag.name.length > MAX_NAME_LENGTH) beyond(`a name longer than ${MAX_NAME_LENGTH} characters`);
+  });
+  parser.on('attribute', (attribute) => {
+    attributes += 1;
+    if (attributes > MAX_ATTRIBUTES) beyond(`an element with more than ${MAX_ATTRIBUTES} attributes`);
+    if (attribute.name.length > MAX_NAME_LENGTH) beyond(`a name longer than ${MAX_NAME_LENGTH} characters`);
+  });
   parser.on('opentag', (tag: SaxesTagNS) => {
     sawElement = true;
     depth += 1;

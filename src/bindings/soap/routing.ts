@@ -72,6 +72,8 @@ export function routeSoapRequest(shape: RequestShape, soapAction: string | undef
     const action = shape.action === undefined ? undefined : decodeAction(shape.action);
     operation = action ? operations.byAction(action) : undefined;
     if (!operation) {
+      // Malformed XML after the envelope's start is ASMX's malformed document in the envelope's version.
+      if (reading.routingError !== null && envelope) return refuse(envelope, 'MALFORMED_XML');
       const structural = routingStructureError(reading);
       if (structural) return refuse(guessed, structural.code, structural.args);
       operation = reading.operation ? operations.byElement(reading.operation.local, reading.operation.ns) : undefined;

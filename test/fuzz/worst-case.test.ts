@@ -1,0 +1,207 @@
+/**
+ * The worst requests within the limits, on purpose: bodies that fill MAX_BODY_BYTES with the deepest nesting,
+ * the most repeats, attributes, namespace declarations, entity references and the longest names, on every
+ * binding. Each must cost little CPU, be answered as ASMX answers such a request, and leave the service
+ * answering others meanwhile.
+ */
+import fc from 'fast-check';
+import { REFERENCE } from '../helpers/reference-data.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { exchange, type WireRequest, type WireResponse } from './wire.js';
+
+/** CPU time (user and system, of this process: the server and the client) one request may cost. */
+const CPU_BUDGET_MS = 50;
+/** How long a valid call may wait while hostile requests run beside it. */
+const CONCURRENT_BUDGET_MS = 100;
+const MAX_BODY_BYTES = 64 * 1024;
+/** Node's limit on the request head, which bounds a query string. */
+const MAX_HEAD_BYTES = 16 * 1024;
+
+const NS = REFERENCE.namespace;
+const SOAP11 = 'http://schemas.xmlsoap.org/soap/envelope/';
+const SOAP12 = 'http://www.w3.org/2003/05/soap-envelope';
+
+/** `unit(i)` repeated until the text would pass `bytes`. */
+function fill(bytes: number, unit: (i: number) => string): string {
+  let text = '';
+  for (let i = 0; ; i++) {
+    const next = unit(i);
+    if (text.length + next.length > bytes) return text;
+    text += next;
+  }
+}
+
+/** Where in an envelope the filler goes, with what surrounds it there. */
+type Place = 'header' | 'operation' | 'parameter';
+
+/** A hostile filler of at most `bytes` bytes, for a place in the envelope. */
+type Filler = (bytes: number) => string;
+
+const FILLERS: Record<string, Filler> = {
+  'unclosed nesting': (bytes) => fill(bytes, () => '<a>'),
+  'closed nesting': (bytes) => fill(bytes / 2, () => '<a>') + fill(bytes / 2, () => '</a>'),
+  'nesting that declares a prefix at each level': (bytes) => fill(bytes, (i) => `<p${i}:a xmlns:p${i}="urn:${i}">`),
+  'sibling elements': (bytes) => fill(bytes, () => '<a/>'),
+  'repeated parameters': (bytes) => fill(bytes, () => '<token>t</token>'),
+  'attributes on one element': (bytes) => `<a ${fill(bytes - 8, (i) => `a${i}="" `)}/>`,
+  'elements with the most attributes each': (bytes) => fill(bytes, () => `<a ${Array.from({ length: 64 }, (_, i) => `a${i}=""`).join(' ')}/>`),
+  'namespace declarations': (bytes) => `<a ${fill(bytes - 8, (i) => `xmlns:p${i}="u" `)}/>`,
+  'mustUnderstand headers': (bytes) => fill(bytes, (i) => `<h${i} s:mustUnderstand="1" xmlns:s="${SOAP11}"/>`),
+  'entity references': (bytes) => fill(bytes, () => '&amp;'),
+  'character references': (bytes) => fill(bytes, () => '&#x41;'),
+  'unknown entities': (bytes) => fill(bytes, () => '&x;'),
+  'a long element name': (bytes) => `<${'a'.repeat(bytes - 8)}/>`,
+  'a long attribute name': (bytes) => `<a ${'b'.repeat(bytes - 12)}=""/>`,
+  'a long attribute value': (bytes) => `<a b="${'x'.repeat(bytes - 12)}"/>`,
+  comments: (bytes) => fill(bytes, () => '<!---->'),
+  'processing instructions': (bytes) => fill(bytes, () => '<?p?>'),
+  'CDATA sections': (bytes) => fill(bytes, () => '<![CDATA[]]>'),
+  'unclosed tags': (bytes) => fill(bytes, () => '<'),
+};
+
+/** The envelope with the filler at its place; the whole fits MAX_BODY_BYTES. */
+function envelope(version: '1.1' | '1.2', place: Place, filler: Filler): string {
+  const ns = version === '1.1' ? SOAP11 : SOAP12;
+  const parts = {
+    header: ['<soap:Header>', '</soap:Header>'],
+    operation: ['', ''],
+    parameter: ['<token>', '</token>'],
+  }[place];
+  const before = `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${ns}">${place === 'header' ? parts[0] : ''}`;
+  const opening = `${place === 'header' ? parts[1] : ''}<soap:Body><AuthenticateToken xmlns="${NS}"><securityPassword>${REFERENCE.password}</securityPassword>${place === 'parameter' ? parts[0] : ''}`;
+  const after = `${place === 'parameter' ? parts[1] : ''}</AuthenticateToken></soap:Body></soap:Envelope>`;
+  const room = MAX_BODY_BYTES - before.length - opening.length - after.length - 16;
+  return place === 'header' ? before + filler(room) + opening + after : before + opening + filler(room) + after;
+}
+
+type SoapBinding = 'SOAP 1.1' | 'SOAP 1.2 routed on the body' | 'SOAP 1.1 without SOAPAction';
+
+function soapRequest(binding: SoapBinding, body: string): WireRequest {
+  const headers: Array<[string, string]> =
+    binding === 'SOAP 1.1'
+      ? [['Content-Type', 'text/xml; charset=utf-8'], ['SOAPAction', `"${NS}AuthenticateToken"`]]
+      : binding === 'SOAP 1.1 without SOAPAction'
+        ? [['Content-Type', 'text/xml; charset=utf-8']]
+        : [['Content-Type', 'application/soap+xml; charset=utf-8']];
+  return { method: 'POST', target: '/Authentication.asmx', headers, body: Buffer.from(body, 'utf8') };
+}
+
+const FORM_FILLERS: Record<string, Filler> = {
+  'empty fields': (bytes) => fill(bytes, () => '&a='),
+  'a repeated parameter': (bytes) => fill(bytes, () => '&token=t'),
+  'percent escapes': (bytes) => `token=${fill(bytes - 6, () => '%41')}`,
+  'a long field name': (bytes) => `${'a'.repeat(bytes - 2)}=1`,
+};
+
+function formRequest(filler: Filler): WireRequest {
+  const body = `securityPassword=${REFERENCE.password}&${filler(MAX_BODY_BYTES - 64)}`;
+  return {
+    method: 'POST',
+    target: '/Authentication.asmx/AuthenticateToken',
+    headers: [['Content-Type', 'application/x-www-form-urlencoded']],
+    body: Buffer.from(body, 'latin1'),
+  };
+}
+
+function queryRequest(filler: Filler): WireRequest {
+  const target = `/Authentication.asmx/AuthenticateToken?securityPassword=${REFERENCE.password}&${filler(MAX_HEAD_BYTES - 512)}`;
+  return { method: 'GET', target, headers: [], body: Buffer.alloc(0) };
+}
+
+const VALID: WireRequest = {
+  method: 'GET',
+  target: `/Authentication.asmx/AuthenticateToken?securityPassword=${REFERENCE.password}&token=${encodeURIComponent(REFERENCE.token)}`,
+  headers: [],
+  body: Buffer.alloc(0),
+};
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(() => app.close());
+
+/** Sends the request and measures the CPU time the process spent until it was answered. */
+async function measured(request: WireRequest): Promise<{ response: WireResponse; cpuMs: number }> {
+  const start = process.cpuUsage();
+  const response = await exchange(app.port, request, { timeoutMs: 10_000 });
+  const used = process.cpuUsage(start);
+  return { response, cpuMs: (used.user + used.system) / 1000 };
+}
+
+/** What ASMX may answer such a request with: a result, its refusals and faults, never a crash or a stack. */
+function expectAsmxAnswer(response: WireResponse): void {
+  expect([200, 400, 413, 415, 500]).toContain(response.status);
+  expect(response.body.toString('utf8')).not.toMatch(/\n\s+at |node_modules|Error: /);
+}
+
+const SOAP_BINDINGS: SoapBinding[] = ['SOAP 1.1', 'SOAP 1.2 routed on the body', 'SOAP 1.1 without SOAPAction'];
+const PLACES: Place[] = ['header', 'operation', 'parameter'];
+const SOAP_CASES = Object.keys(FILLERS).flatMap((name) => SOAP_BINDINGS.flatMap((binding) => PLACES.map((place) => [name, binding, place] as const)));
+
+test.each(SOAP_CASES)('%s, %s, in the %s: answered within the CPU budget', async (name, binding, place) => {
+  const body = envelope(binding === 'SOAP 1.2 routed on the body' ? '1.2' : '1.1', place, FILLERS[name] as Filler);
+  expect(Buffer.byteLength(body)).toBeLessThanOrEqual(MAX_BODY_BYTES);
+  expect(Buffer.byteLength(body)).toBeGreaterThan(MAX_BODY_BYTES - 1024);
+  const { response, cpuMs } = await measured(soapRequest(binding, body));
+  expectAsmxAnswer(response);
+  expect(cpuMs).toBeLessThan(CPU_BUDGET_MS);
+});
+
+test.each(Object.keys(FORM_FILLERS))('HTTP POST, a form of %s: answered within the CPU budget', async (name) => {
+  const { response, cpuMs } = await measured(formRequest(FORM_FILLERS[name] as Filler));
+  expectAsmxAnswer(response);
+  expect(cpuMs).toBeLessThan(CPU_BUDGET_MS);
+});
+
+test.each(Object.keys(FORM_FILLERS))('HTTP GET, a query of %s: answered within the CPU budget', async (name) => {
+  const { response, cpuMs } = await measured(queryRequest(FORM_FILLERS[name] as Filler));
+  expectAsmxAnswer(response);
+  expect(cpuMs).toBeLessThan(CPU_BUDGET_MS);
+});
+
+test('nesting deeper than the limit is a malformed document: 400 with no body, in the envelope\'s SOAP version', async () => {
+  for (const [binding, contentType] of [
+    ['SOAP 1.1', 'text/xml; charset=utf-8'],
+    ['SOAP 1.1 without SOAPAction', 'text/xml; charset=utf-8'],
+    ['SOAP 1.2 routed on the body', 'application/soap+xml; charset=utf-8'],
+  ] as const) {
+    const body = envelope(binding === 'SOAP 1.2 routed on the body' ? '1.2' : '1.1', 'header', FILLERS['unclosed nesting'] as Filler);
+    const { response } = await measured(soapRequest(binding, body));
+    expect([binding, response.status, response.headers.get('content-type')?.[0], response.body.length]).toEqual([binding, 400, contentType, 0]);
+  }
+});
+
+test('mixed hostile bodies (shapes and proportions drawn at random) stay within the CPU budget', async () => {
+  const names = Object.keys(FILLERS);
+  await fc.assert(
+    fc.asyncProperty(
+      fc.constantFrom(...names),
+      fc.constantFrom(...names),
+      fc.integer({ min: 1, max: 99 }),
+      fc.constantFrom(...SOAP_BINDINGS),
+      fc.constantFrom(...PLACES),
+      async (first, second, percent, binding, place) => {
+        const mixed: Filler = (bytes) => (FILLERS[first] as Filler)(Math.floor((bytes * percent) / 100)) + (FILLERS[second] as Filler)(Math.floor((bytes * (100 - percent)) / 100));
+        const { response, cpuMs } = await measured(soapRequest(binding, envelope(binding === 'SOAP 1.2 routed on the body' ? '1.2' : '1.1', place, mixed)));
+        expectAsmxAnswer(response);
+        expect(cpuMs).toBeLessThan(CPU_BUDGET_MS);
+      },
+    ),
+    { numRuns: 40 },
+  );
+});
+
+test.each([
+  ['the unclosed 21,500-level soap:Header', soapRequest('SOAP 1.1 without SOAPAction', `<soap:Envelope xmlns:soap="${SOAP11}"><soap:Header>${'<a>'.repeat(21_500)}`)],
+  ['21,800 empty form fields to AuthenticateToken', formRequest(FORM_FILLERS['empty fields'] as Filler)],
+])('four requests of %s at once: a valid call beside them is answered within 100 ms', async (_name, hostile) => {
+  const hostiles = Array.from({ length: 4 }, () => exchange(app.port, hostile, { timeoutMs: 10_000 }));
+  const started = performance.now();
+  const valid = await exchange(app.port, VALID);
+  const waited = performance.now() - started;
+  for (const response of await Promise.all(hostiles)) expectAsmxAnswer(response);
+  expect(valid.status).toBe(200);
+  expect(valid.body.toString('utf8')).toContain(REFERENCE.memberId);
+  expect(waited).toBeLessThan(CONCURRENT_BUDGET_MS);
+});
