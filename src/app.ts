@@ -26,7 +26,7 @@ export interface AppDeps {
  * The whole application as one Express app; it never listens (src/main.ts does). In order: every request
  * gets its id; the ASMX endpoint and its HTTP GET/POST sidecar, which take nearly every request;
  * /healthz, /readyz and /metrics; the sign-in pages; ASP.NET's 404 for anything else; one error handler.
- * Every response echoes the request's id in X-Request-Id.
+ * Every response echoes the request's id in X-Request-Id and forbids content sniffing.
  */
 export async function createApp({ config, services, logger, readiness, metrics, metricsRegistry }: AppDeps): Promise<Express> {
   const app = express();
@@ -36,11 +36,12 @@ export async function createApp({ config, services, logger, readiness, metrics, 
     assignRequestId(req);
     next();
   });
-  // ASMX responses echo the id among the headers they write at once (src/bindings/asmx-response.ts); every
-  // other response gets it here. setHeader would put every ASMX response on Node's slower way of writing headers.
+  // ASMX responses write both headers among the others they write at once (src/bindings/asmx-response.ts);
+  // every other response gets them here. setHeader would put every ASMX response on Node's slower way of writing headers.
   await mountAsmx(app, { config, authentication: services.authentication, logger, metrics });
   app.use((req, res, next) => {
     res.setHeader(REQUEST_ID_HEADER, requestIdOf(req) ?? '');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
     next();
   });
   app.use(createOpsRouter({ readiness, metrics: metricsRegistry }, logger));

@@ -18,6 +18,7 @@ const seen: Array<{ request: string; body: string }> = [];
 
 function record(request: Buffer, response: RawResponse): RawResponse {
   expect(response.headers.get('content-length')).toBeDefined();
+  expect(response.headers.get('x-content-type-options')).toBe('nosniff');
   seen.push({ request: request.subarray(0, 80).toString('latin1'), body: response.body.toString('latin1') });
   return response;
 }

@@ -37,6 +37,9 @@ export function sendAsmx(res: ServerResponse, response: AsmxResponse): void {
     response.cacheControl ?? 'private',
     'Content-Length',
     String(Buffer.byteLength(response.body, 'utf8')),
+    // A browser must never read an answer as anything but its type: the text errors echo the method name.
+    'X-Content-Type-Options',
+    'nosniff',
   ];
   const requestId = requestIdOf(res.req);
   if (requestId !== undefined) headers.push(REQUEST_ID_HEADER, requestId);

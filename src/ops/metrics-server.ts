@@ -1,7 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../log/logger.js';
-import { METRICS_PATH, sendMetrics } from './routes.js';
+import { METRICS_PATH, OPS_HEADERS, sendMetrics } from './routes.js';
 
 /**
  * The request listener of the separate metrics port (METRICS_PORT): GET or HEAD /metrics, nothing else, so
@@ -20,7 +20,7 @@ export function metricsListener(registry: Registry, logger?: Logger): RequestLis
     res.writeHead(status, {
       'Content-Type': 'text/plain; charset=utf-8',
       'Content-Length': body.length,
-      'Cache-Control': 'no-store',
+      ...OPS_HEADERS,
       ...(status === 405 ? { Allow: 'GET, HEAD' } : {}),
     });
     res.end(head ? undefined : body);

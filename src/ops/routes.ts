@@ -15,10 +15,13 @@ export interface OpsDeps {
   metrics?: Registry | undefined;
 }
 
-/** Short plain-text answers that no proxy or browser may cache. */
+/** What every ops answer carries: no proxy or browser may cache it or read it as another type. */
+export const OPS_HEADERS = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' } as const;
+
+/** Short plain-text answers. */
 function sendText(res: ServerResponse, status: number, text: string, head: boolean): void {
   const body = Buffer.from(`${text}\n`, 'utf8');
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': body.length, 'Cache-Control': 'no-store' });
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': body.length, ...OPS_HEADERS });
   res.end(head ? undefined : body);
 }
 
@@ -32,7 +35,7 @@ export async function sendMetrics(registry: Registry, res: ServerResponse, head:
     return sendText(res, 500, 'error', head);
   }
   const body = Buffer.from(text, 'utf8');
-  res.writeHead(200, { 'Content-Type': registry.contentType, 'Content-Length': body.length, 'Cache-Control': 'no-store' });
+  res.writeHead(200, { 'Content-Type': registry.contentType, 'Content-Length': body.length, ...OPS_HEADERS });
   res.end(head ? undefined : body);
 }
 

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { connectionFailureReason, describeDatabaseUrl } from './postgres/database-url.js';
 import { PostgresStore } from './postgres/postgres-store.js';
@@ -22,9 +22,21 @@ export async function openStore(options: { dataDir: string; databaseUrl?: string
   return store;
 }
 
+/**
+ * The database holds hashes of every password and token, so only its owner may read it, as the key file. SQLite
+ * creates the WAL and shared-memory files with the database file's permissions: the file is created owner-only
+ * before SQLite opens it, and files of an older version are made so.
+ */
 async function openSqliteStore(dataDir: string): Promise<Store> {
   await mkdir(dataDir, { recursive: true });
-  return new SqliteStore(join(dataDir, SQLITE_FILENAME));
+  const filename = join(dataDir, SQLITE_FILENAME);
+  await (await open(filename, 'a', 0o600)).close();
+  for (const file of [filename, `${filename}-wal`, `${filename}-shm`]) {
+    await chmod(file, 0o600).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
+  }
+  return new SqliteStore(filename);
 }
 
 /**

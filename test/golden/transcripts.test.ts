@@ -52,6 +52,8 @@ describe.each(CASES)('%s', (name) => {
       return;
     }
     expect(response.status).toBe(expected.status);
+    // Ours, not ASMX's: no answer may be sniffed into another type (the text errors echo the method name).
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     const contentLength = Number(response.headers.get('content-length'));
     // HEAD: the length of the body a GET would carry, and no body.
     if (head) expect(contentLength).toBeGreaterThan(0);
