@@ -9,6 +9,7 @@ import { startPurge, type PurgeScheduler } from './ops/purge.js';
 import { createReadiness, type ReadinessProbe } from './ops/readiness.js';
 import { createHttpServer } from './server.js';
 import type { Clock } from './service/clock.js';
+import { checkDeploymentKey } from './service/deployment-key.js';
 import { createServices, type Services } from './service/index.js';
 import { instrumentStore } from './store/instrumented.js';
 import type { Store } from './store/store.js';
@@ -46,6 +47,7 @@ export interface Instance {
 /** The one place the parts of the service are put together, for the server and for the tests alike. */
 export async function composeInstance(options: InstanceOptions): Promise<Instance> {
   const { config } = options;
+  await checkDeploymentKey(options.store, options.secretKey);
   const logger = createLogger(config.logLevel, options.logStream);
   const metrics = config.metrics.enabled ? createMetrics() : undefined;
   const store = metrics ? instrumentStore(options.store, (operation) => metrics.storeError(operation)) : options.store;

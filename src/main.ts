@@ -30,6 +30,8 @@ const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
  */
 export async function serve(config: Config, options: ServeOptions = {}): Promise<void> {
   const signals: EventEmitter = options.signals ?? process;
+  // The key first: an instance that may not start touches no database.
+  const secretKey = loadOrCreateSecretKey(config.secretKey, config.dataDir, { shared: config.databaseUrl !== undefined });
   const opened = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl }).catch((error: Error) => {
     throw new StartupError(`cannot open the store: ${error.message}`, { cause: error });
   });
@@ -40,10 +42,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     throw error;
   };
 
-  const instance = await (async () => {
-    const secretKey = loadOrCreateSecretKey(config.secretKey, config.dataDir);
-    return composeInstance({ config, store: opened, secretKey, ...(options.logStream ? { logStream: options.logStream } : {}) });
-  })().catch(abandon);
+  const instance = await composeInstance({ config, store: opened, secretKey, ...(options.logStream ? { logStream: options.logStream } : {}) }).catch(abandon);
   const { logger, readiness, store } = instance;
   const server = instance.createServer();
   const port = await startServer(server, { host: config.host, port: config.port }).catch(abandon);

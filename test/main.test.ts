@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -9,6 +10,7 @@ import { serve } from '../src/main.js';
 import { StartupError } from '../src/startup-error.js';
 import { logCapture } from './helpers/log-capture.js';
 import { freePort, tryConnect } from './helpers/ports.js';
+import { describeWithPostgres, POSTGRES_TEST_URL } from './helpers/postgres.js';
 import { rawRequest, requestArrival, sendPartly } from './helpers/raw-http.js';
 import { REFERENCE } from './helpers/reference-data.js';
 import { waitUntil } from './helpers/wait.js';
@@ -137,4 +139,14 @@ test('the store is closed and opens again for the next start', async () => {
     second.signals.emit('SIGTERM');
     await second.serving;
   }
+});
+
+describeWithPostgres('on PostgreSQL', () => {
+  test('without SECRET_KEY and without a key file, an instance refuses to start and makes no key file of its own', async () => {
+    const port = await freePort();
+    const started = serve(loadConfig({ PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: POSTGRES_TEST_URL, LOG_LEVEL: 'silent' }));
+    await expect(started).rejects.toThrow(/SECRET_KEY: required with DATABASE_URL/);
+    expect(existsSync(join(dataDir, 'secret.key'))).toBe(false);
+    expect(await tryConnect(port)).toBe('ECONNREFUSED');
+  });
 });

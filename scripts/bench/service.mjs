@@ -220,6 +220,8 @@ export async function startService(options) {
       const schema = await createSchema(options.databaseUrl);
       dropSchema = schema.drop;
       env.DATABASE_URL = schema.url;
+      // Instances on PostgreSQL share one key, which they must be given.
+      env.SECRET_KEY = randomBytes(32).toString('base64');
     }
     const seed = await seedThroughCli(env);
 

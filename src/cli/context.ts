@@ -1,5 +1,6 @@
 import { loadConfig, type Config, type Environment } from '../config/config.js';
 import { loadOrCreateSecretKey } from '../config/secret-key.js';
+import { checkDeploymentKey } from '../service/deployment-key.js';
 import { createServices, type Services } from '../service/index.js';
 import { openStore } from '../store/open.js';
 
@@ -31,9 +32,11 @@ export function createCliContext(env: Environment, io: CliIo = processIo): CliCo
     config: configOnce,
     async withServices(fn) {
       const { dataDir, databaseUrl, secretKey, session, signin } = configOnce();
+      const key = loadOrCreateSecretKey(secretKey, dataDir, { shared: databaseUrl !== undefined });
       const store = await openStore({ dataDir, databaseUrl });
       try {
-        return await fn(createServices({ store, secretKey: loadOrCreateSecretKey(secretKey, dataDir), session, signin }));
+        await checkDeploymentKey(store, key);
+        return await fn(createServices({ store, secretKey: key, session, signin }));
       } finally {
         await store.close();
       }

@@ -1,20 +1,28 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ConfigError } from './config.js';
 
 export const SECRET_KEY_FILE = 'secret.key';
 
 /**
  * The configured SECRET_KEY, or the key file in the data directory, created on first start. The file sits
- * beside the SQLite database but is not part of it: a copy of the database alone reveals no secret.
+ * beside the SQLite database but is not part of it: a copy of the database alone reveals no secret. A store
+ * that several instances share (PostgreSQL: `shared`) needs one key for all of them, which a file of each
+ * instance's own is not: there the key must be set, or a key file be there already.
  */
-export function loadOrCreateSecretKey(configured: Buffer | undefined, dataDir: string): Buffer {
+export function loadOrCreateSecretKey(configured: Buffer | undefined, dataDir: string, options: { shared?: boolean } = {}): Buffer {
   if (configured) return configured;
   const path = join(dataDir, SECRET_KEY_FILE);
   try {
     return decode(readFileSync(path, 'utf8'), path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (options.shared) {
+    throw new ConfigError([
+      `SECRET_KEY: required with DATABASE_URL, so that every instance on the database has the same key (none is set and ${path} does not exist; make one with: openssl rand -base64 32)`,
+    ]);
   }
   mkdirSync(dataDir, { recursive: true });
   const key = randomBytes(32);

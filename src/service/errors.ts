@@ -16,6 +16,7 @@ export const SERVICE_ERRORS = {
   MEMBER_IMPORT_INVALID: 'The member file cannot be imported',
   SESSION_NOT_FOUND: 'No live session has this id',
   DOMAIN_INVALID: 'The cookie domain is not a valid domain name',
+  SECRET_KEY_MISMATCH: 'The server key is not the one this database was first used with',
 } as const;
 
 export type ServiceErrorCode = keyof typeof SERVICE_ERRORS;

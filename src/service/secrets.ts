@@ -20,7 +20,7 @@ export class Secrets {
    * Deterministic keyed hash for lookups and proofs; the purpose keeps, say, a cookie hash from matching a
    * token hash or a sign-in form's proof.
    */
-  hash(purpose: 'caller-password' | 'cookie' | 'token' | 'form-proof', value: string): string {
+  hash(purpose: 'caller-password' | 'cookie' | 'token' | 'form-proof' | 'key-fingerprint', value: string): string {
     return createHmac('sha256', this.#hashKey).update(`${purpose}\0${value}`).digest('base64url');
   }
 

@@ -91,6 +91,11 @@ export interface Store {
   /** One cheap round trip; rejects when the store cannot be reached (readiness checks). */
   ping(): Promise<void>;
   /**
+   * Records `value` under the deployment setting `name` unless one is recorded there already, and returns the
+   * recorded value: the first to claim a setting wins, also between instances starting at once.
+   */
+  claimSetting(name: string, value: string): Promise<string>;
+  /**
    * Deletes sessions that ended: expired or revoked at or before endedBefore, or last seen at or before
    * idleBefore. Returns how many.
    */

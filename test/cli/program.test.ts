@@ -111,6 +111,15 @@ describe('the context built from the environment', () => {
     expect(check).toMatchObject({ ok: true });
   });
 
+  it('refuses to work on a store first used with another key, saying which setting to fix', async () => {
+    const key = (byte: string) => byte.repeat(64);
+    expect((await run({ DATA_DIR: dataDir, SECRET_KEY: key('a') }, 'members', 'list')).code).toBe(0);
+    const refused = await run({ DATA_DIR: dataDir, SECRET_KEY: key('b') }, 'members', 'list');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^error: The server key is not the one this database was first used with: set SECRET_KEY/);
+    expect(refused.stderr).not.toContain(key('b'));
+  });
+
   it('stops with exit 2 and the problem when the environment is invalid', async () => {
     const result = await run({ DATA_DIR: dataDir, PORT: 'eighty' }, 'members', 'list');
     expect(result.code).toBe(2);

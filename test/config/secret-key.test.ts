@@ -68,3 +68,19 @@ it.each<[string, string]>([
   expect(() => loadOrCreateSecretKey(undefined, dataDir)).toThrow(`${path} does not hold a 32-byte base64 key`);
   expect(await readFile(path, 'utf8')).toBe(content);
 });
+
+describe('a store that several instances share (PostgreSQL)', () => {
+  it('refuses to create a key file of its own, naming SECRET_KEY', () => {
+    const dataDir = join(root, 'shared');
+    expect(() => loadOrCreateSecretKey(undefined, dataDir, { shared: true })).toThrow(/SECRET_KEY: required with DATABASE_URL/);
+    expect(existsSync(join(dataDir, SECRET_KEY_FILE))).toBe(false);
+  });
+
+  it('takes the configured key, or a key file that is there already', () => {
+    const configured = randomBytes(32);
+    expect(loadOrCreateSecretKey(configured, join(root, 'x'), { shared: true }).equals(configured)).toBe(true);
+    const dataDir = join(root, 'existing');
+    const created = loadOrCreateSecretKey(undefined, dataDir);
+    expect(loadOrCreateSecretKey(undefined, dataDir, { shared: true }).equals(created)).toBe(true);
+  });
+});

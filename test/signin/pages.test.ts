@@ -11,7 +11,9 @@ import { composeInstance } from '../../src/compose.js';
 import { loadConfig, type Environment } from '../../src/config/config.js';
 import { hashPassword } from '../../src/service/passwords.js';
 import { StartupError } from '../../src/startup-error.js';
+import type { Store } from '../../src/store/store.js';
 import { REFERENCE } from '../helpers/reference-data.js';
+import { tempSqliteStore } from '../helpers/temp-store.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -29,6 +31,16 @@ async function start(env: Environment = {}): Promise<void> {
 afterEach(() => app.close());
 
 const http = () => request(app.baseUrl);
+
+/** Runs fn over a fresh store of its own, closed and removed afterwards. */
+async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
+  const temp = await tempSqliteStore();
+  try {
+    return await fn(temp.store);
+  } finally {
+    await temp.cleanup();
+  }
+}
 
 /** The Set-Cookie line for this cookie name. */
 function setCookie(res: request.Response, name: string): string | undefined {
@@ -372,7 +384,7 @@ describe('templates', () => {
   it('a missing TEMPLATE_DIR stops the start with a clear message', async () => {
     const config = loadConfig({ TEMPLATE_DIR: join(dir, 'missing'), LOG_LEVEL: 'silent' });
     await start();
-    const error = await composeInstance({ config, store: app.store, secretKey: randomBytes(32) }).catch((e: unknown) => e);
+    const error = await withStore((store) => composeInstance({ config, store, secretKey: randomBytes(32) })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StartupError);
     expect((error as Error).message).toBe(`TEMPLATE_DIR ${join(dir, 'missing')}: no such directory`);
   });
@@ -381,6 +393,6 @@ describe('templates', () => {
     await writeFile(join(dir, 'message.mustache'), '{{#open}} never closed');
     const config = loadConfig({ TEMPLATE_DIR: dir, LOG_LEVEL: 'silent' });
     await start();
-    await expect(composeInstance({ config, store: app.store, secretKey: randomBytes(32) })).rejects.toThrow(/message\.mustache/);
+    await expect(withStore((store) => composeInstance({ config, store, secretKey: randomBytes(32) }))).rejects.toThrow(/message\.mustache/);
   });
 });

@@ -73,6 +73,26 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
       });
     });
 
+    describe('deployment settings', () => {
+      test('claimSetting() records the first value and returns it; a later claim returns the recorded one', async () => {
+        expect(await store.claimSetting('fingerprint', 'a')).toBe('a');
+        expect(await store.claimSetting('fingerprint', 'b')).toBe('a');
+        expect(await store.claimSetting('other', 'b')).toBe('b');
+      });
+
+      test('claimSetting() by several callers at once: one value wins, and all of them get it', async () => {
+        const claims = await Promise.all(['a', 'b', 'c', 'd'].map((value) => store.claimSetting('race', value)));
+        expect(new Set(claims).size).toBe(1);
+        expect(['a', 'b', 'c', 'd']).toContain(claims[0]);
+      });
+
+      test('a recorded setting survives migrate()', async () => {
+        await store.claimSetting('kept', 'v');
+        await store.migrate();
+        expect(await store.claimSetting('kept', 'w')).toBe('v');
+      });
+    });
+
     describe('callers', () => {
       test('createCaller() returns the new caller, enabled, with the given createdAt', async () => {
         const caller = await store.createCaller('partner', T0);

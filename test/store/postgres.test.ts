@@ -86,7 +86,7 @@ describeWithPostgres('PostgresStore', () => {
       expect(existsSync(dataDir)).toBe(false);
       expect(await appliedMigrations(schema.schema)).toEqual(MIGRATIONS.map(({ version, name }) => ({ version, name })));
       expect(await tableNames(schema.schema)).toEqual(
-        ['caller_origins', 'caller_passwords', 'callers', 'members', 'schema_migrations', 'schema_migrations_lock', 'sessions', 'throttles'],
+        ['caller_origins', 'caller_passwords', 'callers', 'deployment_settings', 'members', 'schema_migrations', 'schema_migrations_lock', 'sessions', 'throttles'],
       );
     });
 

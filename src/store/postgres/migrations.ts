@@ -71,6 +71,16 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'deployment settings (the server key fingerprint)',
+    sql: `
+      CREATE TABLE deployment_settings (
+        name TEXT NOT NULL PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

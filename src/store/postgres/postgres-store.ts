@@ -169,6 +169,8 @@ const SQL = {
   purgeThrottles: batchedDeleteSql('throttles', 'key', 'window_started_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)'),
   purgeSessions: batchedDeleteSql('sessions', 'id', 'expires_at <= $1 OR revoked_at <= $1 OR last_seen_at <= $2'),
   ping: 'SELECT 1',
+  claimSetting: 'INSERT INTO deployment_settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
+  setting: 'SELECT value FROM deployment_settings WHERE name = $1',
 
   insertSession: `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
   sessionByTokenHash: sessionWithMemberSql('token_hash', '$1'),
@@ -246,6 +248,11 @@ export class PostgresStore implements Store {
 
   async ping(): Promise<void> {
     await this.#pool.query(SQL.ping);
+  }
+
+  async claimSetting(name: string, value: string): Promise<string> {
+    await this.#changes(SQL.claimSetting, [name, value]);
+    return ((await this.#row<{ value: string }>(SQL.setting, [name])) as { value: string }).value;
   }
 
   async purgeSessions(endedBefore: number, idleBefore: number): Promise<number> {

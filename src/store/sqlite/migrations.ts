@@ -73,6 +73,16 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'deployment settings (the server key fingerprint)',
+    sql: `
+      CREATE TABLE deployment_settings (
+        name TEXT NOT NULL PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 const CREATE_SCHEMA_MIGRATIONS = `

@@ -158,6 +158,8 @@ function prepareStatements(db: Database.Database) {
         WHERE expires_at <= @ended_before OR revoked_at <= @ended_before OR last_seen_at <= @idle_before`,
     ),
     ping: db.prepare('SELECT 1'),
+    claimSetting: db.prepare<[string, string]>('INSERT INTO deployment_settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING'),
+    setting: db.prepare<[string], { value: string }>('SELECT value FROM deployment_settings WHERE name = ?'),
 
     insertSession: db.prepare<[SessionRecord]>(
       `INSERT INTO sessions (${SESSION_COLUMNS})
@@ -209,6 +211,11 @@ export class SqliteStore implements Store {
 
   async ping(): Promise<void> {
     this.#statements.ping.get();
+  }
+
+  async claimSetting(name: string, value: string): Promise<string> {
+    this.#statements.claimSetting.run(name, value);
+    return (this.#statements.setting.get(name) as { value: string }).value;
   }
 
   async purgeSessions(endedBefore: number, idleBefore: number): Promise<number> {
