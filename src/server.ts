@@ -1,5 +1,5 @@
 import { createServer, IncomingMessage, ServerResponse, type RequestListener, type Server, type ServerOptions } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Server as NetServer, type AddressInfo } from 'node:net';
 import { DEFAULT_SERVER_TIMEOUTS, type ServerTimeouts } from './config/config.js';
 import { StartupError } from './startup-error.js';
 
@@ -15,8 +15,18 @@ export interface StopReport {
 
 interface ServerState {
   readonly inFlight: Set<ServerResponse>;
+  /** A stop has begun: every response closes its connection. */
   draining: boolean;
+  /** The stop's drain window has ended: connections are closed as soon as they are idle. */
+  drained: boolean;
 }
+
+/**
+ * How long a stop still answers requests that arrive on keep-alive connections already open: a client that
+ * sent one just before the stop began, or sends one now, gets its answer (closing its connection) instead of a
+ * reset. Connections still idle when the window ends are closed.
+ */
+export const DRAIN_WINDOW_MS = 500;
 
 const states = new WeakMap<Server, ServerState>();
 
@@ -62,15 +72,15 @@ export function createHttpServer(listener: RequestListener, timeouts: ServerTime
     connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
     ...(prototypes ? classesFor(prototypes) : {}),
   });
-  const state: ServerState = { inFlight: new Set(), draining: false };
+  const state: ServerState = { inFlight: new Set(), draining: false, drained: false };
   states.set(server, state);
   server.on('request', (req, res) => {
     state.inFlight.add(res);
     res.once('close', () => {
       state.inFlight.delete(res);
-      // While draining, a connection whose response had already started when the stop began is kept alive
-      // by Node; close it as soon as it has nothing more to do.
-      if (state.draining) setImmediate(() => server.closeIdleConnections());
+      // After the drain window, a connection whose response had already started when the stop began is kept
+      // alive by Node; close it as soon as it has nothing more to do.
+      if (state.drained) setImmediate(() => server.closeIdleConnections());
     });
     // While draining, a request that arrives on an open keep-alive connection is served, and its
     // connection closed after it: the client (nginx) opens its next one to another instance.
@@ -100,29 +110,40 @@ export function startServer(server: Server, options: { host: string; port: numbe
 }
 
 /**
- * Stops a server without losing a request: it stops accepting at once and closes idle keep-alive
- * connections; requests in flight finish, and their responses carry `Connection: close`; once all have
- * finished, it resolves. Requests still running after timeoutMs, or when `force` is aborted (a second
- * signal), have their connections cut. It always resolves.
+ * Stops a server without losing a request. It stops accepting at once; for the drain window (DRAIN_WINDOW_MS,
+ * or less before an earlier deadline) the connections already open are still served, each response with
+ * `Connection: close`, so that a request already on its way is answered rather than reset; then the idle
+ * ones are closed. Requests in flight finish; once every connection has closed, it resolves. Requests still
+ * running after timeoutMs, or when `force` is aborted (a second signal), have their connections cut. It always
+ * resolves.
  */
-export function stopServer(server: Server, options: { timeoutMs: number; force?: AbortSignal }): Promise<StopReport> {
-  const state = states.get(server) ?? { inFlight: new Set<ServerResponse>(), draining: false };
+export function stopServer(server: Server, options: { timeoutMs: number; force?: AbortSignal; drainMs?: number }): Promise<StopReport> {
+  const state = states.get(server) ?? { inFlight: new Set<ServerResponse>(), draining: false, drained: false };
   state.draining = true;
   for (const res of state.inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
   const report: StopReport = { inFlight: state.inFlight.size, cut: 0, forced: false };
 
   return new Promise<StopReport>((resolve) => {
+    const endDrain = () => {
+      state.drained = true;
+      server.closeIdleConnections();
+    };
     const cut = () => {
+      clearTimeout(drain);
+      state.drained = true;
       if (report.forced) return;
       report.forced = state.inFlight.size > 0;
       report.cut = state.inFlight.size;
       server.closeAllConnections();
     };
+    const drain = setTimeout(endDrain, Math.min(options.drainMs ?? DRAIN_WINDOW_MS, options.timeoutMs));
     const deadline = setTimeout(cut, options.timeoutMs);
     options.force?.addEventListener('abort', cut, { once: true });
     if (options.force?.aborted) cut();
-    // Node's close() stops accepting and closes the idle connections; its callback runs when none is left.
-    server.close(() => {
+    // net.Server's close stops accepting and calls back once no connection is left; http.Server's own close
+    // would also close the idle keep-alive connections at once, resetting a request a client is sending on one.
+    NetServer.prototype.close.call(server, () => {
+      clearTimeout(drain);
       clearTimeout(deadline);
       options.force?.removeEventListener('abort', cut);
       resolve(report);

@@ -1,13 +1,14 @@
 /**
- * Stopping the HTTP server without losing a request (src/server.ts): new connections are refused at once,
- * idle keep-alive connections closed, requests in flight finish with `Connection: close`, and the stop
- * resolves; a request still running at the deadline, or at a forced stop, is cut and the stop resolves all
- * the same.
+ * Stopping the HTTP server without losing a request (src/server.ts): new connections are refused at once;
+ * for the drain window, requests on keep-alive connections already open are answered with
+ * `Connection: close`, and the connections still idle after it are closed; requests in flight finish with
+ * `Connection: close`, and the stop resolves; a request still running at the deadline, or at a forced stop,
+ * is cut and the stop resolves all the same.
  */
 import { jest } from '@jest/globals';
 import { Agent, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { createHttpServer, inFlightRequests, startServer, stopServer, type StopReport } from '../../src/server.js';
+import { createHttpServer, DRAIN_WINDOW_MS, inFlightRequests, startServer, stopServer, type StopReport } from '../../src/server.js';
 import { useFakeTimers } from '../helpers/fake-timers.js';
 import { tryConnect } from '../helpers/ports.js';
 import { rawRequest, requestArrival, sendPartly } from '../helpers/raw-http.js';
@@ -74,7 +75,7 @@ afterEach(async () => {
 });
 
 describe('stopServer', () => {
-  it('refuses new connections, closes idle keep-alive ones, lets the request in flight finish with Connection: close, then resolves', async () => {
+  it('refuses new connections, closes idle keep-alive ones after the drain window, lets the request in flight finish with Connection: close, then resolves', async () => {
     useFakeTimers();
     const slow = slowServer();
     server = slow.server;
@@ -98,8 +99,11 @@ describe('stopServer', () => {
       let report: StopReport | undefined;
       const stopping = stopServer(slow.server, { timeoutMs: 5000 }).then((r) => (report = r));
       expect(await tryConnect(port)).toBe('ECONNREFUSED');
+      await jest.advanceTimersByTimeAsync(DRAIN_WINDOW_MS - 1);
+      expect((idleSocket as Socket).destroyed).toBe(false);
+      await jest.advanceTimersByTimeAsync(1);
       await closed(idleSocket as Socket);
-      await jest.advanceTimersByTimeAsync(4999);
+      await jest.advanceTimersByTimeAsync(4999 - DRAIN_WINDOW_MS);
       expect(report).toBeUndefined(); // still waiting for /slow, up to the deadline
 
       slow.release();
@@ -111,6 +115,26 @@ describe('stopServer', () => {
       expect(slow.server.listening).toBe(false);
     } finally {
       for (const a of agents) a.destroy();
+    }
+  });
+
+  it('answers a request sent on an idle keep-alive connection during the drain window, closing that connection', async () => {
+    useFakeTimers();
+    const slow = slowServer();
+    server = slow.server;
+    const port = await startServer(server, { host: '127.0.0.1', port: 0 });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      expect((await get(port, '/fast', agent)).headers.connection).toBe('keep-alive');
+      const stopping = stopServer(slow.server, { timeoutMs: 5000 });
+      await jest.advanceTimersByTimeAsync(DRAIN_WINDOW_MS - 1);
+      // The agent reuses its idle connection: without the drain window, this request would meet a reset.
+      const answer = await get(port, '/fast', agent);
+      expect(answer).toMatchObject({ status: 200, body: 'ok' });
+      expect(answer.headers.connection).toBe('close');
+      await expect(stopping).resolves.toEqual({ inFlight: 0, cut: 0, forced: false });
+    } finally {
+      agent.destroy();
     }
   });
 

@@ -1,0 +1,117 @@
+/**
+ * A stop under load resets nobody: keep-alive clients talking to the instance directly (no proxy in front)
+ * call every binding as fast as they can while the stop begins. Every request they had sent is answered;
+ * the only failures are new connections refused once the instance stopped accepting.
+ */
+import { randomBytes } from 'node:crypto';
+import { Agent, request as httpRequest } from 'node:http';
+import { composeInstance } from '../../src/compose.js';
+import { loadConfig } from '../../src/config/config.js';
+import { startServer, stopServer } from '../../src/server.js';
+import type { Store } from '../../src/store/store.js';
+import { describeWithPostgres, tempPostgresStore } from '../helpers/postgres.js';
+import { REFERENCE, seedReference } from '../helpers/reference-data.js';
+import { tempSqliteStore } from '../helpers/temp-store.js';
+import { sleep } from '../helpers/wait.js';
+
+const CLIENTS = 16;
+/** Traffic before the stop begins. */
+const LOAD_MS = 300;
+const NS = REFERENCE.namespace;
+
+interface Call {
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+const envelope = (ns: string) =>
+  `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${ns}"><soap:Body><AuthenticateToken xmlns="${NS}"><securityPassword>${REFERENCE.password}</securityPassword><token>${REFERENCE.token}</token></AuthenticateToken></soap:Body></soap:Envelope>`;
+const query = `securityPassword=${encodeURIComponent(REFERENCE.password)}&token=${encodeURIComponent(REFERENCE.token)}`;
+
+const CALLS: Call[] = [
+  {
+    method: 'POST',
+    path: '/Authentication.asmx',
+    headers: { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: `"${NS}AuthenticateToken"` },
+    body: envelope('http://schemas.xmlsoap.org/soap/envelope/'),
+  },
+  { method: 'POST', path: '/Authentication.asmx', headers: { 'Content-Type': 'application/soap+xml; charset=utf-8' }, body: envelope('http://www.w3.org/2003/05/soap-envelope') },
+  { method: 'GET', path: `/Authentication.asmx/AuthenticateToken?${query}`, headers: {} },
+  { method: 'POST', path: '/Authentication.asmx/AuthenticateToken', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: query },
+];
+
+function send(port: number, agent: Agent, call: Call): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method: call.method, path: call.path, headers: call.headers, agent }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(call.body);
+  });
+}
+
+async function stopUnderLoad(store: Store): Promise<{ answered: number; statuses: Set<number>; failures: string[]; report: unknown }> {
+  const config = loadConfig({ LOG_LEVEL: 'silent', SOAP_NAMESPACE: NS, RESULT_FORMAT: 'plain' });
+  const instance = await composeInstance({ config, store, secretKey: randomBytes(32) });
+  await seedReference(instance.services);
+  const server = instance.createServer();
+  const port = await startServer(server, { host: '127.0.0.1', port: 0 });
+  const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+  const statuses = new Set<number>();
+  const failures: string[] = [];
+  let answered = 0;
+  const client = async (first: number) => {
+    for (let i = first; ; i++) {
+      try {
+        statuses.add(await send(port, agent, CALLS[i % CALLS.length] as Call));
+        answered += 1;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+        // A new connection after the stop began: refused, never sent. Anything else lost a request.
+        if (code !== 'ECONNREFUSED') failures.push(code);
+        return;
+      }
+    }
+  };
+  try {
+    const clients = Array.from({ length: CLIENTS }, (_, i) => client(i));
+    await sleep(LOAD_MS);
+    const report = await stopServer(server, { timeoutMs: 5000 });
+    await Promise.all(clients);
+    return { answered, statuses, failures, report };
+  } finally {
+    agent.destroy();
+  }
+}
+
+test('embedded store: every request sent before or during the stop is answered, none reset', async () => {
+  const temp = await tempSqliteStore();
+  try {
+    const { answered, statuses, failures, report } = await stopUnderLoad(temp.store);
+    expect(failures).toEqual([]);
+    expect([...statuses]).toEqual([200]);
+    expect(answered).toBeGreaterThan(CLIENTS * 4);
+    expect(report).toMatchObject({ cut: 0, forced: false });
+  } finally {
+    await temp.cleanup();
+  }
+});
+
+describeWithPostgres('PostgreSQL store', () => {
+  test('every request sent before or during the stop is answered, none reset', async () => {
+    const temp = await tempPostgresStore();
+    try {
+      const { answered, statuses, failures, report } = await stopUnderLoad(temp.store);
+      expect(failures).toEqual([]);
+      expect([...statuses]).toEqual([200]);
+      expect(answered).toBeGreaterThan(CLIENTS * 4);
+      expect(report).toMatchObject({ cut: 0, forced: false });
+    } finally {
+      await temp.cleanup();
+    }
+  });
+});
