@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { BlockList, isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { parseDurationSeconds } from './duration.js';
@@ -17,7 +18,8 @@ export interface Config {
   readonly basePath: string;
   /** Public base URL the endpoint is reached at, without a trailing slash; overrides Host and X-Forwarded-*. */
   readonly publicUrl: string | undefined;
-  readonly trustProxy: boolean;
+  /** Whose X-Forwarded-* headers are believed (TRUST_PROXY). */
+  readonly trustProxy: ProxyTrust;
   readonly resultFormat: ResultFormat;
   readonly maxBodyBytes: number;
   readonly logLevel: string;
@@ -45,6 +47,48 @@ export interface Config {
     /** How long ended sessions stay visible (sessions list --all) before the purge deletes them. */
     readonly sessionRetentionSeconds: number;
   };
+}
+
+/** The proxies whose X-Forwarded-* headers are believed: none, any peer (`true`), or these addresses and ranges. */
+export interface ProxyTrust {
+  /** Any peer at all (TRUST_PROXY=true): the right-most X-Forwarded-For entry is the client. */
+  readonly any: boolean;
+  /** The setting as given, for the start-up log. */
+  readonly setting: string;
+  /** Whether a connection from this address (or an X-Forwarded-For entry naming it) is a trusted proxy. */
+  trusts(address: string | undefined): boolean;
+}
+
+/** An IPv4 address as IPv6 (::ffff:a.b.c.d), as a dual-stack socket reports it, is the IPv4 address. */
+const plainAddress = (address: string) => address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
+
+function proxyTrust(setting: string, value: boolean | readonly string[]): ProxyTrust {
+  if (typeof value === 'boolean') return Object.freeze({ any: value, setting, trusts: () => value });
+  const list = new BlockList();
+  for (const entry of value) {
+    const [address = '', prefix] = entry.split('/');
+    const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+    if (prefix === undefined) list.addAddress(address, family);
+    else list.addSubnet(address, Number(prefix), family);
+  }
+  return Object.freeze({
+    any: false,
+    setting,
+    trusts: (address: string | undefined) => {
+      if (address === undefined) return false;
+      const plain = plainAddress(address.trim());
+      const family = isIP(plain);
+      return family !== 0 && list.check(plain, family === 6 ? 'ipv6' : 'ipv4');
+    },
+  });
+}
+
+/** An address or CIDR range, IPv4 or IPv6. */
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', prefix, extra] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
 }
 
 export interface SigninConfig {
@@ -102,12 +146,15 @@ export class ConfigError extends Error {
   }
 }
 
+const TRUE_WORDS = ['true', '1', 'yes', 'on'];
+const FALSE_WORDS = ['false', '0', 'no', 'off'];
+
 const bool = z
   .string()
   .trim()
   .toLowerCase()
-  .refine((v) => ['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'].includes(v), 'must be true or false')
-  .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
+  .refine((v) => TRUE_WORDS.includes(v) || FALSE_WORDS.includes(v), 'must be true or false')
+  .transform((v) => TRUE_WORDS.includes(v));
 
 const duration = z
   .string()
@@ -174,7 +221,18 @@ const schema = z.object({
     .transform((v) => v.replace(/\/+$/, ''))
     .default(''),
   PUBLIC_URL: absoluteHttpUrl.transform((v) => v.replace(/\/+$/, '')).optional(),
-  TRUST_PROXY: bool.default(false),
+  TRUST_PROXY: z
+    .string()
+    .trim()
+    .transform((v, ctx) => {
+      const word = v.toLowerCase();
+      if (TRUE_WORDS.includes(word) || FALSE_WORDS.includes(word)) return TRUE_WORDS.includes(word);
+      const entries = v.split(',').map((entry) => entry.trim()).filter(Boolean);
+      if (entries.length > 0 && entries.every(isAddressOrRange)) return entries;
+      ctx.addIssue({ code: 'custom', message: "must be true, false, or the proxies' addresses and CIDR ranges, comma-separated (10.0.0.5, 10.1.0.0/16, ::1)" });
+      return z.NEVER;
+    })
+    .default(false),
   RESULT_FORMAT: z.enum(RESULT_FORMATS, { message: `must be one of ${RESULT_FORMATS.join(', ')}` }).default('ibridge'),
   MAX_BODY_BYTES: integer(1024, 16 * 1024 * 1024).default(64 * 1024),
   LOG_LEVEL: z.enum(['error', 'warn', 'info', 'debug', 'silent']).default('info'),
@@ -310,7 +368,7 @@ export function loadConfig(env: Environment = process.env): Config {
     serviceName: s.SERVICE_NAME,
     basePath: s.BASE_PATH,
     publicUrl: s.PUBLIC_URL,
-    trustProxy: s.TRUST_PROXY,
+    trustProxy: proxyTrust(merged.TRUST_PROXY ?? 'false', s.TRUST_PROXY),
     resultFormat: s.RESULT_FORMAT,
     maxBodyBytes: s.MAX_BODY_BYTES,
     logLevel: s.LOG_LEVEL,

@@ -13,11 +13,11 @@ const PATH_PREFIX = /^(?:\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*\/?$/;
 /**
  * The URL the client reached the endpoint at: config.publicUrl when set; otherwise the scheme of the
  * connection and the Host header (the socket's address when it is missing or invalid), with
- * X-Forwarded-Proto/Host/Prefix taking precedence only when config.trustProxy is on.
+ * X-Forwarded-Proto/Host/Prefix taking precedence only on a connection from a trusted proxy (TRUST_PROXY).
  */
 export function endpointUrl(req: IncomingMessage, config: Config): string {
   if (config.publicUrl !== undefined) return `${config.publicUrl}/${ENDPOINT_FILE}`;
-  const forwarded = config.trustProxy ? forwardedParts(req) : undefined;
+  const forwarded = config.trustProxy.trusts(req.socket.remoteAddress) ? forwardedParts(req) : undefined;
   const scheme = forwarded?.scheme ?? ((req.socket as Partial<TLSSocket>).encrypted === true ? 'https' : 'http');
   const host = forwarded?.host ?? validHost(req.headers.host) ?? socketHost(req);
   const prefix = forwarded?.prefix ?? '';

@@ -166,3 +166,26 @@ describe('log and metrics', () => {
     expect(sample(text, 'caller_password_failures_total')).toBe(2);
   });
 });
+
+describe('TRUST_PROXY naming the proxy', () => {
+  const fresh = async (trust: string) => {
+    await app.close();
+    app = await startTestApp({ env: { CALLER_MAX_FAILURES_PER_ADDRESS: '2', TRUST_PROXY: trust }, clock: () => START });
+  };
+
+  it('a client reaching the instance directly cannot dodge the throttle with a new X-Forwarded-For on each call', async () => {
+    await fresh('10.9.9.9');
+    for (const [i, from] of ['203.0.113.1', '203.0.113.2'].entries()) {
+      expect((await httpGet(from, `wrong-${i}`)).status).toBe(500);
+    }
+    const third = await httpGet('203.0.113.3', REFERENCE.password);
+    expect({ status: third.status, retryAfter: third.headers.get('retry-after') }).toEqual({ status: 429, retryAfter: '900' });
+  });
+
+  it('through the named proxy, X-Forwarded-For still tells the clients apart', async () => {
+    await fresh('127.0.0.1');
+    await lockGuesser();
+    expect((await httpGet(GUESSER, REFERENCE.password)).status).toBe(429);
+    expect((await httpGet(NEIGHBOUR, REFERENCE.password)).status).toBe(200);
+  });
+});

@@ -27,7 +27,7 @@ describe('defaults', () => {
       serviceName: 'Authentication',
       basePath: '',
       publicUrl: undefined,
-      trustProxy: false,
+      trustProxy: expect.objectContaining({ any: false, setting: 'false' }),
       resultFormat: 'ibridge',
       maxBodyBytes: 65536,
       logLevel: 'info',
@@ -121,13 +121,27 @@ describe('each variable', () => {
       HTTP_GET_ENABLED: text,
       HTTP_POST_ENABLED: value ? text : 'true', // at least one binding must stay on
     });
-    expect(config.trustProxy).toBe(value);
+    expect(config.trustProxy.any).toBe(value);
+    expect(config.trustProxy.trusts('203.0.113.9')).toBe(value);
     expect(config.session.slidingIdle).toBe(value);
     expect(config.bindings).toEqual({ soap11: value, soap12: value, httpGet: value, httpPost: true });
   });
 
   it.each(['maybe', '2', 'enabled'])('refuses the boolean %j naming the variable', (text) => {
-    expect(problemsOf({ TRUST_PROXY: text })).toEqual(['TRUST_PROXY: must be true or false']);
+    expect(problemsOf({ SESSION_SLIDING: text })).toEqual(['SESSION_SLIDING: must be true or false']);
+  });
+
+  it('reads TRUST_PROXY as the proxies\' addresses and CIDR ranges, IPv4 and IPv6', () => {
+    const trust = loadConfig({ TRUST_PROXY: ' 10.0.0.5, 192.168.0.0/16,::1 , fd00::/8' }).trustProxy;
+    expect([trust.any, trust.setting]).toEqual([false, ' 10.0.0.5, 192.168.0.0/16,::1 , fd00::/8']);
+    expect(['10.0.0.5', '192.168.200.1', '::1', 'fd12::1', '::ffff:10.0.0.5'].map((a) => trust.trusts(a))).toEqual([true, true, true, true, true]);
+    expect(['10.0.0.6', '172.16.0.1', '::2', 'fe80::1', 'not-an-address', undefined].map((a) => trust.trusts(a))).toEqual([false, false, false, false, false, false]);
+  });
+
+  it.each(['maybe', '2', '10.0.0.256', '10.0.0.0/33', '::1/129', '10.0.0.1/8/8', ',', 'example.org'])('refuses the TRUST_PROXY %j, saying what it takes', (text) => {
+    expect(problemsOf({ TRUST_PROXY: text })).toEqual([
+      "TRUST_PROXY: must be true, false, or the proxies' addresses and CIDR ranges, comma-separated (10.0.0.5, 10.1.0.0/16, ::1)",
+    ]);
   });
 
   it('turns each binding off on its own', () => {
@@ -476,7 +490,7 @@ describe('CONFIG_FILE', () => {
     expect(loadConfig({ CONFIG_FILE: path })).toMatchObject({
       port: 9191,
       resultFormat: 'plain',
-      trustProxy: true,
+      trustProxy: expect.objectContaining({ any: true }),
       basePath: '/ws',
       session: { idleTimeoutSeconds: 900 },
     });

@@ -87,7 +87,7 @@ describeRequiring([NGINX, POSTGRES], 'two instances behind nginx', () => {
     env = {
       DATABASE_URL: database.url,
       SECRET_KEY: randomBytes(32).toString('base64'),
-      TRUST_PROXY: 'true',
+      TRUST_PROXY: '127.0.0.1',
       RESULT_FORMAT: 'json',
       COOKIE_DOMAIN,
       SHUTDOWN_TIMEOUT: '5s',
