@@ -88,8 +88,8 @@ async function stopUnderLoad(store: Store): Promise<{ answered: number; statuses
   }
 }
 
-test('embedded store: every request sent before or during the stop is answered, none reset', async () => {
-  const temp = await tempSqliteStore();
+/** Stops an instance on this store under load and holds the stop to its promise. */
+async function expectNobodyReset(temp: { store: Store; cleanup: () => Promise<void> }): Promise<void> {
   try {
     const { answered, statuses, failures, report } = await stopUnderLoad(temp.store);
     expect(failures).toEqual([]);
@@ -99,19 +99,14 @@ test('embedded store: every request sent before or during the stop is answered, 
   } finally {
     await temp.cleanup();
   }
+}
+
+test('embedded store: every request sent before or during the stop is answered, none reset', async () => {
+  await expectNobodyReset(await tempSqliteStore());
 });
 
 describeWithPostgres('PostgreSQL store', () => {
   test('every request sent before or during the stop is answered, none reset', async () => {
-    const temp = await tempPostgresStore();
-    try {
-      const { answered, statuses, failures, report } = await stopUnderLoad(temp.store);
-      expect(failures).toEqual([]);
-      expect([...statuses]).toEqual([200]);
-      expect(answered).toBeGreaterThan(CLIENTS * 4);
-      expect(report).toMatchObject({ cut: 0, forced: false });
-    } finally {
-      await temp.cleanup();
-    }
+    await expectNobodyReset(await tempPostgresStore());
   });
 });
