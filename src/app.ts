@@ -1,14 +1,15 @@
 import express, { type Express } from 'express';
 import { mountAsmx } from './bindings/asmx-routes.js';
 import type { CallMetrics } from './bindings/call-log.js';
-import { notFound, requestErrorHandler } from './bindings/request-errors.js';
+import { hostFilter, notFound, requestErrorHandler } from './bindings/request-errors.js';
 import type { Config } from './config/config.js';
 import type { Logger } from './log/logger.js';
 import type { Readiness } from './ops/readiness.js';
-import { createOpsRouter } from './ops/routes.js';
+import { createOpsRouter, HEALTH_PATH, METRICS_PATH, READY_PATH } from './ops/routes.js';
 import type { Registry } from 'prom-client';
 import type { Services } from './service/index.js';
 import { createSigninRouter, type SigninMetrics } from './signin/router.js';
+import { createHostPolicy } from './web/host-policy.js';
 import { assignRequestId, REQUEST_ID_HEADER, requestIdOf } from './web/request-id.js';
 
 export interface AppDeps {
@@ -24,7 +25,7 @@ export interface AppDeps {
 
 /**
  * The whole application as one Express app; it never listens (src/main.ts does). In order: every request
- * gets its id; the ASMX endpoint and its HTTP GET/POST sidecar, which take nearly every request;
+ * gets its id; with ALLOWED_HOSTS, a request for another host is refused; the ASMX endpoint and its HTTP GET/POST sidecar, which take nearly every request;
  * /healthz, /readyz and /metrics; the sign-in pages; ASP.NET's 404 for anything else; one error handler.
  * Every response echoes the request's id in X-Request-Id and forbids content sniffing.
  */
@@ -36,6 +37,7 @@ export async function createApp({ config, services, logger, readiness, metrics, 
     assignRequestId(req);
     next();
   });
+  if (config.allowedHosts !== undefined) app.use(hostFilter(createHostPolicy(config), new Set([HEALTH_PATH, READY_PATH, METRICS_PATH])));
   // ASMX responses write both headers among the others they write at once (src/bindings/asmx-response.ts);
   // every other response gets them here. setHeader would put every ASMX response on Node's slower way of writing headers.
   await mountAsmx(app, { config, authentication: services.authentication, logger, metrics });

@@ -54,6 +54,8 @@ export const ASMX_ERRORS = {
     endpoint: page(500),
   },
   REQUEST_TOO_LARGE: { text: () => 'Maximum request length exceeded.', endpoint: page(413) },
+  // IIS's answer for a Host no site binding names; here, a host ALLOWED_HOSTS does not list.
+  INVALID_HOSTNAME: { text: () => 'Bad Request - Invalid Hostname', endpoint: page(400) },
   // ASP.NET's limit on form fields (aspnet:MaxHttpCollectionKeys) throws this InvalidOperationException.
   TOO_MANY_PARAMETERS: { text: () => 'Operation is not valid due to the current state of the object.', endpoint: page(500) },
   UNSUPPORTED_ENCODING: { text: () => 'Unsupported content encoding.', endpoint: page(415) },

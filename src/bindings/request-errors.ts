@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../log/logger.js';
+import type { HostPolicy } from '../web/host-policy.js';
 import { requestIdOf } from '../web/request-id.js';
 import { errorResponse, type AsmxError, type ErrorOf } from './asmx-errors.js';
 import { sendAsmx } from './asmx-response.js';
@@ -18,6 +19,17 @@ const BODY_ERRORS: Record<string, AsmxError<ErrorOf<'endpoint'>>> = {
   'encoding.unsupported': { code: 'UNSUPPORTED_ENCODING' },
   'charset.unsupported': { code: 'UNSUPPORTED_ENCODING' },
 };
+
+/**
+ * Requests for a host ALLOWED_HOSTS does not list are refused, as IIS and ASP.NET Core's host filtering refuse
+ * them; `exempt` paths (the probes, which orchestrators call by address) are answered whatever the host.
+ */
+export function hostFilter(policy: HostPolicy, exempt: ReadonlySet<string>): RequestHandler {
+  return (req, res, next) => {
+    if (policy.serves(req) || exempt.has(req.path)) return next();
+    sendAsmx(res, errorResponse('endpoint', { code: 'INVALID_HOSTNAME' }, { headOnly: req.method === 'HEAD' }));
+  };
+}
 
 /** Anything no route took: ASP.NET's 404 page. */
 export const notFound: RequestHandler = (req, res) =>

@@ -18,6 +18,11 @@ export interface Config {
   readonly basePath: string;
   /** Public base URL the endpoint is reached at, without a trailing slash; overrides Host and X-Forwarded-*. */
   readonly publicUrl: string | undefined;
+  /**
+   * The host names requests may name (ALLOWED_HOSTS): exact names, `*.` followed by a domain for its
+   * subdomains, or `*` for any; undefined when not set.
+   */
+  readonly allowedHosts: readonly string[] | undefined;
   /** Whose X-Forwarded-* headers are believed (TRUST_PROXY). */
   readonly trustProxy: ProxyTrust;
   readonly resultFormat: ResultFormat;
@@ -221,6 +226,14 @@ const schema = z.object({
     .transform((v) => v.replace(/\/+$/, ''))
     .default(''),
   PUBLIC_URL: absoluteHttpUrl.transform((v) => v.replace(/\/+$/, '')).optional(),
+  ALLOWED_HOSTS: z
+    .string()
+    .transform((v) => v.split(',').map((entry) => entry.trim().toLowerCase()).filter(Boolean))
+    .refine(
+      (entries) => entries.length > 0 && entries.every((entry) => /^(\*|(\*\.)?(\[[0-9a-f:.]+\]|[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*))$/.test(entry)),
+      'must be host names, comma-separated, each exact (members.example.org), a domain\'s subdomains (*.example.org) or * for any',
+    )
+    .optional(),
   TRUST_PROXY: z
     .string()
     .trim()
@@ -368,6 +381,7 @@ export function loadConfig(env: Environment = process.env): Config {
     serviceName: s.SERVICE_NAME,
     basePath: s.BASE_PATH,
     publicUrl: s.PUBLIC_URL,
+    allowedHosts: s.ALLOWED_HOSTS,
     trustProxy: proxyTrust(merged.TRUST_PROXY ?? 'false', s.TRUST_PROXY),
     resultFormat: s.RESULT_FORMAT,
     maxBodyBytes: s.MAX_BODY_BYTES,

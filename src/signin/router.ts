@@ -7,6 +7,7 @@ import { withToken } from '../service/return-urls.js';
 import type { SignInResult } from '../service/signin.js';
 import { clientAddress } from '../web/client-address.js';
 import { endpointUrl } from '../web/endpoint-url.js';
+import { createHostPolicy } from '../web/host-policy.js';
 import { requestIdOf } from '../web/request-id.js';
 import { brandingView } from './branding.js';
 import { cookieValues, loginCookieOptions } from './cookies.js';
@@ -55,6 +56,15 @@ export function createSigninRouter({ config, services, logger, metrics }: Signin
   const showLogin = (req: Request, res: Response, status: number, state: Omit<LoginState, 'loginAction' | 'csrfToken'>) =>
     page(res, status, 'login', loginView({ ...state, loginAction: signin.loginPath, csrfToken: csrf.issue(req, res) }));
 
+  const hosts = createHostPolicy(config);
+  /** The pages answer only where the request's host can stand for the service's own origin (src/web/host-policy.ts). */
+  const ownHost = (req: Request, res: Response, next: () => void) => {
+    if (hosts.ownsOrigin(req)) return next();
+    logger.warn('sign-in refused: host', { host: req.headers.host ?? null, requestId: requestIdOf(req) });
+    const message = 'This page is served only at the service\'s own address. Its operator sets that address with PUBLIC_URL or ALLOWED_HOSTS.';
+    page(res, 400, 'message', messageView('Wrong address', message));
+  };
+
   /** The service's origin and the cookie's domain as this request reached the service. */
   const requestContext = (req: Request) => {
     const own = new URL(endpointUrl(req, config));
@@ -70,7 +80,7 @@ export function createSigninRouter({ config, services, logger, metrics }: Signin
 
   router
     .route(exactPath(signin.loginPath))
-    .all(headers)
+    .all(headers, ownHost)
     .get(async (req, res) => {
       const { cookieDomain } = requestContext(req);
       const returnUrl = returnParameter(req.query);
@@ -119,7 +129,7 @@ export function createSigninRouter({ config, services, logger, metrics }: Signin
   };
   router
     .route(exactPath(signin.logoutPath))
-    .all(headers)
+    .all(headers, ownHost)
     .get((req, res) => signOut(req, res, returnParameter(req.query)))
     .post(readForm, (req, res) => signOut(req, res, returnParameter(req.body)));
 

@@ -24,6 +24,16 @@ export function endpointUrl(req: IncomingMessage, config: Config): string {
   return `${scheme}://${host}${prefix}${config.basePath}/${ENDPOINT_FILE}`;
 }
 
+/**
+ * The host name a request names, lower-cased and without its port: X-Forwarded-Host on a connection from a
+ * trusted proxy, else a valid Host header; undefined when neither names one.
+ */
+export function requestHost(req: IncomingMessage, config: Config): string | undefined {
+  const forwarded = config.trustProxy.trusts(req.socket.remoteAddress) ? forwardedParts(req).host : undefined;
+  const host = forwarded ?? validHost(req.headers.host);
+  return host?.replace(/:\d+$/, '');
+}
+
 function forwardedParts(req: IncomingMessage): { scheme?: string; host?: string; prefix?: string } {
   const proto = firstValue(req.headers['x-forwarded-proto'])?.toLowerCase();
   const prefix = firstValue(req.headers['x-forwarded-prefix']);

@@ -57,6 +57,9 @@ const CASES: { [C in AsmxErrorCode]: Partial<Record<ErrorBinding, Case>> } = {
   SOAP_DISABLED: { soap: { request: soap11(envelope(SOAP11, tokenCall('x'))), status: 500, env: { SOAP11_ENABLED: 'false' } } },
   SCRIPT_SERVICE_REQUIRED: { endpoint: { request: form('/Authentication.asmx/AuthenticateToken', '{}', 'application/json'), status: 500 } },
   REQUEST_TOO_LARGE: { endpoint: { request: { ...soap11('x'), contentLength: 10_000_000 }, status: 413 } },
+  INVALID_HOSTNAME: {
+    endpoint: { request: { method: 'GET', target: '/Authentication.asmx?wsdl', headers: { Host: 'forged.example' } }, status: 400, env: { ALLOWED_HOSTS: 'members.example.org' } },
+  },
   TOO_MANY_PARAMETERS: { endpoint: { request: form('/Authentication.asmx/AuthenticateToken', 'a=1&'.repeat(1001)), status: 500 } },
   UNSUPPORTED_ENCODING: { endpoint: { request: { ...soap11('x'), headers: { 'Content-Type': 'text/xml', SOAPAction: ACTION, 'Content-Encoding': 'compress' } }, status: 415 } },
   UNREADABLE_REQUEST: { endpoint: { request: { ...soap11('not gzip'), headers: { 'Content-Type': 'text/xml', SOAPAction: ACTION, 'Content-Encoding': 'gzip' } }, status: 400 } },

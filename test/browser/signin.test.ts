@@ -19,7 +19,9 @@ describeWithBrowser('member sign-in in Chromium', () => {
   const partnerRequests: string[] = [];
 
   beforeAll(async () => {
-    app = await startTestApp({ env: { COOKIE_DOMAIN, ORGANIZATION_NAME: 'Example Society', SIGNIN_MAX_FAILURES_PER_ACCOUNT: '3' } });
+    // The pages answer at the service's own host names only; the ASMX calls below go to 127.0.0.1.
+    const ALLOWED_HOSTS = `login.${TEST_DOMAIN}, 127.0.0.1`;
+    app = await startTestApp({ env: { COOKIE_DOMAIN, ORGANIZATION_NAME: 'Example Society', SIGNIN_MAX_FAILURES_PER_ACCOUNT: '3', ALLOWED_HOSTS } });
     await app.services.members.setPassword(REFERENCE.memberId, PASSWORD);
     await app.services.members.add({ id: 'member-7', username: 'bob', email: 'bob@example.org', firstName: 'Bob' });
     await app.services.members.setPassword('member-7', PASSWORD);

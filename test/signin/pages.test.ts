@@ -396,3 +396,32 @@ describe('templates', () => {
     await expect(withStore((store) => composeInstance({ config, store, secretKey: randomBytes(32) }))).rejects.toThrow(/message\.mustache/);
   });
 });
+
+describe('the host the pages answer for', () => {
+  it('without PUBLIC_URL or ALLOWED_HOSTS, a forged Host gets no sign-in, no cookie and no redirect to its ReturnUrl', async () => {
+    await start();
+    const form = await openForm();
+    const res = await http()
+      .post('/Login')
+      .set('Host', 'forged.example')
+      .set('Origin', 'http://forged.example')
+      .set('Cookie', form.cookie)
+      .type('form')
+      .send({ csrf: form.csrf, login: 'ada', password: PASSWORD, ReturnUrl: 'http://forged.example/collect' });
+    expect(res.status).toBe(400);
+    expect(res.headers.location).toBeUndefined();
+    expect(setCookie(res, '.ASPXAUTH')).toBeUndefined();
+    expect(res.text).toContain('PUBLIC_URL or ALLOWED_HOSTS');
+    expect((await http().get('/Login').set('Host', 'forged.example')).status).toBe(400);
+  });
+
+  it('with ALLOWED_HOSTS, the pages answer for a listed host and every request for another is refused', async () => {
+    await start({ ALLOWED_HOSTS: 'members.example.org' });
+    expect((await http().get('/Login').set('Host', 'members.example.org')).status).toBe(200);
+    const refused = await http().get('/Login').set('Host', 'forged.example');
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('Bad Request - Invalid Hostname');
+    expect((await http().get('/Authentication.asmx?wsdl').set('Host', 'forged.example')).status).toBe(400);
+    expect((await http().get('/healthz').set('Host', '10.1.2.3:8080')).status).toBe(200);
+  });
+});
