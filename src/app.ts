@@ -1,7 +1,7 @@
 import express, { type Express } from 'express';
 import { mountAsmx } from './bindings/asmx-routes.js';
 import type { CallMetrics } from './bindings/call-log.js';
-import { hostFilter, notFound, requestErrorHandler } from './bindings/request-errors.js';
+import { createRefusals, hostFilter, notFound, requestErrorHandler, type RefusalMetrics } from './bindings/request-errors.js';
 import type { Config } from './config/config.js';
 import type { Logger } from './log/logger.js';
 import type { Readiness } from './ops/readiness.js';
@@ -18,7 +18,7 @@ export interface AppDeps {
   logger: Logger;
   readiness: () => Promise<Readiness>;
   /** Where calls and sign-ins are counted. */
-  metrics?: (CallMetrics & SigninMetrics) | undefined;
+  metrics?: (CallMetrics & SigninMetrics & RefusalMetrics) | undefined;
   /** Served at /metrics on the main port when given (metrics on, no METRICS_PORT). */
   metricsRegistry?: Registry | undefined;
 }
@@ -30,6 +30,7 @@ export interface AppDeps {
  * Every response echoes the request's id in X-Request-Id and forbids content sniffing.
  */
 export async function createApp({ config, services, logger, readiness, metrics, metricsRegistry }: AppDeps): Promise<Express> {
+  const refuse = createRefusals(logger, metrics);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -37,10 +38,10 @@ export async function createApp({ config, services, logger, readiness, metrics, 
     assignRequestId(req);
     next();
   });
-  if (config.allowedHosts !== undefined) app.use(hostFilter(createHostPolicy(config), new Set([HEALTH_PATH, READY_PATH, METRICS_PATH])));
+  if (config.allowedHosts !== undefined) app.use(hostFilter(createHostPolicy(config), new Set([HEALTH_PATH, READY_PATH, METRICS_PATH]), refuse));
   // ASMX responses write both headers among the others they write at once (src/bindings/asmx-response.ts);
   // every other response gets them here. setHeader would put every ASMX response on Node's slower way of writing headers.
-  await mountAsmx(app, { config, authentication: services.authentication, logger, metrics });
+  await mountAsmx(app, { config, authentication: services.authentication, logger, metrics, refuse });
   app.use((req, res, next) => {
     res.setHeader(REQUEST_ID_HEADER, requestIdOf(req) ?? '');
     res.setHeader('X-Content-Type-Options', 'nosniff');
@@ -49,6 +50,6 @@ export async function createApp({ config, services, logger, readiness, metrics, 
   app.use(createOpsRouter({ readiness, metrics: metricsRegistry }, logger));
   app.use(createSigninRouter({ config, services, logger, metrics }));
   app.use(notFound);
-  app.use(requestErrorHandler(logger));
+  app.use(requestErrorHandler(logger, refuse));
   return app;
 }

@@ -79,7 +79,15 @@ export async function composeInstance(options: InstanceOptions): Promise<Instanc
     metrics,
     readiness,
     app,
-    createServer: () => createHttpServer(app, config.server, app),
+    createServer: () =>
+      createHttpServer(app, config.server, {
+        prototypes: app,
+        maxBodyBytes: config.maxBodyBytes,
+        onRefusal: ({ status, reason, client }) => {
+          metrics?.refusal(status);
+          logger.warn('refused', { status, reason, client: client ?? null });
+        },
+      }),
     metricsApp: separateMetricsPort && metrics ? metricsListener(metrics.registry, logger) : undefined,
     startPurge: () =>
       startPurge({

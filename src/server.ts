@@ -1,5 +1,5 @@
-import { createServer, IncomingMessage, ServerResponse, type RequestListener, type Server, type ServerOptions } from 'node:http';
-import { Server as NetServer, type AddressInfo } from 'node:net';
+import { createServer, IncomingMessage, ServerResponse, STATUS_CODES, type RequestListener, type Server, type ServerOptions } from 'node:http';
+import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import { DEFAULT_SERVER_TIMEOUTS, type ServerTimeouts } from './config/config.js';
 import { StartupError } from './startup-error.js';
 
@@ -57,14 +57,33 @@ function classesFor(prototypes: AppPrototypes): Pick<ServerOptions, 'IncomingMes
   return { IncomingMessage: AppRequest as unknown as typeof IncomingMessage, ServerResponse: AppResponse as unknown as typeof ServerResponse };
 }
 
+/** A request Node's HTTP parser refused before the app saw it: its status, and the parser's code for why. */
+export interface ClientRefusal {
+  status: 400 | 408 | 431;
+  reason: string;
+  client: string | undefined;
+}
+
+export interface HttpServerOptions {
+  /** For an Express app, the app's own prototypes (see classesFor). */
+  prototypes?: AppPrototypes;
+  /** A request declaring a longer body is not told `100 Continue`: the app refuses it without its body. */
+  maxBodyBytes?: number;
+  /** Hears of every request the parser refused (malformed, headers too large, too slow). */
+  onRefusal?: (refusal: ClientRefusal) => void;
+}
+
+/** What Node itself answers the parser's refusals with, when nobody listens for them. */
+const REFUSAL_STATUS: Record<string, 408 | 431> = { ERR_HTTP_REQUEST_TIMEOUT: 408, HPE_HEADER_OVERFLOW: 431 };
+
 /**
  * The HTTP server around a request listener. Slow or endless clients cannot hold the process: the headers
  * (HEADERS_TIMEOUT) and the whole request (REQUEST_TIMEOUT) have deadlines, checked every second, past which
- * Node answers 408 and closes the connection; an idle keep-alive connection is closed after
- * KEEP_ALIVE_TIMEOUT. It counts the requests in flight so that a stop can wait for them (stopServer). For an
- * Express app, `prototypes` are the app's own (see classesFor).
+ * it answers 408 and closes the connection; an idle keep-alive connection is closed after
+ * KEEP_ALIVE_TIMEOUT. It counts the requests in flight so that a stop can wait for them (stopServer).
  */
-export function createHttpServer(listener: RequestListener, timeouts: ServerTimeouts = DEFAULT_SERVER_TIMEOUTS, prototypes?: AppPrototypes): Server {
+export function createHttpServer(listener: RequestListener, timeouts: ServerTimeouts = DEFAULT_SERVER_TIMEOUTS, options: HttpServerOptions = {}): Server {
+  const { prototypes, maxBodyBytes, onRefusal } = options;
   const server = createServer({
     headersTimeout: timeouts.headersTimeoutSeconds * 1000,
     requestTimeout: timeouts.requestTimeoutSeconds * 1000,
@@ -86,6 +105,20 @@ export function createHttpServer(listener: RequestListener, timeouts: ServerTime
     // connection closed after it: the client (nginx) opens its next one to another instance.
     if (state.draining) res.setHeader('Connection', 'close');
     listener(req, res);
+  });
+  if (maxBodyBytes !== undefined) {
+    server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+      if (!(Number(req.headers['content-length']) > maxBodyBytes)) res.writeContinue();
+      server.emit('request', req, res);
+    });
+  }
+  // As Node answers them (the status and Connection: close), and reported; a client that went away is not one.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    const status = REFUSAL_STATUS[error.code ?? ''] ?? 400;
+    onRefusal?.({ status, reason: error.code ?? 'malformed', client: socket.remoteAddress });
+    if (socket.bytesWritten === 0) socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
+    socket.destroy();
   });
   return server;
 }

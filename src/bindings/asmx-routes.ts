@@ -7,6 +7,7 @@ import { ENDPOINT_FILE } from '../web/endpoint-url.js';
 import { errorResponse } from './asmx-errors.js';
 import { sendAsmx } from './asmx-response.js';
 import { createCallLogger, type CallMetrics } from './call-log.js';
+import type { Refuse } from './request-errors.js';
 import { createDiscovery } from './discovery/index.js';
 import { createWsdlDocument } from './discovery/wsdl-document.js';
 import { createHttpSidecar } from './http/sidecar.js';
@@ -21,9 +22,30 @@ export interface AsmxDeps {
   logger: Logger;
   /** Where calls are counted besides the log. */
   metrics?: CallMetrics | undefined;
+  /** How a request refused before a binding took it is answered, logged and counted. */
+  refuse: Refuse;
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A body of undeclared length (chunked) that outgrows the limit is refused as soon as it does, and its
+ * connection closed without reading the rest. body-parser sees the same chunk and then reads off the whole
+ * body before it reports; so the answer comes on the next turn, and stops the reading it began.
+ */
+function refuseOnceTooLong(req: Request, res: Response, limit: number, refuse: Refuse): void {
+  let received = 0;
+  const count = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received <= limit) return;
+    req.off('data', count);
+    setImmediate(() => {
+      req.pause();
+      if (!res.headersSent) refuse(req, res, { code: 'REQUEST_TOO_LARGE' }, { close: true });
+    });
+  };
+  req.on('data', count);
+}
 
 const isJson = (req: Request) => /^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '');
 
@@ -55,11 +77,9 @@ export async function mountAsmx(app: Express, deps: AsmxDeps): Promise<void> {
 
   const guard = (req: Request, res: Response, next: NextFunction) => {
     // Refused on the declared length alone: body-parser would first read (and drop) all of it.
-    if (Number(req.headers['content-length']) > config.maxBodyBytes) {
-      res.setHeader('Connection', 'close');
-      return sendAsmx(res, errorResponse('endpoint', { code: 'REQUEST_TOO_LARGE' }));
-    }
+    if (Number(req.headers['content-length']) > config.maxBodyBytes) return deps.refuse(req, res, { code: 'REQUEST_TOO_LARGE' }, { close: true });
     if (req.method === 'POST' && isJson(req)) return sendAsmx(res, errorResponse('endpoint', { code: 'SCRIPT_SERVICE_REQUIRED' }));
+    if (req.method === 'POST' && req.headers['content-length'] === undefined) refuseOnceTooLong(req, res, config.maxBodyBytes, deps.refuse);
     next();
   };
 

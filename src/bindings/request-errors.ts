@@ -1,9 +1,28 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../log/logger.js';
 import type { HostPolicy } from '../web/host-policy.js';
 import { requestIdOf } from '../web/request-id.js';
 import { errorResponse, type AsmxError, type ErrorOf } from './asmx-errors.js';
 import { sendAsmx } from './asmx-response.js';
+
+/** Where refusals are counted besides the log; the app hands in src/ops/metrics.ts's. */
+export interface RefusalMetrics {
+  refusal(status: number): void;
+}
+
+/** Answers a request refused before any binding took it, logs it and counts it. */
+export type Refuse = (req: IncomingMessage, res: ServerResponse, error: AsmxError<ErrorOf<'endpoint'>>, options?: { close?: boolean }) => void;
+
+export function createRefusals(logger: Logger, metrics?: RefusalMetrics): Refuse {
+  return (req, res, error, options = {}) => {
+    if (options.close) res.setHeader('Connection', 'close');
+    const response = errorResponse('endpoint', error, { headOnly: req.method === 'HEAD' });
+    sendAsmx(res, response);
+    metrics?.refusal(response.status);
+    logger.warn('refused', { status: response.status, reason: error.code, path: pathOf(req.url), client: req.socket.remoteAddress ?? null, requestId: requestIdOf(req) });
+  };
+}
 
 /** The path of a request target, without its query (which may hold a security password). */
 export function pathOf(url: string | undefined): string {
@@ -24,10 +43,10 @@ const BODY_ERRORS: Record<string, AsmxError<ErrorOf<'endpoint'>>> = {
  * Requests for a host ALLOWED_HOSTS does not list are refused, as IIS and ASP.NET Core's host filtering refuse
  * them; `exempt` paths (the probes, which orchestrators call by address) are answered whatever the host.
  */
-export function hostFilter(policy: HostPolicy, exempt: ReadonlySet<string>): RequestHandler {
+export function hostFilter(policy: HostPolicy, exempt: ReadonlySet<string>, refuse: Refuse): RequestHandler {
   return (req, res, next) => {
     if (policy.serves(req) || exempt.has(req.path)) return next();
-    sendAsmx(res, errorResponse('endpoint', { code: 'INVALID_HOSTNAME' }, { headOnly: req.method === 'HEAD' }));
+    refuse(req, res, { code: 'INVALID_HOSTNAME' });
   };
 }
 
@@ -39,14 +58,12 @@ export const notFound: RequestHandler = (req, res) =>
  * The app's error handler: body-reading errors get their ASMX page; a client that went away gets nothing;
  * anything else is logged and answered without details.
  */
-export function requestErrorHandler(logger: Logger): ErrorRequestHandler {
+export function requestErrorHandler(logger: Logger, refuse: Refuse): ErrorRequestHandler {
   return (error: { status?: number; type?: string; message?: string }, req, res, _next) => {
     if (res.headersSent || error.type === 'request.aborted') return void res.destroy();
     const known = error.type === undefined ? undefined : BODY_ERRORS[error.type];
-    if (known) return sendAsmx(res, errorResponse('endpoint', known));
-    if (typeof error.status === 'number' && error.status >= 400 && error.status < 500) {
-      return sendAsmx(res, errorResponse('endpoint', { code: 'UNREADABLE_REQUEST' }));
-    }
+    if (known) return refuse(req, res, known);
+    if (typeof error.status === 'number' && error.status >= 400 && error.status < 500) return refuse(req, res, { code: 'UNREADABLE_REQUEST' });
     logger.error('unhandled error', { path: pathOf(req.url), error: error.message, requestId: requestIdOf(req) });
     sendAsmx(res, errorResponse('endpoint', { code: 'INTERNAL_ERROR' }));
   };

@@ -17,6 +17,8 @@ export interface Metrics extends SessionEvents {
   /** A sign-in form submission and how it ended ('signed-in', 'refused:csrf', …). */
   signinAttempt(outcome: string): void;
   storeError(operation: string): void;
+  /** A request refused before it reached a binding (400, 408, 413, 431): its status. */
+  refusal(status: number): void;
   purged(kind: PurgeKind, count: number): void;
 }
 
@@ -75,6 +77,12 @@ export function createMetrics(): Metrics {
     labelNames: ['operation'] as const,
     registers,
   });
+  const refusals = new Counter({
+    name: 'http_refusals_total',
+    help: 'Requests refused before they reached a binding (malformed, too large, too slow), by status',
+    labelNames: ['status'] as const,
+    registers,
+  });
   const purged = new Counter({
     name: 'purged_total',
     help: 'Rows deleted by the background purge, by kind',
@@ -84,6 +92,7 @@ export function createMetrics(): Metrics {
   // Series that exist from the start, so that rate() and alerts see 0 rather than nothing.
   for (const outcome of SIGNIN_OUTCOMES) signinAttempts.inc({ outcome }, 0);
   for (const kind of ['sessions', 'throttles'] satisfies PurgeKind[]) purged.inc({ kind }, 0);
+  for (const status of ['400', '408', '413', '431']) refusals.inc({ status }, 0);
 
   const countCall = (binding: string, operation: string, outcome: string) => {
     const key = `${binding} ${operation} ${outcome}`;
@@ -110,6 +119,9 @@ export function createMetrics(): Metrics {
     },
     storeError(operation) {
       storeErrors.inc({ operation });
+    },
+    refusal(status) {
+      refusals.inc({ status: String(status) });
     },
     purged(kind, count) {
       purged.inc({ kind }, count);

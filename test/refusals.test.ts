@@ -1,0 +1,110 @@
+/**
+ * Requests refused before any binding takes them: an oversized body is refused without being read (no
+ * `100 Continue`, no reading of a chunked body past the limit), and every refusal (400, 408, 413, 431) is
+ * logged and counted.
+ */
+import { connect, type Socket } from 'node:net';
+import { REFERENCE } from './helpers/reference-data.js';
+import { startTestApp, type TestApp } from './helpers/test-app.js';
+import { sleep, waitUntil } from './helpers/wait.js';
+
+const NS = REFERENCE.namespace;
+const SOAP_HEAD = ['POST /Authentication.asmx HTTP/1.1', 'Host: 127.0.0.1', 'Content-Type: text/xml; charset=utf-8', `SOAPAction: "${NS}AuthenticateToken"`];
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp({ env: { MAX_BODY_BYTES: '4096', HEADERS_TIMEOUT: '1' } });
+});
+afterAll(() => app.close());
+
+/** A raw connection: what it has received so far, and whether the server has closed it. */
+function open(): { socket: Socket; received: () => string; closed: Promise<void> } {
+  const socket = connect(app.port, '127.0.0.1');
+  let text = '';
+  socket.setEncoding('latin1');
+  socket.on('data', (chunk: string) => (text += chunk));
+  socket.on('error', () => undefined);
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  return { socket, received: () => text, closed };
+}
+
+const head = (lines: string[]) => `${lines.join('\r\n')}\r\n\r\n`;
+
+async function refusalsLogged(status: number, from: number): Promise<Array<Record<string, unknown>>> {
+  await waitUntil(() => app.logLines.slice(from).some((line) => line.message === 'refused' && line.status === status), `a refused ${status} log line`);
+  return app.logLines.slice(from).filter((line) => line.message === 'refused');
+}
+
+async function refusalCount(status: number): Promise<number> {
+  const text = await (await fetch(`${app.baseUrl}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`http_refusals_total{status="${status}"} `));
+  return Number(line?.split(' ')[1]);
+}
+
+test('Expect: 100-continue with a declared body over the limit: 413 at once, never 100 Continue', async () => {
+  const conn = open();
+  conn.socket.write(head([...SOAP_HEAD, 'Content-Length: 100000', 'Expect: 100-continue']));
+  await waitUntil(() => conn.received().includes('\r\n\r\n'), 'an answer');
+  expect(conn.received()).toMatch(/^HTTP\/1\.1 413 /);
+  expect(conn.received()).not.toContain('100 Continue');
+  conn.socket.destroy();
+});
+
+test('Expect: 100-continue with a body within the limit: 100 Continue, then the answer', async () => {
+  const body = `<?xml version="1.0"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><AuthenticateToken xmlns="${NS}"><securityPassword>${REFERENCE.password}</securityPassword><token>${REFERENCE.token}</token></AuthenticateToken></soap:Body></soap:Envelope>`;
+  const conn = open();
+  conn.socket.write(head([...SOAP_HEAD, `Content-Length: ${Buffer.byteLength(body)}`, 'Expect: 100-continue']));
+  await waitUntil(() => conn.received().startsWith('HTTP/1.1 100 Continue'), '100 Continue');
+  conn.socket.write(body);
+  await waitUntil(() => conn.received().includes(REFERENCE.memberId), 'the result');
+  conn.socket.destroy();
+});
+
+test('a chunked body that outgrows the limit: 413 with Connection: close at once, and the connection closed while the client still sends', async () => {
+  const from = app.logLines.length;
+  const before = await refusalCount(413);
+  const conn = open();
+  conn.socket.write(head([...SOAP_HEAD, 'Transfer-Encoding: chunked']));
+  const chunk = `400\r\n${'x'.repeat(0x400)}\r\n`;
+  let sending = true;
+  const started = performance.now();
+  void (async () => {
+    while (sending && performance.now() - started < 5000 && !conn.socket.destroyed) {
+      conn.socket.write(chunk);
+      await sleep(5);
+    }
+  })();
+  await conn.closed;
+  sending = false;
+  expect(performance.now() - started).toBeLessThan(2000);
+  expect(conn.received()).toMatch(/^HTTP\/1\.1 413 /);
+  expect(conn.received()).toMatch(/\r\nConnection: close\r\n/i);
+  expect((await refusalsLogged(413, from)).at(-1)).toMatchObject({ status: 413, reason: 'REQUEST_TOO_LARGE', path: '/Authentication.asmx' });
+  expect(await refusalCount(413)).toBe(before + 1);
+});
+
+test.each([
+  ['a malformed request', 400, 'GET / HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n'],
+  ['headers over 16 KB', 431, `GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ${'a'.repeat(20_000)}\r\n\r\n`],
+  ['headers that never end (HEADERS_TIMEOUT=1s)', 408, 'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n'],
+])('%s: answered %i as Node answers it, logged and counted', async (_name, status, request) => {
+  const from = app.logLines.length;
+  const before = await refusalCount(status);
+  const conn = open();
+  conn.socket.write(request);
+  await conn.closed;
+  expect(conn.received()).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+  expect((await refusalsLogged(status, from)).at(-1)).toMatchObject({ status, client: expect.stringMatching(/127\.0\.0\.1/) });
+  expect(await refusalCount(status)).toBe(before + 1);
+});
+
+test('a declared length over the limit is logged and counted as a 413 too', async () => {
+  const from = app.logLines.length;
+  const before = await refusalCount(413);
+  const conn = open();
+  conn.socket.write(head([...SOAP_HEAD, 'Content-Length: 100000']));
+  await conn.closed;
+  expect(conn.received()).toMatch(/^HTTP\/1\.1 413 /);
+  expect((await refusalsLogged(413, from)).at(-1)).toMatchObject({ status: 413, reason: 'REQUEST_TOO_LARGE' });
+  expect(await refusalCount(413)).toBe(before + 1);
+});
