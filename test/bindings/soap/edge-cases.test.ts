@@ -121,6 +121,23 @@ describe('DTDs and entities', () => {
   });
 });
 
+describe('malformed XML after the envelope began, met while routing on the body (no SOAPAction)', () => {
+  const broken = (ns: string) => `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${ns}"><soap:Header><Security xmlns="urn:s"><a>`;
+
+  test('a SOAP 1.1 envelope that breaks off inside soap:Header is ASMX\'s malformed document: 400, empty, text/xml', async () => {
+    expectResponse(await post(app.port, broken(SOAP11_NS), { 'Content-Type': TEXT_XML }), 400, TEXT_XML, '');
+  });
+
+  test('a SOAP 1.2 one the same, in SOAP 1.2\'s content type', async () => {
+    expectResponse(await post(app.port, broken(SOAP12_NS), { 'Content-Type': SOAP12_TYPE }), 400, SOAP12_TYPE, '');
+  });
+
+  test('a body broken inside the operation element is answered the same', async () => {
+    const body = `<soap:Envelope xmlns:soap="${SOAP11_NS}"><soap:Body><AuthenticateToken xmlns="${NS}"><token>t</token`;
+    expectResponse(await post(app.port, body, { 'Content-Type': TEXT_XML }), 400, TEXT_XML, '');
+  });
+});
+
 describe('parameters as clients send them', () => {
   const call11 = (body: string) => post(app.port, soap11(body), { 'Content-Type': TEXT_XML, SOAPAction: ACTION('AuthenticateToken') });
 
