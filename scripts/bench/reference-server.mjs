@@ -81,7 +81,7 @@ export function createReference(config) {
         fullname: fullName,
       });
     }
-    const declaration = '<?xml version="1.0" encoding="utf-16"?>';
+    const declaration = '<?xml version="1.0" encoding="UTF-16"?>';
     if (!signedIn) {
       const { number, description } = NOT_SIGNED_IN[operation];
       return `${declaration}<iBridge><Errors><Error Number="${number}" Description="${escapeAttribute(description)}" /></Errors></iBridge>`;

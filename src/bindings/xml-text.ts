@@ -1,6 +1,6 @@
 /**
  * XML escaping as ASMX's XmlWriter does it. Element text escapes only &, < and > (never quotes: the PHP
- * iBridge client rewrites encoding="utf-16" in the raw response text). Characters XML 1.0 cannot carry
+ * iBridge client rewrites encoding="UTF-16" in the raw response text). Characters XML 1.0 cannot carry
  * become U+FFFD rather than producing a document no client can parse.
  */
 // eslint-disable-next-line no-control-regex

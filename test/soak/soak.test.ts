@@ -56,11 +56,11 @@ const TEXT = 'text/plain; charset=utf-8';
 const escapeText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 const ibridgeUser = (token: string) =>
-  `<?xml version="1.0" encoding="utf-16"?><iBridge><User ID="${REFERENCE.memberId}" TOKEN="${token}" EMAIL="ada@example.org" FIRSTNAME="Ada" LASTNAME="Lovelace" FULL_NAME="Ada Lovelace" /></iBridge>`;
+  `<?xml version="1.0" encoding="UTF-16"?><iBridge><User ID="${REFERENCE.memberId}" TOKEN="${token}" EMAIL="ada@example.org" FIRSTNAME="Ada" LASTNAME="Lovelace" FULL_NAME="Ada Lovelace" /></iBridge>`;
 const NOT_SIGNED_IN: Record<Operation, string> = {
-  AuthenticateToken: '<?xml version="1.0" encoding="utf-16"?><iBridge><Errors><Error Number="1001" Description="Invalid token: no live session has this token" /></Errors></iBridge>',
+  AuthenticateToken: '<?xml version="1.0" encoding="UTF-16"?><iBridge><Errors><Error Number="1001" Description="Invalid token: no live session has this token" /></Errors></iBridge>',
   AuthenticateCookie:
-    '<?xml version="1.0" encoding="utf-16"?><iBridge><Errors><Error Number="1002" Description="Invalid login cookie: no live session token was issued for this cookie and domain" /></Errors></iBridge>',
+    '<?xml version="1.0" encoding="UTF-16"?><iBridge><Errors><Error Number="1002" Description="Invalid login cookie: no live session token was issued for this cookie and domain" /></Errors></iBridge>',
 };
 
 interface Expected {

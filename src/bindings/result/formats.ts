@@ -10,8 +10,11 @@ function fullName(member: MemberRow): string {
   return [member.firstName, member.lastName].filter(Boolean).join(' ');
 }
 
-/** ISGweb/iBridge: an XML document in the string, declared utf-16 because the Java client re-encodes it so. */
-const IBRIDGE_DECLARATION = '<?xml version="1.0" encoding="utf-16"?>';
+/**
+ * ISGweb/iBridge: an XML document in the string, declared UTF-16 because the Java client re-encodes it so. In
+ * upper case: a theme deployed at ISGweb associations replaces exactly `UTF-16` by `UTF-8` before it parses.
+ */
+const IBRIDGE_DECLARATION = '<?xml version="1.0" encoding="UTF-16"?>';
 
 function ibridge(outcome: Outcome): string {
   if (!outcome.signedIn) {

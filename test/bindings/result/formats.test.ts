@@ -9,7 +9,7 @@ import type { OperationName } from '../../../src/service/wsdl-types.js';
 import type { MemberRow } from '../../../src/store/store.js';
 import { tempSqliteStore } from '../../helpers/temp-store.js';
 
-const DECLARATION = '<?xml version="1.0" encoding="utf-16"?>';
+const DECLARATION = '<?xml version="1.0" encoding="UTF-16"?>';
 const OPERATIONS: OperationName[] = ['AuthenticateToken', 'AuthenticateCookie'];
 const TOKEN = 'tK9_x-3Qv7wZpL2mN8rS4uY6aB1cD5eF0gH2iJ4kL6m';
 
@@ -70,9 +70,16 @@ describe('ibridge', () => {
     );
   });
 
-  it.each(OPERATIONS)('starts with the double-quoted utf-16 declaration and nothing before it (%s)', (operation) => {
+  it('survives the ISGweb theme\'s rewrite (exactly "UTF-16" replaced by "UTF-8", case-sensitive) as a UTF-8 document', async () => {
+    const rewritten = render(signedIn()).split('UTF-16').join('UTF-8');
+    expect(rewritten.startsWith('<?xml version="1.0" encoding="UTF-8"?><iBridge>')).toBe(true);
+    const doc = (await parseStringPromise(rewritten)) as { iBridge: { User: Array<{ $: Record<string, string> }> } };
+    expect(doc.iBridge.User[0]?.$.ID).toBe('10042');
+  });
+
+  it.each(OPERATIONS)('starts with the double-quoted UTF-16 declaration, in upper case, and nothing before it (%s)', (operation) => {
     for (const text of [render(signedIn(member(), operation)), render(notSignedIn(operation))]) {
-      expect(text.startsWith('<?xml version="1.0" encoding="utf-16"?><iBridge>')).toBe(true);
+      expect(text.startsWith('<?xml version="1.0" encoding="UTF-16"?><iBridge>')).toBe(true);
       expect(text.endsWith('</iBridge>')).toBe(true);
     }
   });
@@ -296,7 +303,7 @@ describe('escapeXmlText', () => {
   });
 
   it('leaves the utf-16 declaration of an inner document with its double quotes', () => {
-    expect(escapeXmlText(`${DECLARATION}<iBridge />`)).toBe('&lt;?xml version="1.0" encoding="utf-16"?&gt;&lt;iBridge /&gt;');
+    expect(escapeXmlText(`${DECLARATION}<iBridge />`)).toBe('&lt;?xml version="1.0" encoding="UTF-16"?&gt;&lt;iBridge /&gt;');
   });
 
   it('replaces characters XML 1.0 cannot carry with U+FFFD and keeps non-BMP characters', () => {

@@ -388,7 +388,7 @@ describe('result escaping on the wire (RESULT_FORMAT=ibridge)', () => {
     expect(response.status).toBe(200);
     expect(response.body.subarray(0, 5).toString('latin1')).toBe('<?xml');
     const text = response.body.toString('utf8');
-    expect(text).toContain('<AuthenticateTokenResult>&lt;?xml version="1.0" encoding="utf-16"?&gt;&lt;iBridge&gt;&lt;User ID="member-42" ');
+    expect(text).toContain('<AuthenticateTokenResult>&lt;?xml version="1.0" encoding="UTF-16"?&gt;&lt;iBridge&gt;&lt;User ID="member-42" ');
     expect(text).not.toContain('&quot;');
   });
 
@@ -403,7 +403,7 @@ describe('result escaping on the wire (RESULT_FORMAT=ibridge)', () => {
       'soap:Envelope': { 'soap:Body': Array<{ AuthenticateTokenResponse: Array<{ AuthenticateTokenResult: string[] }> }> };
     };
     const result = outer['soap:Envelope']['soap:Body'][0]?.AuthenticateTokenResponse[0]?.AuthenticateTokenResult[0] ?? '';
-    expect(result.startsWith('<?xml version="1.0" encoding="utf-16"?><iBridge>')).toBe(true);
+    expect(result.startsWith('<?xml version="1.0" encoding="UTF-16"?><iBridge>')).toBe(true);
     const inner = (await parseStringPromise(result)) as { iBridge: { User: Array<{ $: Record<string, string> }> } };
     const user = inner.iBridge.User[0]?.$;
     expect(user).toMatchObject({
