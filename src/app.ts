@@ -1,4 +1,5 @@
 import express, { type Express } from 'express';
+import type { Registry } from 'prom-client';
 import { mountAsmx } from './bindings/asmx-routes.js';
 import type { CallMetrics } from './bindings/call-log.js';
 import { createRefusals, hostFilter, notFound, requestErrorHandler, type RefusalMetrics } from './bindings/request-errors.js';
@@ -6,7 +7,6 @@ import type { Config } from './config/config.js';
 import type { Logger } from './log/logger.js';
 import type { Readiness } from './ops/readiness.js';
 import { createOpsRouter, HEALTH_PATH, METRICS_PATH, READY_PATH } from './ops/routes.js';
-import type { Registry } from 'prom-client';
 import type { Services } from './service/index.js';
 import { createSigninRouter, type SigninMetrics } from './signin/router.js';
 import { createHostPolicy } from './web/host-policy.js';
@@ -25,9 +25,10 @@ export interface AppDeps {
 
 /**
  * The whole application as one Express app; it never listens (src/main.ts does). In order: every request
- * gets its id; with ALLOWED_HOSTS, a request for another host is refused; the ASMX endpoint and its HTTP GET/POST sidecar, which take nearly every request;
- * /healthz, /readyz and /metrics; the sign-in pages; ASP.NET's 404 for anything else; one error handler.
- * Every response echoes the request's id in X-Request-Id and forbids content sniffing.
+ * gets its id; with ALLOWED_HOSTS, a request for another host is refused; the ASMX endpoint and its HTTP
+ * GET/POST sidecar, which take nearly every request; /healthz, /readyz and /metrics; the sign-in pages;
+ * ASP.NET's 404 for anything else; one error handler. Every response echoes the request's id in
+ * X-Request-Id and forbids content sniffing.
  */
 export async function createApp({ config, services, logger, readiness, metrics, metricsRegistry }: AppDeps): Promise<Express> {
   const refuse = createRefusals(logger, metrics);
@@ -40,7 +41,7 @@ export async function createApp({ config, services, logger, readiness, metrics, 
   });
   if (config.allowedHosts !== undefined) app.use(hostFilter(createHostPolicy(config), new Set([HEALTH_PATH, READY_PATH, METRICS_PATH]), refuse));
   // ASMX responses write both headers among the others they write at once (src/bindings/asmx-response.ts);
-  // every other response gets them here. setHeader would put every ASMX response on Node's slower way of writing headers.
+  // every other response gets them here: setHeader would put every ASMX response on Node's slower header path.
   await mountAsmx(app, { config, authentication: services.authentication, logger, metrics, refuse });
   app.use((req, res, next) => {
     res.setHeader(REQUEST_ID_HEADER, requestIdOf(req) ?? '');
