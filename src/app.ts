@@ -2,13 +2,15 @@ import express, { type Express } from 'express';
 import type { Registry } from 'prom-client';
 import { mountAsmx } from './bindings/asmx-routes.js';
 import type { CallMetrics } from './bindings/call-log.js';
-import { createRefusals, hostFilter, notFound, requestErrorHandler, type RefusalMetrics } from './bindings/request-errors.js';
+import { createRefusals, hostFilter, notFound, requestErrorHandler } from './bindings/request-errors.js';
 import type { Config } from './config/config.js';
 import type { Logger } from './log/logger.js';
+import type { Refusal } from './log/refusal-log.js';
 import type { Readiness } from './ops/readiness.js';
 import { createOpsRouter, HEALTH_PATH, METRICS_PATH, READY_PATH } from './ops/routes.js';
 import type { Services } from './service/index.js';
 import { createSigninRouter, type SigninMetrics } from './signin/router.js';
+import { clientAddress } from './web/client-address.js';
 import { createHostPolicy } from './web/host-policy.js';
 import { assignRequestId, REQUEST_ID_HEADER, requestIdOf } from './web/request-id.js';
 
@@ -18,7 +20,9 @@ export interface AppDeps {
   logger: Logger;
   readiness: () => Promise<Readiness>;
   /** Where calls and sign-ins are counted. */
-  metrics?: (CallMetrics & SigninMetrics & RefusalMetrics) | undefined;
+  metrics?: (CallMetrics & SigninMetrics) | undefined;
+  /** Where requests refused before a binding took them are recorded (src/log/refusal-log.ts). */
+  recordRefusal: (refusal: Refusal) => void;
   /** Served at /metrics on the main port when given (metrics on, no METRICS_PORT). */
   metricsRegistry?: Registry | undefined;
 }
@@ -30,8 +34,8 @@ export interface AppDeps {
  * ASP.NET's 404 for anything else; one error handler. Every response echoes the request's id in
  * X-Request-Id and forbids content sniffing.
  */
-export async function createApp({ config, services, logger, readiness, metrics, metricsRegistry }: AppDeps): Promise<Express> {
-  const refuse = createRefusals(logger, metrics);
+export async function createApp({ config, services, logger, readiness, metrics, metricsRegistry, recordRefusal }: AppDeps): Promise<Express> {
+  const refuse = createRefusals(recordRefusal, (req) => clientAddress(req, config.trustProxy));
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);

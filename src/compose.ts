@@ -3,6 +3,7 @@ import type { Express } from 'express';
 import { createApp } from './app.js';
 import type { Config } from './config/config.js';
 import { createLogger, type Logger } from './log/logger.js';
+import { refusalLog } from './log/refusal-log.js';
 import { createMetrics, type Metrics } from './ops/metrics.js';
 import { metricsListener } from './ops/metrics-server.js';
 import { startPurge, type PurgeScheduler } from './ops/purge.js';
@@ -62,6 +63,7 @@ export async function composeInstance(options: InstanceOptions): Promise<Instanc
     ...(metrics ? { events: metrics } : {}),
   });
   const readiness = createReadiness({ store, logger });
+  const recordRefusal = refusalLog(logger, metrics && ((status) => metrics.refusal(status)));
   const separateMetricsPort = metrics !== undefined && config.metrics.port !== undefined;
   const app = await createApp({
     config,
@@ -70,6 +72,7 @@ export async function composeInstance(options: InstanceOptions): Promise<Instanc
     readiness: () => readiness.check(),
     metrics,
     metricsRegistry: separateMetricsPort ? undefined : metrics?.registry,
+    recordRefusal,
   });
   return {
     config,
@@ -83,10 +86,7 @@ export async function composeInstance(options: InstanceOptions): Promise<Instanc
       createHttpServer(app, config.server, {
         prototypes: app,
         maxBodyBytes: config.maxBodyBytes,
-        onRefusal: ({ status, reason, client }) => {
-          metrics?.refusal(status);
-          logger.warn('refused', { status, reason, client: client ?? null });
-        },
+        onRefusal: ({ status, reason, client }) => recordRefusal({ status, reason, client: client ?? null }),
       }),
     metricsApp: separateMetricsPort && metrics ? metricsListener(metrics.registry, logger) : undefined,
     startPurge: () =>

@@ -108,3 +108,17 @@ test('a declared length over the limit is logged and counted as a 413 too', asyn
   expect((await refusalsLogged(413, from)).at(-1)).toMatchObject({ status: 413, reason: 'REQUEST_TOO_LARGE' });
   expect(await refusalCount(413)).toBe(before + 1);
 });
+
+test('behind a trusted proxy, the refused line names the client the proxy forwarded, as the call log does', async () => {
+  const proxied = await startTestApp({ env: { MAX_BODY_BYTES: '4096', TRUST_PROXY: '127.0.0.1' } });
+  try {
+    const socket = connect(proxied.port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    socket.write(head([...SOAP_HEAD, 'X-Forwarded-For: 203.0.113.9', 'Content-Length: 100000']));
+    await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    await waitUntil(() => proxied.logLines.some((line) => line.message === 'refused'), 'a refused log line');
+    expect(proxied.logLines.find((line) => line.message === 'refused')).toMatchObject({ status: 413, client: '203.0.113.9' });
+  } finally {
+    await proxied.close();
+  }
+});

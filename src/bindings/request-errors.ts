@@ -1,26 +1,22 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../log/logger.js';
+import type { Refusal } from '../log/refusal-log.js';
 import type { HostPolicy } from '../web/host-policy.js';
 import { requestIdOf } from '../web/request-id.js';
 import { errorResponse, type AsmxError, type ErrorOf } from './asmx-errors.js';
 import { sendAsmx } from './asmx-response.js';
 
-/** Where refusals are counted besides the log; the app hands in src/ops/metrics.ts's. */
-export interface RefusalMetrics {
-  refusal(status: number): void;
-}
-
-/** Answers a request refused before any binding took it, logs it and counts it. */
+/** Answers a request refused before any binding took it, and records it. */
 export type Refuse = (req: IncomingMessage, res: ServerResponse, error: AsmxError<ErrorOf<'endpoint'>>, options?: { close?: boolean }) => void;
 
-export function createRefusals(logger: Logger, metrics?: RefusalMetrics): Refuse {
+/** `record` is src/log/refusal-log.ts's; `clientOf` reads the client's address as the call log does. */
+export function createRefusals(record: (refusal: Refusal) => void, clientOf: (req: IncomingMessage) => string): Refuse {
   return (req, res, error, options = {}) => {
     if (options.close) res.setHeader('Connection', 'close');
     const response = errorResponse('endpoint', error, { headOnly: req.method === 'HEAD' });
     sendAsmx(res, response);
-    metrics?.refusal(response.status);
-    logger.warn('refused', { status: response.status, reason: error.code, path: pathOf(req.url), client: req.socket.remoteAddress ?? null, requestId: requestIdOf(req) });
+    record({ status: response.status, reason: error.code, client: clientOf(req), path: pathOf(req.url), requestId: requestIdOf(req) });
   };
 }
 
