@@ -114,6 +114,7 @@ test('behind a trusted proxy, the refused line names the client the proxy forwar
   try {
     const socket = connect(proxied.port, '127.0.0.1');
     socket.on('error', () => undefined);
+    socket.resume();
     socket.write(head([...SOAP_HEAD, 'X-Forwarded-For: 203.0.113.9', 'Content-Length: 100000']));
     await new Promise<void>((resolve) => socket.once('close', () => resolve()));
     await waitUntil(() => proxied.logLines.some((line) => line.message === 'refused'), 'a refused log line');
