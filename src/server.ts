@@ -150,7 +150,7 @@ export function startServer(server: Server, options: { host: string; port: numbe
  * running after timeoutMs, or when `force` is aborted (a second signal), have their connections cut. It always
  * resolves.
  */
-export function stopServer(server: Server, options: { timeoutMs: number; force?: AbortSignal; drainMs?: number }): Promise<StopReport> {
+export function stopServer(server: Server, options: { timeoutMs: number; force?: AbortSignal }): Promise<StopReport> {
   const state = states.get(server) ?? { inFlight: new Set<ServerResponse>(), draining: false, drained: false };
   state.draining = true;
   for (const res of state.inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
@@ -169,7 +169,7 @@ export function stopServer(server: Server, options: { timeoutMs: number; force?:
       report.cut = state.inFlight.size;
       server.closeAllConnections();
     };
-    const drain = setTimeout(endDrain, Math.min(options.drainMs ?? DRAIN_WINDOW_MS, options.timeoutMs));
+    const drain = setTimeout(endDrain, Math.min(DRAIN_WINDOW_MS, options.timeoutMs));
     const deadline = setTimeout(cut, options.timeoutMs);
     options.force?.addEventListener('abort', cut, { once: true });
     if (options.force?.aborted) cut();

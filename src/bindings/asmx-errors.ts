@@ -59,6 +59,7 @@ export const ASMX_ERRORS = {
   // ASP.NET's limit on form fields (aspnet:MaxHttpCollectionKeys) throws this InvalidOperationException.
   TOO_MANY_PARAMETERS: { text: () => 'Operation is not valid due to the current state of the object.', endpoint: page(500) },
   UNSUPPORTED_ENCODING: { text: () => 'Unsupported content encoding.', endpoint: page(415) },
+  UNSUPPORTED_CHARSET: { text: () => 'Unsupported charset.', endpoint: page(415) },
   UNREADABLE_REQUEST: { text: () => 'The request could not be read.', endpoint: page(400) },
   INTERNAL_ERROR: {
     text: () => 'An internal error occurred; it has been logged.',

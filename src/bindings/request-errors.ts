@@ -32,7 +32,7 @@ const BODY_ERRORS: Record<string, AsmxError<ErrorOf<'endpoint'>>> = {
   'entity.too.large': { code: 'REQUEST_TOO_LARGE' },
   'parameters.too.many': { code: 'TOO_MANY_PARAMETERS' },
   'encoding.unsupported': { code: 'UNSUPPORTED_ENCODING' },
-  'charset.unsupported': { code: 'UNSUPPORTED_ENCODING' },
+  'charset.unsupported': { code: 'UNSUPPORTED_CHARSET' },
 };
 
 /**

@@ -62,6 +62,9 @@ const CASES: { [C in AsmxErrorCode]: Partial<Record<ErrorBinding, Case>> } = {
   },
   TOO_MANY_PARAMETERS: { endpoint: { request: form('/Authentication.asmx/AuthenticateToken', 'a=1&'.repeat(1001)), status: 500 } },
   UNSUPPORTED_ENCODING: { endpoint: { request: { ...soap11('x'), headers: { 'Content-Type': 'text/xml', SOAPAction: ACTION, 'Content-Encoding': 'compress' } }, status: 415 } },
+  UNSUPPORTED_CHARSET: {
+    endpoint: { request: form('/Authentication.asmx/AuthenticateToken', 'token=t', 'application/x-www-form-urlencoded; charset=koi8-r'), status: 415 },
+  },
   UNREADABLE_REQUEST: { endpoint: { request: { ...soap11('not gzip'), headers: { 'Content-Type': 'text/xml', SOAPAction: ACTION, 'Content-Encoding': 'gzip' } }, status: 400 } },
   INTERNAL_ERROR: {
     endpoint: {
