@@ -57,6 +57,7 @@ export async function composeInstance(options: InstanceOptions): Promise<Instanc
     secretKey: options.secretKey,
     session: config.session,
     signin: config.signin,
+    memberIdFormat: config.memberIdFormat,
     callerThrottle: config.callerThrottle,
     cacheTtlMs: config.cacheTtlMs,
     ...(options.clock ? { clock: options.clock } : {}),

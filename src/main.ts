@@ -66,10 +66,15 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
 
   const purge = instance.startPurge();
 
+  logger.info('settings', {
+    profile: config.profile ?? null,
+    settings: Object.fromEntries(config.settings.map(({ name, value, source }) => [name, { value, source }])),
+  });
   logger.info('listening', {
     url: `http://${hostForUrl(config.host)}:${port}${config.basePath}/Authentication.asmx`,
     store: config.databaseUrl ? 'postgresql' : 'sqlite',
     resultFormat: config.resultFormat,
+    operations: config.operations,
     metrics: metricsUrl ?? 'off',
   });
 

@@ -12,7 +12,7 @@ import { createDiscovery } from './discovery/index.js';
 import { createWsdlDocument } from './discovery/wsdl-document.js';
 import { createHttpSidecar } from './http/sidecar.js';
 import { createOperationTable } from './operations.js';
-import { RESULT_RENDERERS } from './result/formats.js';
+import { createResultRenderer } from './result/formats.js';
 import { createNodeSoapStack } from './soap/node-soap.js';
 import { createSoapBinding } from './soap/soap-binding.js';
 
@@ -59,18 +59,18 @@ const isJson = (req: Request) => /^application\/json\s*(;|$)/i.test(req.headers[
  */
 export async function mountAsmx(app: Express, deps: AsmxDeps): Promise<void> {
   const { config } = deps;
-  const operations = createOperationTable(deps.authentication, RESULT_RENDERERS[config.resultFormat]);
+  const operations = createOperationTable(deps.authentication, createResultRenderer(config), config);
   const logCall = createCallLogger(deps.logger, deps.metrics);
   // node-soap always gets every binding: it serves from the first SOAP port whichever are switched off.
   const allBindings = { soap11: true, soap12: true, httpGet: true, httpPost: true };
   const stack = await createNodeSoapStack({
     wsdlXml: createWsdlDocument({ ...config, bindings: allBindings }).render(`http://localhost/${ENDPOINT_FILE}`),
-    serviceName: config.serviceName,
+    names: config.wsdlNames,
     namespace: config.soapNamespace,
     operations,
   });
   const discovery = createDiscovery(config);
-  const soap = createSoapBinding({ config, stack, logCall });
+  const soap = createSoapBinding({ config, stack, operations, logCall });
   const readRaw = bodyParser.raw({ type: () => true, limit: config.maxBodyBytes });
   const methodNotAllowed = (req: Request, res: Response) =>
     sendAsmx(res, errorResponse('endpoint', { code: 'METHOD_NOT_ALLOWED' }, { headOnly: req.method === 'HEAD' }));

@@ -15,7 +15,17 @@ export type BindingName = 'soap11' | 'soap12' | 'httpget' | 'httppost';
 export type CallResult = { outcome: Outcome } | { refused: AsmxErrorCode } | { fault: CallFaultCode; retryAfterSeconds?: number; error?: unknown };
 
 /** How a call ended, for metrics: a few fixed values (the log line has the details). */
-export type CallOutcomeKind = 'signed_in' | 'not_signed_in' | 'invalid_security_password' | 'throttled' | 'refused' | 'error';
+export type CallOutcomeKind =
+  | 'signed_in'
+  | 'verified'
+  | 'session_ended'
+  | 'not_signed_in'
+  | 'invalid_credentials'
+  | 'locked'
+  | 'invalid_security_password'
+  | 'throttled'
+  | 'refused'
+  | 'error';
 
 /** Where calls are counted besides the log; the app hands in src/ops/metrics.ts's. */
 export interface CallMetrics {
@@ -66,9 +76,11 @@ export function createCallLogger(logger: Logger, metrics?: CallMetrics): CallLog
       requestId: requestIdOf(req),
     };
     if ('outcome' in result) {
-      line.caller = result.outcome.caller;
-      line.outcome = result.outcome.signedIn ? 'signed-in' : `not-signed-in:${result.outcome.reason}`;
-      if (result.outcome.signedIn) line.member = result.outcome.member.id;
+      const { outcome } = result;
+      line.caller = outcome.caller;
+      line.outcome = outcomeWords(outcome);
+      if (outcome.kind !== 'refused') line.member = outcome.member.id;
+      if (outcome.kind === 'refused' && outcome.refusal.kind === 'locked') line.retryAfterSeconds = outcome.refusal.retryAfterSeconds;
     } else if ('refused' in result) {
       line.outcome = `refused:${result.refused}`;
     } else {
@@ -84,8 +96,16 @@ export function createCallLogger(logger: Logger, metrics?: CallMetrics): CallLog
   };
 }
 
+/** The log's words for an operation's answer: signed-in, verified, session-ended, not-signed-in:<reason>, invalid-credentials, locked. */
+function outcomeWords(outcome: Outcome): string {
+  if (outcome.kind === 'member') return outcome.session ? 'signed-in' : 'verified';
+  if (outcome.kind === 'session-ended') return 'session-ended';
+  const { refusal } = outcome;
+  return refusal.kind === 'not-signed-in' ? `not-signed-in:${refusal.reason}` : refusal.kind;
+}
+
 function outcomeKind(result: CallResult): CallOutcomeKind {
-  if ('outcome' in result) return result.outcome.signedIn ? 'signed_in' : 'not_signed_in';
+  if ('outcome' in result) return outcomeWords(result.outcome).replace(/:.*/, '').replace(/-/g, '_') as CallOutcomeKind;
   if ('refused' in result) return 'refused';
   return FAULT_OUTCOMES[result.fault].kind;
 }

@@ -1,3 +1,4 @@
+import type { Config } from '../config/config.js';
 import type { AuthenticationService, CallContext, Outcome } from '../service/authentication.js';
 import { CallerThrottledError, ServiceError } from '../service/errors.js';
 import {
@@ -21,14 +22,11 @@ type Handler<K extends OperationName> = (service: AuthenticationService, request
 const HANDLERS: { [K in OperationName]: Handler<K> } = {
   AuthenticateCookie: (service, request, context) => service.authenticateCookie(request, context),
   AuthenticateToken: (service, request, context) => service.authenticateToken(request, context),
+  AuthenticateUser: (service, request, context) => service.authenticateUser(request, context),
+  DeleteUserSession: (service, request, context) => service.deleteUserSession(request, context),
+  Login: (service, request, context) => service.login(request, context),
+  ValidateUser: (service, request, context) => service.validateUser(request, context),
 };
-
-/** The operations in WSDL order. */
-export const OPERATION_NAMES = Object.keys(OPERATION_PARAMETERS) as OperationName[];
-
-export function isOperation(name: string): name is OperationName {
-  return Object.hasOwn(OPERATION_PARAMETERS, name);
-}
 
 /** The faults a call can end in, on every binding. */
 export type CallFaultCode = ErrorOf<'soap'> & ErrorOf<'http'>;
@@ -39,6 +37,10 @@ export type CallAnswer<K extends OperationName> =
   | { ok: false; fault: AsmxError<CallFaultCode>; error?: unknown };
 
 export interface OperationTable {
+  /** The operations the endpoint offers (OPERATIONS), in WSDL order; the others answer as unknown methods. */
+  readonly names: readonly OperationName[];
+  /** Whether the endpoint offers an operation of exactly this name. */
+  offers(name: string): name is OperationName;
   /** The operation's parameters, in WSDL order. */
   parameters(operation: OperationName): readonly string[];
   /**
@@ -48,12 +50,22 @@ export interface OperationTable {
   invoke<K extends OperationName>(operation: K, read: (parameter: string) => string | null, context: CallContext): Promise<CallAnswer<K>>;
 }
 
-/** The table over one service, rendering outcomes in the configured result format. */
-export function createOperationTable(service: AuthenticationService, render: ResultRenderer): OperationTable {
+/** The table of the offered operations over one service, rendering outcomes in the configured result format. */
+export function createOperationTable(
+  service: AuthenticationService,
+  render: ResultRenderer,
+  contract: Pick<Config, 'operations' | 'operationParameters'>,
+): OperationTable {
+  const names = new Set<string>(contract.operations);
+  const declared = Object.fromEntries(
+    Object.entries(contract.operationParameters).map(([operation, parameters]) => [operation, new Set(parameters)]),
+  ) as Partial<Record<OperationName, ReadonlySet<string>>>;
   return {
-    parameters: (operation) => OPERATION_PARAMETERS[operation],
+    names: contract.operations,
+    offers: (name): name is OperationName => names.has(name),
+    parameters: (operation) => contract.operationParameters[operation],
     async invoke(operation, read, context) {
-      const request = requestOf(operation, read);
+      const request = requestOf(operation, (name) => (declared[operation]?.has(name) ? read(name) : null));
       try {
         const outcome = await HANDLERS[operation](service, request, context);
         const result = render(outcome);
@@ -65,7 +77,10 @@ export function createOperationTable(service: AuthenticationService, render: Res
   };
 }
 
-/** The generated parameter list is the request type's keys (the generator checks it), so this object is that type. */
+/**
+ * The generated parameter list is the request type's keys (the generator checks it), so this object is that
+ * type; a parameter the endpoint does not declare reads as null.
+ */
 function requestOf<K extends OperationName>(operation: K, read: (parameter: string) => string | null): OperationRequest<K> {
   const parameters: readonly string[] = OPERATION_PARAMETERS[operation];
   return Object.fromEntries(parameters.map((name) => [name, read(name)])) as unknown as OperationRequest<K>;

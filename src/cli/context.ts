@@ -31,12 +31,12 @@ export function createCliContext(env: Environment, io: CliIo = processIo): CliCo
     io,
     config: configOnce,
     async withServices(fn) {
-      const { dataDir, databaseUrl, secretKey, session, signin } = configOnce();
+      const { dataDir, databaseUrl, secretKey, session, signin, memberIdFormat } = configOnce();
       const key = loadOrCreateSecretKey(secretKey, dataDir, { shared: databaseUrl !== undefined });
       const store = await openStore({ dataDir, databaseUrl });
       try {
         await checkDeploymentKey(store, key);
-        return await fn(createServices({ store, secretKey: key, session, signin }));
+        return await fn(createServices({ store, secretKey: key, session, signin, memberIdFormat }));
       } finally {
         await store.close();
       }

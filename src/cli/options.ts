@@ -13,6 +13,11 @@ export function required(name: string) {
 
 export const optionalText = z.string().trim().optional();
 
+/** Commander's parser for an option that may be given more than once: its values in order. */
+export function repeatable(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
 export const json = z.boolean().default(false);
 
 export function emailOption(name: string) {

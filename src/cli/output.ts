@@ -11,8 +11,11 @@ export function isoTimeOrNull(ms: number | null): string | null {
   return ms === null ? null : isoTime(ms);
 }
 
-/** `--json` prints one JSON document and nothing else on stdout, so that the output pipes into jq. */
-function printJson(io: CliIo, value: unknown): void {
+/**
+ * `--json` prints one JSON document and nothing else on stdout, so that the output pipes into jq. Records whose
+ * JSON holds more than table cells (nested objects) print it themselves.
+ */
+export function printJson(io: CliIo, value: unknown): void {
   io.out(`${JSON.stringify(value, null, 2)}\n`);
 }
 

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { exitCodeOf } from './action.js';
 import { callersCommand } from './commands/callers.js';
+import { configCommand } from './commands/config.js';
 import { membersCommand } from './commands/members.js';
 import { serveCommand } from './commands/serve.js';
 import { sessionsCommand } from './commands/sessions.js';
@@ -23,7 +24,8 @@ export function createProgram(ctx: CliContext, version: string): Command {
     .addCommand(serveCommand(ctx), { isDefault: true })
     .addCommand(callersCommand(ctx))
     .addCommand(membersCommand(ctx))
-    .addCommand(sessionsCommand(ctx));
+    .addCommand(sessionsCommand(ctx))
+    .addCommand(configCommand(ctx));
   routeOutput(program, ctx.io);
   return program;
 }

@@ -2,18 +2,53 @@ import { readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { OPERATION_PARAMETERS, type OperationName } from '../service/wsdl-types.js';
 import { parseDurationSeconds } from './duration.js';
+import { PROFILE_NAMES, PROFILES, type ProfileName } from './profiles.js';
+import {
+  DEFAULT_JSON_FIELDS,
+  EXTRA_KEY,
+  EXTRA_PREFIX,
+  IBRIDGE_ATTRIBUTE_NAMES,
+  IBRIDGE_CORE_ATTRIBUTES,
+  JSON_FIELD_NAMES,
+  type ChosenField,
+  type IbridgeAttributeName,
+  type JsonFieldName,
+} from './result-fields.js';
+import { describeSettings, type Setting } from './settings.js';
+import { encodeXmlName } from './xml-name.js';
 
 export const RESULT_FORMATS = ['ibridge', 'json', 'plain'] as const;
 export type ResultFormat = (typeof RESULT_FORMATS)[number];
 
+export const MEMBER_ID_FORMATS = ['any', 'guid'] as const;
+export const SESSION_TOKEN_FORMATS = ['opaque', 'guid'] as const;
+
 export interface Config {
+  /** PROFILE: the vendor whose partner clients this deployment serves, or undefined. */
+  readonly profile: ProfileName | undefined;
+  /** Every setting's effective value (secrets masked) and where it came from, for the start-up log and `config show`. */
+  readonly settings: readonly Setting[];
   readonly port: number;
   readonly host: string;
   readonly dataDir: string;
   readonly databaseUrl: string | undefined;
   readonly soapNamespace: string;
+  /** The service's name as people read it (help pages); spaces allowed. */
   readonly serviceName: string;
+  /** The names the WSDL gives the service, the bindings and ports, and the portTypes, encoded as ASMX does. */
+  readonly wsdlNames: { readonly service: string; readonly binding: string; readonly portType: string };
+  /** The operations the endpoint offers (OPERATIONS), in WSDL order. */
+  readonly operations: readonly OperationName[];
+  /**
+   * Each operation's parameters as the endpoint declares them, in WSDL order: the WSDL's, without
+   * authenticationToken when AUTHENTICATION_TOKEN_PARAMETER is off (clients generated before it existed, and
+   * CRM4M's, send three parameters, and the HTTP bindings refuse a call that lacks a declared one).
+   */
+  readonly operationParameters: Readonly<Record<OperationName, readonly string[]>>;
+  /** wsdl:documentation of the service and of operations, also shown on the help pages. */
+  readonly documentation: { readonly service: string | undefined; readonly operations: Readonly<Partial<Record<OperationName, string>>> };
   /** '' or a path such as '/webservices', without a trailing slash. */
   readonly basePath: string;
   /** Public base URL the endpoint is reached at, without a trailing slash; overrides Host and X-Forwarded-*. */
@@ -26,10 +61,22 @@ export interface Config {
   /** Whose X-Forwarded-* headers are believed (TRUST_PROXY). */
   readonly trustProxy: ProxyTrust;
   readonly resultFormat: ResultFormat;
+  /** The fields of a json result (JSON_FIELDS), in order. */
+  readonly jsonFields: readonly ChosenField<JsonFieldName>[];
+  /** Member attributes an ibridge User element adds (IBRIDGE_USER_ATTRIBUTES), in order. */
+  readonly ibridgeAttributes: readonly ChosenField<IbridgeAttributeName>[];
+  /** MEMBER_ID_FORMAT: guid makes new member ids GUIDs (CRM4M's clients type them as UUIDs). */
+  readonly memberIdFormat: (typeof MEMBER_ID_FORMATS)[number];
   readonly maxBodyBytes: number;
   readonly logLevel: string;
   readonly bindings: { readonly soap11: boolean; readonly soap12: boolean; readonly httpGet: boolean; readonly httpPost: boolean };
-  readonly session: { readonly absoluteTimeoutSeconds: number; readonly idleTimeoutSeconds: number; readonly slidingIdle: boolean };
+  readonly session: {
+    readonly absoluteTimeoutSeconds: number;
+    readonly idleTimeoutSeconds: number;
+    readonly slidingIdle: boolean;
+    /** SESSION_TOKEN_FORMAT: guid issues tokens that are GUIDs. */
+    readonly tokenFormat: (typeof SESSION_TOKEN_FORMATS)[number];
+  };
   /** 32-byte key that hashes and encrypts session secrets and caller passwords; undefined means the key file in dataDir. */
   readonly secretKey: Buffer | undefined;
   readonly signin: SigninConfig;
@@ -105,6 +152,8 @@ export interface SigninConfig {
   /** Domain attribute of the login cookie, e.g. '.example.org'; undefined gives a host-only cookie. */
   readonly cookieDomain: string | undefined;
   readonly cookieName: string;
+  /** TOKEN_COOKIE_NAME: also set the session token in this cookie on sign-in (ISGweb's `Token`), or undefined. */
+  readonly tokenCookieName: string | undefined;
   readonly cookieSecure: boolean;
   readonly branding: {
     readonly organizationName: string;
@@ -201,6 +250,63 @@ const urlPath = z
   .trim()
   .regex(/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/, 'must be a path starting with "/"');
 
+const cookieName = z
+  .string()
+  .trim()
+  // Without "|", which separates the pairs of an iBridge USER_COOKIE.
+  .regex(/^[!#$%&'*+.^_`~0-9A-Za-z-]+$/, 'must be a cookie name (letters, digits and !#$%&\'*+.^_`~-)');
+
+/** A WSDL name before encoding: ASMX turns each space into _x0020_. */
+const serviceName = z
+  .string()
+  .trim()
+  .max(100, 'must be at most 100 characters')
+  .regex(/^[A-Za-z_][A-Za-z0-9_.-]*( [A-Za-z0-9_.-]+)*$/, 'must be a name such as Authentication or Authentication Web Service (letters, digits, _ . - and single spaces)');
+
+const MAX_DOCUMENTATION = 1000;
+const documentation = z.string().trim().min(1).max(MAX_DOCUMENTATION, `must be at most ${MAX_DOCUMENTATION} characters`);
+
+const OPERATION_NAMES = Object.keys(OPERATION_PARAMETERS) as OperationName[];
+const isOperationName = (name: string): name is OperationName => Object.hasOwn(OPERATION_PARAMETERS, name);
+
+const commaList = (v: string) => v.split(',').map((entry) => entry.trim()).filter(Boolean);
+
+function parseJsonObject(text: string): Record<string, unknown> | null {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A comma-separated choice of a catalogue's fields and the member's free-form attributes (`attr:<key>`). */
+function fieldList<Name extends string>(catalogue: readonly Name[], example: string, reserved: readonly string[] = []) {
+  return z.string().transform((v, ctx) => {
+    const fields: ChosenField<Name>[] = [];
+    for (const entry of commaList(v)) {
+      const key = entry.startsWith(EXTRA_PREFIX) ? entry.slice(EXTRA_PREFIX.length) : undefined;
+      if (key !== undefined && reserved.includes(key)) {
+        ctx.addIssue({ code: 'custom', message: `"${entry}" would repeat the ${key} every result has` });
+        return z.NEVER;
+      }
+      if (key !== undefined && EXTRA_KEY.test(key)) fields.push({ kind: 'extra', key });
+      else if ((catalogue as readonly string[]).includes(entry)) fields.push({ kind: 'known', name: entry as Name });
+      else {
+        ctx.addIssue({ code: 'custom', message: `"${entry}" is not one of ${catalogue.join(', ')}, nor ${EXTRA_PREFIX}<key> (e.g. ${example})` });
+        return z.NEVER;
+      }
+    }
+    const names = fields.map((field) => (field.kind === 'known' ? field.name : field.key));
+    const repeated = names.find((name, i) => names.indexOf(name) !== i);
+    if (repeated !== undefined) {
+      ctx.addIssue({ code: 'custom', message: `names "${repeated}" twice` });
+      return z.NEVER;
+    }
+    return fields;
+  });
+}
+
 /** Every setting, with its environment variable, its default and its rule; the README's table lists the same. */
 const schema = z.object({
   PORT: integer(0, 65535).default(8080),
@@ -215,10 +321,38 @@ const schema = z.object({
     .or(z.string().regex(/^urn:/, 'must be a URL or urn'))
     .refine((v) => v.endsWith('/'), 'must end with "/" (ASMX namespaces do, and clients were generated against it)')
     .default('http://tempuri.org/'),
-  SERVICE_NAME: z
+  PROFILE: z.enum(PROFILE_NAMES, { message: `must be one of ${PROFILE_NAMES.join(', ')}` }).optional(),
+  SERVICE_NAME: serviceName.default('Authentication'),
+  WSDL_BINDING_NAME: serviceName.optional(),
+  WSDL_PORT_TYPE_NAME: serviceName.optional(),
+  SERVICE_DOCUMENTATION: documentation.optional(),
+  OPERATION_DOCUMENTATION: z
     .string()
-    .regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, 'must be an XML name such as Authentication')
-    .default('Authentication'),
+    .transform((v, ctx) => {
+      const parsed = parseJsonObject(v);
+      const entries = parsed ? Object.entries(parsed) : [];
+      const bad = entries.filter(([name, text]) => !isOperationName(name) || typeof text !== 'string' || !documentation.safeParse(text).success);
+      if (!parsed || bad.length > 0) {
+        ctx.addIssue({ code: 'custom', message: `must be a JSON object of operation names (${OPERATION_NAMES.join(', ')}) to texts of at most ${MAX_DOCUMENTATION} characters` });
+        return z.NEVER;
+      }
+      return Object.fromEntries(entries) as Partial<Record<OperationName, string>>;
+    })
+    .optional(),
+  OPERATIONS: z
+    .string()
+    .transform((v, ctx) => {
+      const names = commaList(v);
+      const unknown = names.filter((name) => !OPERATION_NAMES.some((op) => op.toLowerCase() === name.toLowerCase()));
+      if (names.length === 0 || unknown.length > 0) {
+        const detail = unknown.length > 0 ? ` (not one: ${unknown.join(', ')})` : '';
+        ctx.addIssue({ code: 'custom', message: `must be operations, comma-separated, of ${OPERATION_NAMES.join(', ')}${detail}` });
+        return z.NEVER;
+      }
+      return OPERATION_NAMES.filter((op) => names.some((name) => name.toLowerCase() === op.toLowerCase()));
+    })
+    .prefault('AuthenticateCookie,AuthenticateToken'),
+  AUTHENTICATION_TOKEN_PARAMETER: bool.default(true),
   BASE_PATH: z
     .string()
     .trim()
@@ -247,6 +381,12 @@ const schema = z.object({
     })
     .default(false),
   RESULT_FORMAT: z.enum(RESULT_FORMATS, { message: `must be one of ${RESULT_FORMATS.join(', ')}` }).default('ibridge'),
+  JSON_FIELDS: fieldList(JSON_FIELD_NAMES, 'status,contactid,pa_token,attr:account')
+    .refine((fields) => fields.some((field) => field.kind === 'known' && field.name === 'status'), 'must include status (every result has one)')
+    .prefault(DEFAULT_JSON_FIELDS),
+  IBRIDGE_USER_ATTRIBUTES: fieldList(IBRIDGE_ATTRIBUTE_NAMES, 'CONTACT_NUMBER,ROLES,attr:MEMBER_TYPE', IBRIDGE_CORE_ATTRIBUTES).optional(),
+  MEMBER_ID_FORMAT: z.enum(MEMBER_ID_FORMATS, { message: `must be one of ${MEMBER_ID_FORMATS.join(', ')}` }).default('any'),
+  SESSION_TOKEN_FORMAT: z.enum(SESSION_TOKEN_FORMATS, { message: `must be one of ${SESSION_TOKEN_FORMATS.join(', ')}` }).default('opaque'),
   MAX_BODY_BYTES: integer(1024, 16 * 1024 * 1024).default(64 * 1024),
   LOG_LEVEL: z.enum(['error', 'warn', 'info', 'debug', 'silent']).default('info'),
   SOAP11_ENABLED: bool.default(true),
@@ -264,11 +404,8 @@ const schema = z.object({
     .trim()
     .regex(/^\.?([A-Za-z0-9-]{1,63}\.)*[A-Za-z0-9-]{1,63}$/, 'must be a domain such as .example.org')
     .optional(),
-  LOGIN_COOKIE_NAME: z
-    .string()
-    .trim()
-    .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be a cookie name (letters, digits and !#$%&\'*+.^_`|~-)')
-    .default('.ASPXAUTH'),
+  LOGIN_COOKIE_NAME: cookieName.default('.ASPXAUTH'),
+  TOKEN_COOKIE_NAME: cookieName.optional(),
   COOKIE_SECURE: bool.default(true),
   ORGANIZATION_NAME: z.string().trim().min(1).max(120).default('Member sign-in'),
   LOGO_URL: absoluteHttpUrl.or(urlPath).optional(),
@@ -359,12 +496,14 @@ function readConfigFile(path: string): Environment {
 /** Validates the settings once; throws ConfigError listing every problem, one per line. */
 export function loadConfig(env: Environment = process.env): Config {
   const fromFile = env.CONFIG_FILE ? readConfigFile(env.CONFIG_FILE) : {};
-  const merged: Environment = { ...fromFile };
+  const given: Environment = {};
   for (const key of Object.keys(schema.shape)) {
-    const value = env[key];
-    if (value !== undefined && value !== '') merged[key] = value;
-    if (merged[key] === '') delete merged[key];
+    const value = env[key] !== undefined && env[key] !== '' ? env[key] : fromFile[key];
+    if (value !== undefined && value !== '') given[key] = value;
   }
+  const profile = schema.shape.PROFILE.safeParse(given.PROFILE);
+  const implied: Environment = profile.success && profile.data ? PROFILES[profile.data] : {};
+  const merged: Environment = { ...implied, ...given };
   const result = schema.safeParse(merged);
   const problems = [
     ...(result.success ? [] : result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)),
@@ -372,18 +511,44 @@ export function loadConfig(env: Environment = process.env): Config {
   ];
   if (!result.success || problems.length > 0) throw new ConfigError(problems);
   const s = result.data;
+  const settings = describeSettings(Object.keys(schema.shape), {
+    source: (key) => {
+      if (given[key] !== undefined) return env[key] === given[key] ? 'environment' : 'file';
+      return key in implied ? 'profile' : 'default';
+    },
+    given: merged,
+    parsed: s,
+  });
+  const wsdlBinding = s.WSDL_BINDING_NAME ?? s.SERVICE_NAME;
   return Object.freeze({
+    profile: s.PROFILE,
+    settings,
     port: s.PORT,
     host: s.HOST,
     dataDir: resolve(s.DATA_DIR),
     databaseUrl: s.DATABASE_URL,
     soapNamespace: s.SOAP_NAMESPACE,
     serviceName: s.SERVICE_NAME,
+    wsdlNames: Object.freeze({
+      service: encodeXmlName(s.SERVICE_NAME),
+      binding: encodeXmlName(wsdlBinding),
+      portType: encodeXmlName(s.WSDL_PORT_TYPE_NAME ?? wsdlBinding),
+    }),
+    operations: Object.freeze(s.OPERATIONS),
+    operationParameters: Object.freeze(
+      Object.fromEntries(
+        OPERATION_NAMES.map((op) => [op, Object.freeze(OPERATION_PARAMETERS[op].filter((name) => s.AUTHENTICATION_TOKEN_PARAMETER || name !== 'authenticationToken'))]),
+      ) as Record<OperationName, readonly string[]>,
+    ),
+    documentation: Object.freeze({ service: s.SERVICE_DOCUMENTATION, operations: Object.freeze(s.OPERATION_DOCUMENTATION ?? {}) }),
     basePath: s.BASE_PATH,
     publicUrl: s.PUBLIC_URL,
     allowedHosts: s.ALLOWED_HOSTS,
     trustProxy: proxyTrust(merged.TRUST_PROXY ?? 'false', s.TRUST_PROXY),
     resultFormat: s.RESULT_FORMAT,
+    jsonFields: Object.freeze(s.JSON_FIELDS),
+    ibridgeAttributes: Object.freeze(s.IBRIDGE_USER_ATTRIBUTES ?? []),
+    memberIdFormat: s.MEMBER_ID_FORMAT,
     maxBodyBytes: s.MAX_BODY_BYTES,
     logLevel: s.LOG_LEVEL,
     bindings: Object.freeze({ soap11: s.SOAP11_ENABLED, soap12: s.SOAP12_ENABLED, httpGet: s.HTTP_GET_ENABLED, httpPost: s.HTTP_POST_ENABLED }),
@@ -391,6 +556,7 @@ export function loadConfig(env: Environment = process.env): Config {
       absoluteTimeoutSeconds: s.SESSION_ABSOLUTE_TIMEOUT,
       idleTimeoutSeconds: s.SESSION_IDLE_TIMEOUT,
       slidingIdle: s.SESSION_SLIDING,
+      tokenFormat: s.SESSION_TOKEN_FORMAT,
     }),
     secretKey: s.SECRET_KEY,
     signin: Object.freeze({
@@ -399,6 +565,7 @@ export function loadConfig(env: Environment = process.env): Config {
       defaultReturnPath: s.DEFAULT_RETURN_PATH ?? s.LOGIN_PATH,
       cookieDomain: s.COOKIE_DOMAIN?.toLowerCase(),
       cookieName: s.LOGIN_COOKIE_NAME,
+      tokenCookieName: s.TOKEN_COOKIE_NAME,
       cookieSecure: s.COOKIE_SECURE,
       branding: Object.freeze({
         organizationName: s.ORGANIZATION_NAME,

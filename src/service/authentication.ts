@@ -3,24 +3,59 @@ import type { CallerService } from './callers.js';
 import type { Clock } from './clock.js';
 import { CallerThrottledError, ServiceError } from './errors.js';
 import type { NotSignedInReason, SessionCheck, SessionService } from './sessions.js';
+import type { CredentialCheck, SignInService } from './signin.js';
 import type { KeyedThrottle } from './throttle.js';
-import type { AuthenticateCookieRequest, AuthenticateTokenRequest, OperationName } from './wsdl-types.js';
+import type {
+  AuthenticateCookieRequest,
+  AuthenticateTokenRequest,
+  AuthenticateUserRequest,
+  DeleteUserSessionRequest,
+  LoginRequest,
+  OperationName,
+  ValidateUserRequest,
+} from './wsdl-types.js';
 
-/** What the bindings render: who is signed in, or why nobody is (the reason is for logs only). */
-export type Outcome =
-  | { operation: OperationName; caller: string; signedIn: true; member: MemberRow; token: string }
-  | { operation: OperationName; caller: string; signedIn: false; reason: NotSignedInReason };
-
-/** What the bindings know of a call besides its parameters. */
-export interface CallContext {
-  /** The client's address, as the call log records it (src/bindings/client-address.ts). */
-  clientAddress: string;
+/** A live session's secrets, as the member's partner needs them: the token, and the login cookie when it is known. */
+export interface SessionCredentials {
+  token: string;
+  /** Null for a session created before login cookies were kept (sealed). */
+  cookie: string | null;
 }
 
 /**
- * The two operations of Authentication.asmx. Parameters arrive as ASMX reads them: a missing parameter is
- * null. A wrong or missing security password throws ServiceError INVALID_SECURITY_PASSWORD; a visitor who is
- * not signed in is a normal outcome, never an error.
+ * Why an operation answered without a member. Each is reported in band (the visitor's or the partner's
+ * mistake, not the calling application's), with a stable text per kind.
+ */
+export type Refusal =
+  /** No live session for this token or cookie (the reason is for logs only). */
+  | { kind: 'not-signed-in'; reason: NotSignedInReason }
+  /** Unknown login, wrong password, disabled member: one answer for all, so it tells nothing. */
+  | { kind: 'invalid-credentials' }
+  /** Too many failed sign-ins for this login or from this address. */
+  | { kind: 'locked'; retryAfterSeconds: number };
+
+/** What the bindings render: the answer, with the operation and the calling application's name. */
+export type Outcome = { operation: OperationName; caller: string } & (
+  | { kind: 'member'; member: MemberRow; session: SessionCredentials | null }
+  | { kind: 'session-ended'; member: MemberRow }
+  | { kind: 'refused'; refusal: Refusal }
+);
+
+/** What the bindings know of a call besides its parameters. */
+export interface CallContext {
+  /** The client's address, as the call log records it (src/web/client-address.ts). */
+  clientAddress: string;
+  /**
+   * The domain a session created by this call is for: the configured cookie domain, or the service's host.
+   * Asked for only by the one operation that creates sessions.
+   */
+  cookieDomain(): string;
+}
+
+/**
+ * The operations of Authentication.asmx. Parameters arrive as ASMX reads them: a missing parameter is null. A
+ * wrong or missing security password throws ServiceError INVALID_SECURITY_PASSWORD; a visitor who is not
+ * signed in, or whose credentials are wrong, is a normal outcome, never an error.
  *
  * Failed security passwords are counted per client address (`throttle`, keys `caller-address:<address>`).
  * Once an address has reached the threshold, every call from it throws CallerThrottledError until the lock
@@ -31,18 +66,65 @@ export class AuthenticationService {
   constructor(
     private readonly callers: CallerService,
     private readonly sessions: SessionService,
+    private readonly signin: SignInService,
     private readonly throttle: KeyedThrottle,
     private readonly clock: Clock,
   ) {}
 
   async authenticateToken(request: AuthenticateTokenRequest, context: CallContext): Promise<Outcome> {
     const caller = await this.#verify(request.securityPassword, context);
-    return outcome('AuthenticateToken', caller.name, await this.sessions.checkToken(request.token));
+    return sessionOutcome('AuthenticateToken', caller.name, await this.sessions.checkToken(request.token));
   }
 
   async authenticateCookie(request: AuthenticateCookieRequest, context: CallContext): Promise<Outcome> {
     const caller = await this.#verify(request.securityPassword, context);
-    return outcome('AuthenticateCookie', caller.name, await this.sessions.checkCookie(request.loginCookie, request.cookieDomain));
+    return sessionOutcome('AuthenticateCookie', caller.name, await this.sessions.checkCookie(request.loginCookie, request.cookieDomain));
+  }
+
+  /**
+   * Checks the member's password as the sign-in page does and, when it is right, opens a session for the
+   * cookie domain as the page would. `authenticationToken` (a second factor's code) is not read yet: members
+   * have no second factor.
+   */
+  async authenticateUser(request: AuthenticateUserRequest, context: CallContext): Promise<Outcome> {
+    const caller = await this.#verify(request.securityPassword, context);
+    const check = await this.#credentials(request, context);
+    if (!check.ok) return refused('AuthenticateUser', caller.name, check);
+    const issued = await this.sessions.create(check.member.id, context.cookieDomain());
+    return { operation: 'AuthenticateUser', caller: caller.name, kind: 'member', member: check.member, session: { token: issued.token, cookie: issued.cookie } };
+  }
+
+  /** The same check as AuthenticateUser, without a session. */
+  async login(request: LoginRequest, context: CallContext): Promise<Outcome> {
+    return this.#checkOnly('Login', request, context);
+  }
+
+  /** CRM4M's name for Login. */
+  async validateUser(request: ValidateUserRequest, context: CallContext): Promise<Outcome> {
+    return this.#checkOnly('ValidateUser', request, context);
+  }
+
+  /** Ends the live session this token belongs to; an unknown or ended token is a not-signed-in answer. */
+  async deleteUserSession(request: DeleteUserSessionRequest, context: CallContext): Promise<Outcome> {
+    const caller = await this.#verify(request.securityPassword, context);
+    const check = await this.sessions.checkToken(request.token);
+    if (!check.ok) return sessionOutcome('DeleteUserSession', caller.name, check);
+    const ended = await this.sessions.end(check.found.session.id);
+    if (!ended) return sessionOutcome('DeleteUserSession', caller.name, { ok: false, reason: 'revoked' });
+    return { operation: 'DeleteUserSession', caller: caller.name, kind: 'session-ended', member: check.found.member };
+  }
+
+  async #checkOnly(operation: 'Login' | 'ValidateUser', request: LoginRequest | ValidateUserRequest, context: CallContext): Promise<Outcome> {
+    const caller = await this.#verify(request.securityPassword, context);
+    const check = await this.#credentials(request, context);
+    if (!check.ok) return refused(operation, caller.name, check);
+    return { operation, caller: caller.name, kind: 'member', member: check.member, session: null };
+  }
+
+  /** A call without a username or a password has nothing to check, so it neither costs a hash nor counts. */
+  #credentials(request: { username: string | null; password: string | null }, context: CallContext): Promise<CredentialCheck> {
+    if (!request.username?.trim() || !request.password) return Promise.resolve({ ok: false, reason: 'invalid' });
+    return this.signin.checkCredentials({ login: request.username, password: request.password, clientAddress: context.clientAddress });
   }
 
   /**
@@ -66,8 +148,13 @@ export class AuthenticationService {
   }
 }
 
-function outcome(operation: OperationName, caller: string, check: SessionCheck): Outcome {
+function sessionOutcome(operation: OperationName, caller: string, check: SessionCheck): Outcome {
   return check.ok
-    ? { operation, caller, signedIn: true, member: check.found.member, token: check.token }
-    : { operation, caller, signedIn: false, reason: check.reason };
+    ? { operation, caller, kind: 'member', member: check.found.member, session: { token: check.token, cookie: check.cookie } }
+    : { operation, caller, kind: 'refused', refusal: { kind: 'not-signed-in', reason: check.reason } };
+}
+
+function refused(operation: OperationName, caller: string, check: Exclude<CredentialCheck, { ok: true }>): Outcome {
+  const refusal: Refusal = check.reason === 'throttled' ? { kind: 'locked', retryAfterSeconds: check.retryAfterSeconds } : { kind: 'invalid-credentials' };
+  return { operation, caller, kind: 'refused', refusal };
 }

@@ -4,7 +4,7 @@ import type { Store } from '../store/store.js';
 import { AuthenticationService } from './authentication.js';
 import { CallerService } from './callers.js';
 import { systemClock, type Clock } from './clock.js';
-import { MemberService } from './members.js';
+import { MemberService, type MemberIdFormat } from './members.js';
 import { ReturnUrlPolicy } from './return-urls.js';
 import { Secrets } from './secrets.js';
 import { SessionService, type SessionEvents, type SessionPolicy } from './sessions.js';
@@ -23,7 +23,7 @@ export interface Services {
 
 export type { SessionEvents } from './sessions.js';
 /** The records the services hand out, as the store keeps them. */
-export type { MemberRow, SessionRow } from '../store/store.js';
+export type { MemberAttributes, MemberRow, SessionRow } from '../store/store.js';
 
 /** What the sign-in services read from the configuration. */
 export type SigninPolicy = Pick<SigninConfig, 'defaultReturnPath' | 'throttle'>;
@@ -48,21 +48,24 @@ export function createServices(options: {
   cacheTtlMs?: number;
   clock?: Clock;
   events?: SessionEvents;
+  /** What member ids may be (MemberIdFormat); 'any' unless given. */
+  memberIdFormat?: MemberIdFormat;
 }): Services {
   const clock = options.clock ?? systemClock;
-  const signin = options.signin ?? loadConfig({}).signin;
+  const signinPolicy = options.signin ?? loadConfig({}).signin;
   const callerThrottle = options.callerThrottle ?? loadConfig({}).callerThrottle;
   const secrets = new Secrets(options.secretKey);
   const ttlMs = options.cacheTtlMs ?? 0;
   const callers = new CallerService(options.store, secrets, clock, new ShortLivedCache(ttlMs));
   const sessions = new SessionService(options.store, secrets, options.session, clock, options.events, new ShortLivedCache(ttlMs));
   const throttle = callerAddressThrottle(options.store, callerThrottle, new ShortLivedCache(ttlMs));
+  const signIn = new SignInService(options.store, sessions, new SignInThrottle(options.store, signinPolicy.throttle), secrets, clock);
   return {
     callers,
-    members: new MemberService(options.store, clock, sessions),
+    members: new MemberService(options.store, clock, sessions, options.memberIdFormat),
     sessions,
-    authentication: new AuthenticationService(callers, sessions, throttle, clock),
-    signin: new SignInService(options.store, sessions, new SignInThrottle(options.store, signin.throttle), secrets, clock),
-    returnUrls: new ReturnUrlPolicy(options.store, signin.defaultReturnPath),
+    authentication: new AuthenticationService(callers, sessions, signIn, throttle, clock),
+    signin: signIn,
+    returnUrls: new ReturnUrlPolicy(options.store, signinPolicy.defaultReturnPath),
   };
 }

@@ -1,5 +1,8 @@
 import { CsvError, parse } from 'csv-parse/sync';
+import type { MemberAttributes } from '../store/store.js';
 import { ServiceError } from './errors.js';
+import { EXTRA_KEY } from '../config/result-fields.js';
+import { parseRole } from './member-attributes.js';
 import type { MemberService } from './members.js';
 import { importedPasswordHash, PasswordHashError, type ImportedPasswordFormat, type MembershipAlgorithm } from './passwords.js';
 
@@ -11,12 +14,20 @@ export interface ImportOptions {
 export interface ImportReportRow {
   /** The line the row starts on; the header is line 1. */
   line: number;
+  /** The id as stored when imported; as the row has it (null when empty) when refused. */
   id: string | null;
   status: 'imported' | 'refused';
   reason?: string;
 }
 
 export const IMPORT_HEADER = 'id,username,email,first_name,last_name,password_hash,password_format,salt';
+
+/** The columns a file may add: the member attributes that partners read (MemberAttributes). */
+const OPTIONAL_COLUMNS =
+  'is_member, contact_number, label_name, organisation_id, organisation_name, price_level_id, price_level_name, roles and attr:<key>';
+
+/** A header `attr:<key>` is a column of the extra attribute <key>, whose case is kept. */
+const EXTRA_COLUMN = /^attr:(.*)$/i;
 
 /** Header spellings, compared without case and without anything but letters and digits ("First Name", "E-mail"). */
 const COLUMN_SPELLINGS = {
@@ -28,6 +39,14 @@ const COLUMN_SPELLINGS = {
   passwordHash: ['passwordhash', 'password', 'hash'],
   passwordFormat: ['passwordformat', 'format'],
   salt: ['salt', 'passwordsalt'],
+  isMember: ['ismember', 'member'],
+  contactNumber: ['contactnumber'],
+  labelName: ['labelname'],
+  organisationId: ['organisationid', 'organizationid'],
+  organisationName: ['organisationname', 'organizationname'],
+  priceLevelId: ['pricelevelid'],
+  priceLevelName: ['pricelevelname'],
+  roles: ['roles'],
 } as const;
 
 type Column = keyof typeof COLUMN_SPELLINGS;
@@ -37,6 +56,16 @@ const COLUMNS = Object.keys(COLUMN_SPELLINGS) as Column[];
 const COLUMN_BY_SPELLING: ReadonlyMap<string, Column> = new Map(
   COLUMNS.flatMap((column) => COLUMN_SPELLINGS[column].map((spelling) => [spelling, column] as const)),
 );
+
+/** The is_member spellings of spreadsheets and CRM exports; an empty cell leaves it unknown. */
+const FLAGS: ReadonlyMap<string, boolean> = new Map([
+  ['true', true],
+  ['1', true],
+  ['yes', true],
+  ['false', false],
+  ['0', false],
+  ['no', false],
+]);
 
 /** SqlMembershipProvider's PasswordFormat numbers and their names, plus the hash families it never had. */
 const PASSWORD_FORMATS: ReadonlyMap<string, ImportedPasswordFormat> = new Map([
@@ -58,11 +87,16 @@ interface CsvRow {
 /** Why one row is refused; the rows around it are imported or refused on their own. */
 class RowRefused extends Error {}
 
-interface ImportContext {
+/** Where each column is: the known ones, and the extra attributes' by key. */
+interface HeaderColumns {
+  columns: ReadonlyMap<Column, number>;
+  extras: ReadonlyMap<string, number>;
+}
+
+interface ImportContext extends HeaderColumns {
   members: MemberService;
   options: ImportOptions;
   width: number;
-  columns: ReadonlyMap<Column, number>;
   /** The line each id and username first appeared on. */
   seen: Record<'id' | 'username', Map<string, number>>;
 }
@@ -82,25 +116,83 @@ function parseCsv(text: string): CsvRow[] {
   return records.map(({ record, info }) => ({ fields: record, line: info.lines - (record.join('').split('\n').length - 1) }));
 }
 
-function columnsOf(header: string[]): Map<Column, number> {
+/** An extra attribute's column; its key is checked here, so that a bad one refuses the file, not every row. */
+function addExtraColumn(extras: Map<string, number>, name: string, key: string, index: number): void {
+  if (!EXTRA_KEY.test(key)) {
+    throw new ServiceError(
+      'MEMBER_IMPORT_INVALID',
+      `the column "${name}" names no valid attribute: after attr: come letters, digits, _, . and - (64 at most), starting with a letter or _`,
+    );
+  }
+  if (extras.has(key)) throw new ServiceError('MEMBER_IMPORT_INVALID', `two columns of the header row are attr:${key}`);
+  extras.set(key, index);
+}
+
+function addColumn(columns: Map<Column, number>, name: string, index: number): void {
+  const column = COLUMN_BY_SPELLING.get(name.toLowerCase().replace(/[^a-z0-9]/g, ''));
+  if (!column) {
+    throw new ServiceError(
+      'MEMBER_IMPORT_INVALID',
+      `unknown column "${name}": the header row is ${IMPORT_HEADER}, and may add ${OPTIONAL_COLUMNS} columns`,
+    );
+  }
+  if (columns.has(column)) throw new ServiceError('MEMBER_IMPORT_INVALID', `two columns of the header row are the ${column}`);
+  columns.set(column, index);
+}
+
+function columnsOf(header: string[]): HeaderColumns {
   const columns = new Map<Column, number>();
+  const extras = new Map<string, number>();
   header.forEach((name, index) => {
-    const column = COLUMN_BY_SPELLING.get(name.toLowerCase().replace(/[^a-z0-9]/g, ''));
-    if (!column) throw new ServiceError('MEMBER_IMPORT_INVALID', `unknown column "${name}": the header row is ${IMPORT_HEADER}`);
-    if (columns.has(column)) throw new ServiceError('MEMBER_IMPORT_INVALID', `two columns of the header row are the ${column}`);
-    columns.set(column, index);
+    const extraKey = EXTRA_COLUMN.exec(name.trim())?.[1];
+    if (extraKey === undefined) addColumn(columns, name, index);
+    else addExtraColumn(extras, name, extraKey, index);
   });
   for (const column of ['id', 'username'] as const) {
     if (!columns.has(column)) {
       throw new ServiceError('MEMBER_IMPORT_INVALID', `the header row has no ${column} column: it is ${IMPORT_HEADER}`);
     }
   }
-  return columns;
+  return { columns, extras };
 }
 
 function cellsOf(fields: string[], columns: ReadonlyMap<Column, number>): Cells {
   const cell = (column: Column) => fields[columns.get(column) ?? -1] ?? '';
   return Object.fromEntries(COLUMNS.map((column) => [column, cell(column)])) as Cells;
+}
+
+function isMemberOf(cell: string): boolean | undefined {
+  const value = cell.trim();
+  if (!value) return undefined;
+  const flag = FLAGS.get(value.toLowerCase());
+  if (flag === undefined) throw new RowRefused(`is_member "${value}" is not one of true, false, 1, 0, yes or no`);
+  return flag;
+}
+
+/** `id:name` pairs separated by `|`. */
+function rolesOf(cell: string): MemberAttributes['roles'] {
+  if (!cell.trim()) return undefined;
+  return cell.split('|').map((pair) => {
+    const role = parseRole(pair);
+    if (!role) throw new RowRefused(`the role "${pair}" is not id:name (roles are id:name pairs separated by |)`);
+    return role;
+  });
+}
+
+/** As the row has them; MemberService.add checks them with the rest of the member. */
+function attributesOf(cells: Cells, fields: string[], extras: ReadonlyMap<string, number>): MemberAttributes {
+  const { contactNumber, labelName, organisationId, organisationName, priceLevelId, priceLevelName } = cells;
+  return {
+    isMember: isMemberOf(cells.isMember),
+    contactNumber,
+    labelName,
+    organisationId,
+    organisationName,
+    priceLevelId,
+    priceLevelName,
+    roles: rolesOf(cells.roles),
+    extra: Object.fromEntries([...extras].map(([key, index]) => [key, fields[index] ?? ''])),
+  };
 }
 
 /** An id or username repeated in the file is refused even when its first row was: which one is right is unclear. */
@@ -137,10 +229,12 @@ async function importRow(row: CsvRow, context: ImportContext): Promise<ImportRep
     }
     refuseRepeats(cells, row.line, context.seen);
     if (id && (await context.members.exists(id))) throw new ServiceError('MEMBER_EXISTS', id);
+    const attributes = attributesOf(cells, row.fields, context.extras);
     const passwordHash = await storedPassword(cells, context.options);
     const { username, email, firstName, lastName } = cells;
-    await context.members.add({ id: cells.id, username, email, firstName, lastName }, passwordHash);
-    return { line: row.line, id, status: 'imported' };
+    const member = await context.members.add({ id: cells.id, username, email, firstName, lastName, attributes }, passwordHash);
+    // The id as stored: a GUID id policy lower-cases it, or issues one for an empty cell.
+    return { line: row.line, id: member.id, status: 'imported' };
   } catch (error) {
     if (error instanceof RowRefused || error instanceof PasswordHashError || error instanceof ServiceError) {
       return { line: row.line, id, status: 'refused', reason: error.message };
@@ -161,7 +255,7 @@ export async function importMembers(csvText: string, members: MemberService, opt
     members,
     options,
     width: header.fields.length,
-    columns: columnsOf(header.fields),
+    ...columnsOf(header.fields),
     seen: { id: new Map(), username: new Map() },
   };
   const report: ImportReportRow[] = [];

@@ -1,18 +1,29 @@
-import type { MemberRow, Store } from '../store/store.js';
+import { randomUUID } from 'node:crypto';
+import type { MemberAttributes, MemberChanges, MemberRow, Store } from '../store/store.js';
 import { StoreConflictError } from '../store/store.js';
 import type { Clock } from './clock.js';
 import { ServiceError } from './errors.js';
+import { validateAttributes } from './member-attributes.js';
 import { hashPassword } from './passwords.js';
 import type { SessionService } from './sessions.js';
 
 export interface MemberInput {
-  id: string;
+  /** Required unless the id format is 'guid', which issues one when it is missing. */
+  id?: string;
   username: string;
   email?: string;
   firstName?: string;
   lastName?: string;
+  attributes?: MemberAttributes;
 }
 
+/**
+ * What member ids may be: 'any' non-empty text (the default), or 'guid' for partners that take only GUIDs
+ * (8-4-4-4-12 hex digits, without braces; stored lower-cased, so that one GUID has one spelling).
+ */
+export type MemberIdFormat = 'any' | 'guid';
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_FIELD_LENGTH = 256;
 const MIN_PASSWORD_LENGTH = 8;
 /** Bounds the work a sign-in does for one request. */
@@ -24,22 +35,23 @@ export class MemberService {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly sessions?: Pick<SessionService, 'forgetCached'>,
+    private readonly idFormat: MemberIdFormat = 'any',
   ) {}
 
   /** passwordHash is a stored hash from passwords.ts (an import's), or null: no password until one is set. */
   async add(input: MemberInput, passwordHash: string | null = null): Promise<MemberRow> {
-    const member = {
-      id: input.id.trim(),
+    const member: MemberRow = {
+      id: this.#idOf(input.id),
       username: input.username.trim(),
       email: (input.email ?? '').trim(),
       firstName: (input.firstName ?? '').trim(),
       lastName: (input.lastName ?? '').trim(),
       enabled: true,
       createdAt: this.clock(),
+      attributes: validateAttributes(input.attributes ?? {}),
     };
     if (!member.id || !member.username) throw new ServiceError('MEMBER_INVALID', 'id and username are required');
-    const tooLong = Object.entries(member).find(([, v]) => typeof v === 'string' && v.length > MAX_FIELD_LENGTH);
-    if (tooLong) throw new ServiceError('MEMBER_INVALID', `${tooLong[0]} is longer than ${MAX_FIELD_LENGTH} characters`);
+    refuseLongFields(member);
     // Sign-in matches usernames ignoring case, so two that differ only in case would lock each other out.
     const sameLogin = await this.store.findMembersByLogin(member.username);
     if (sameLogin.some(({ member: other }) => other.username.toLowerCase() === member.username.toLowerCase())) {
@@ -51,6 +63,15 @@ export class MemberService {
       if (error instanceof StoreConflictError) throw new ServiceError('MEMBER_EXISTS', member.id);
       throw error;
     }
+  }
+
+  /** The id to store: as given under 'any' (empty when missing, which add refuses); see MemberIdFormat. */
+  #idOf(given: string | undefined): string {
+    const id = (given ?? '').trim();
+    if (this.idFormat === 'any') return id;
+    if (!id) return randomUUID();
+    if (!GUID.test(id)) throw new ServiceError('MEMBER_INVALID', 'the id is not a GUID (8-4-4-4-12 hex digits, no braces)');
+    return id.toLowerCase();
   }
 
   /** Lets a bulk import skip known members before it spends a password hash on them. */
@@ -76,6 +97,21 @@ export class MemberService {
     return member;
   }
 
+  /** Changes the fields given (attributes are replaced whole), checked as add checks them. */
+  async update(id: string, changes: MemberChanges): Promise<MemberRow> {
+    const checked: MemberChanges = {};
+    for (const key of ['email', 'firstName', 'lastName'] as const) {
+      const value = changes[key];
+      if (value !== undefined) checked[key] = value.trim();
+    }
+    refuseLongFields(checked);
+    if (changes.attributes !== undefined) checked.attributes = validateAttributes(changes.attributes);
+    const updated = await this.store.updateMember(id, checked);
+    this.sessions?.forgetCached();
+    if (!updated) throw new ServiceError('MEMBER_NOT_FOUND', id);
+    return updated;
+  }
+
   async setEnabled(id: string, enabled: boolean): Promise<void> {
     const found = await this.store.setMemberEnabled(id, enabled);
     this.sessions?.forgetCached();
@@ -87,4 +123,9 @@ export class MemberService {
     this.sessions?.forgetCached();
     if (!found) throw new ServiceError('MEMBER_NOT_FOUND', id);
   }
+}
+
+function refuseLongFields(fields: object): void {
+  const tooLong = Object.entries(fields).find(([, v]) => typeof v === 'string' && v.length > MAX_FIELD_LENGTH);
+  if (tooLong) throw new ServiceError('MEMBER_INVALID', `${tooLong[0]} is longer than ${MAX_FIELD_LENGTH} characters`);
 }

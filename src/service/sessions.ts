@@ -11,6 +11,11 @@ export interface SessionPolicy {
   idleTimeoutSeconds: number;
   /** Whether a successful verification moves the idle deadline forward. */
   slidingIdle: boolean;
+  /**
+   * How new tokens look: 'opaque' (the default) is a random 43-character secret; 'guid' a random UUID, for
+   * partners whose token fields take only a GUID. Login cookies are opaque either way.
+   */
+  tokenFormat?: 'opaque' | 'guid';
 }
 
 /**
@@ -32,14 +37,18 @@ export interface IssuedSession {
 /** Why nobody is signed in; logged, never sent (the wire gets one stable text per operation). */
 export type NotSignedInReason = 'missing' | 'unknown' | 'revoked' | 'expired' | 'idle' | 'member-disabled' | 'domain-mismatch';
 
-/** A session as found, with its token: the one looked up, or the one unsealed (null when that failed). */
+/**
+ * A session as found, with its token and login cookie: each the one looked up, or the one unsealed (null when
+ * that failed, or when the session predates sealed cookies).
+ */
 export interface FoundSession {
   found: SessionWithMember;
   token: string | null;
+  cookie: string | null;
 }
 
 export type SessionCheck =
-  | { ok: true; found: SessionWithMember; token: string }
+  | { ok: true; found: SessionWithMember; token: string; cookie: string | null }
   | { ok: false; reason: NotSignedInReason };
 
 /**
@@ -68,7 +77,7 @@ export class SessionService {
     const domain = normalizeCookieDomain(cookieDomain);
     if (!isValidCookieDomain(domain)) throw new ServiceError('DOMAIN_INVALID', cookieDomain);
     const cookie = values.cookie ?? randomSecret();
-    const token = values.token ?? randomSecret();
+    const token = values.token ?? (this.policy.tokenFormat === 'guid' ? randomUUID() : randomSecret());
     const now = this.clock();
     const session: SessionRow = {
       id: randomUUID(),
@@ -77,6 +86,7 @@ export class SessionService {
       cookieHash: this.secrets.hash('cookie', cookie),
       tokenHash: this.secrets.hash('token', token),
       tokenSealed: this.secrets.seal(token),
+      cookieSealed: this.secrets.seal(cookie),
       createdAt: now,
       lastSeenAt: now,
       expiresAt: now + this.policy.absoluteTimeoutSeconds * 1000,
@@ -90,9 +100,12 @@ export class SessionService {
   async checkToken(token: string | null): Promise<SessionCheck> {
     if (!token) return { ok: false, reason: 'missing' };
     const key = `token:${token}`;
+    // Unsealed once per fetch, as checkCookie does the token.
     const entry = await this.cache.fetch(key, this.clock(), async () => {
       const found = await this.store.findSessionByTokenHash(this.secrets.hash('token', token));
-      return found && { found, token };
+      if (!found) return null;
+      const { cookieSealed } = found.session;
+      return { found, token, cookie: cookieSealed === null ? null : this.secrets.unseal(cookieSealed) };
     });
     return this.#check(key, entry);
   }
@@ -103,7 +116,7 @@ export class SessionService {
     // Unsealed once per fetch: AES-GCM costs more than the rest of a cached call.
     const entry = await this.cache.fetch(key, this.clock(), async () => {
       const found = await this.store.findSessionByCookieHash(this.secrets.hash('cookie', cookie));
-      return found && { found, token: this.secrets.unseal(found.session.tokenSealed) };
+      return found && { found, token: this.secrets.unseal(found.session.tokenSealed), cookie };
     });
     if (entry && normalizeCookieDomain(cookieDomain ?? '') !== entry.found.session.cookieDomain) {
       return { ok: false, reason: 'domain-mismatch' };
@@ -118,7 +131,7 @@ export class SessionService {
 
   async #check(key: string, entry: FoundSession | null): Promise<SessionCheck> {
     if (!entry) return { ok: false, reason: 'unknown' };
-    const { found, token } = entry;
+    const { found, token, cookie } = entry;
     const { session, member } = found;
     const now = this.clock();
     if (session.revokedAt !== null) return { ok: false, reason: 'revoked' };
@@ -132,14 +145,19 @@ export class SessionService {
       // The cached row has the old lastSeenAt; the next call reads the new one.
       this.cache.delete(key);
     }
-    return { ok: true, found, token };
+    return { ok: true, found, token, cookie };
   }
 
   async revoke(sessionId: string): Promise<void> {
+    if (!(await this.end(sessionId))) throw new ServiceError('SESSION_NOT_FOUND', sessionId);
+  }
+
+  /** Revokes the session; false when it was not there or already revoked. */
+  async end(sessionId: string): Promise<boolean> {
     const revoked = await this.store.revokeSession(sessionId, this.clock());
     this.cache.clear();
-    if (!revoked) throw new ServiceError('SESSION_NOT_FOUND', sessionId);
-    this.events?.sessionsRevoked(1);
+    if (revoked) this.events?.sessionsRevoked(1);
+    return revoked;
   }
 
   /** Signs out the session this login cookie belongs to, whatever its domain; false when none was live. */

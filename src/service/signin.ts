@@ -5,24 +5,31 @@ import type { Secrets } from './secrets.js';
 import type { IssuedSession, SessionService } from './sessions.js';
 import type { SignInThrottle } from './throttle.js';
 
-export interface SignInRequest {
+export interface CredentialRequest {
   /** Username or email address, as typed. */
   login: string;
   password: string;
   clientAddress: string;
+}
+
+export interface SignInRequest extends CredentialRequest {
   /** The domain the login cookie is set for: the configured cookie domain, or the request's host. */
   cookieDomain: string;
 }
 
-export type SignInResult =
-  | { ok: true; member: MemberRow; issued: IssuedSession }
+/** How a check of a login and password ended. */
+export type CredentialCheck =
+  | { ok: true; member: MemberRow }
   | { ok: false; reason: 'invalid' }
   | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
 
+export type SignInResult = Exclude<CredentialCheck, { ok: true }> | { ok: true; member: MemberRow; issued: IssuedSession };
+
 /**
- * Signing in with a username or email and a password. Every way of failing short of the throttle (unknown
- * login, ambiguous email, disabled member, no password yet, wrong password) gives the same result after the
- * same work, so that the answer never tells whether an account exists.
+ * Signing in with a username or email and a password: on the sign-in page, and through AuthenticateUser,
+ * Login and ValidateUser. Every way of failing short of the throttle (unknown login, ambiguous email,
+ * disabled member, no password yet, wrong password) gives the same result after the same work, so that the
+ * answer never tells whether an account exists.
  */
 export class SignInService {
   constructor(
@@ -34,6 +41,13 @@ export class SignInService {
   ) {}
 
   async signIn(request: SignInRequest): Promise<SignInResult> {
+    const check = await this.checkCredentials(request);
+    if (!check.ok) return check;
+    return { ok: true, member: check.member, issued: await this.sessions.create(check.member.id, request.cookieDomain) };
+  }
+
+  /** The password check alone, throttled and counted as a sign-in is; a legacy hash is replaced on success. */
+  async checkCredentials(request: CredentialRequest): Promise<CredentialCheck> {
     const login = request.login.trim();
     const lock = await this.throttle.check(login, request.clientAddress, this.clock());
     if (lock) return { ok: false, reason: 'throttled', retryAfterSeconds: lock.retryAfterSeconds };
@@ -50,12 +64,18 @@ export class SignInService {
     }
     if (verified.needsRehash) await this.store.setMemberPassword(member.id, await hashPassword(request.password));
     await this.throttle.success(login);
-    return { ok: true, member, issued: await this.sessions.create(member.id, request.cookieDomain) };
+    return { ok: true, member };
   }
 
   /** Ends the session this login cookie belongs to, at once for every instance sharing the store. */
   signOut(cookie: string): Promise<boolean> {
     return this.sessions.revokeByCookie(cookie);
+  }
+
+  /** Ends the live session this token belongs to (ISGweb's Token cookie); false when none was live. */
+  async signOutToken(token: string): Promise<boolean> {
+    const check = await this.sessions.checkToken(token);
+    return check.ok && this.sessions.end(check.found.session.id);
   }
 
   /** The member signed in with this login cookie for this domain, or null. */

@@ -20,10 +20,55 @@ export interface AuthenticateTokenResponse {
   AuthenticateTokenResult: string | null;
 }
 
+export interface AuthenticateUserRequest {
+  securityPassword: string | null;
+  username: string | null;
+  password: string | null;
+  authenticationToken: string | null;
+}
+
+export interface AuthenticateUserResponse {
+  AuthenticateUserResult: string | null;
+}
+
+export interface DeleteUserSessionRequest {
+  securityPassword: string | null;
+  token: string | null;
+}
+
+export interface DeleteUserSessionResponse {
+  DeleteUserSessionResult: string | null;
+}
+
+export interface LoginRequest {
+  securityPassword: string | null;
+  username: string | null;
+  password: string | null;
+  authenticationToken: string | null;
+}
+
+export interface LoginResponse {
+  LoginResult: string | null;
+}
+
+export interface ValidateUserRequest {
+  securityPassword: string | null;
+  username: string | null;
+  password: string | null;
+}
+
+export interface ValidateUserResponse {
+  ValidateUserResult: string | null;
+}
+
 /** Each operation's request (its parameters) and response (its result element). */
 export interface Operations {
   AuthenticateCookie: { request: AuthenticateCookieRequest; response: AuthenticateCookieResponse };
   AuthenticateToken: { request: AuthenticateTokenRequest; response: AuthenticateTokenResponse };
+  AuthenticateUser: { request: AuthenticateUserRequest; response: AuthenticateUserResponse };
+  DeleteUserSession: { request: DeleteUserSessionRequest; response: DeleteUserSessionResponse };
+  Login: { request: LoginRequest; response: LoginResponse };
+  ValidateUser: { request: ValidateUserRequest; response: ValidateUserResponse };
 }
 
 export type OperationName = keyof Operations;
@@ -34,10 +79,18 @@ export type OperationResponse<K extends OperationName> = Operations[K]['response
 export const OPERATION_PARAMETERS = {
   AuthenticateCookie: ['securityPassword', 'loginCookie', 'cookieDomain'],
   AuthenticateToken: ['securityPassword', 'token'],
+  AuthenticateUser: ['securityPassword', 'username', 'password', 'authenticationToken'],
+  DeleteUserSession: ['securityPassword', 'token'],
+  Login: ['securityPassword', 'username', 'password', 'authenticationToken'],
+  ValidateUser: ['securityPassword', 'username', 'password'],
 } as const satisfies { [K in OperationName]: ReadonlyArray<keyof OperationRequest<K>> };
 
 /** The element of each response that carries its result string. */
 export const OPERATION_RESULTS = {
   AuthenticateCookie: 'AuthenticateCookieResult',
   AuthenticateToken: 'AuthenticateTokenResult',
+  AuthenticateUser: 'AuthenticateUserResult',
+  DeleteUserSession: 'DeleteUserSessionResult',
+  Login: 'LoginResult',
+  ValidateUser: 'ValidateUserResult',
 } as const satisfies { [K in OperationName]: keyof OperationResponse<K> };

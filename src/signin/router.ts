@@ -6,7 +6,7 @@ import type { Services } from '../service/index.js';
 import { withToken } from '../service/return-urls.js';
 import type { SignInResult } from '../service/signin.js';
 import { clientAddress } from '../web/client-address.js';
-import { endpointUrl } from '../web/endpoint-url.js';
+import { endpointUrl, sessionCookieDomain } from '../web/endpoint-url.js';
 import { createHostPolicy } from '../web/host-policy.js';
 import { requestIdOf } from '../web/request-id.js';
 import { brandingView } from './branding.js';
@@ -67,8 +67,7 @@ export function createSigninRouter({ config, services, logger, metrics }: Signin
 
   /** The service's origin and the cookie's domain as this request reached the service. */
   const requestContext = (req: Request) => {
-    const own = new URL(endpointUrl(req, config));
-    return { ownOrigin: own.origin, cookieDomain: signin.cookieDomain ?? own.hostname, client: clientAddress(req, config.trustProxy) };
+    return { ownOrigin: new URL(endpointUrl(req, config)).origin, cookieDomain: sessionCookieDomain(req, config), client: clientAddress(req, config.trustProxy) };
   };
 
   const logAttempt = (req: Request, outcome: SignInAttemptOutcome, client: string, result?: SignInResult) => {
@@ -113,6 +112,8 @@ export function createSigninRouter({ config, services, logger, metrics }: Signin
       // "Keep me signed in" makes the cookie outlive the browser, for as long as the session can live.
       const lifetime = form.remember ? { maxAge: config.session.absoluteTimeoutSeconds * 1000 } : {};
       res.cookie(signin.cookieName, result.issued.cookie, { ...cookieOptions, ...lifetime });
+      // ISGweb's partner plugins read the session token from a cookie of their own on the shared domain.
+      if (signin.tokenCookieName) res.cookie(signin.tokenCookieName, result.issued.token, { ...cookieOptions, ...lifetime });
       const target = await services.returnUrls.resolve(form.returnUrl, ownOrigin);
       res.redirect(303, target.appendToken ? withToken(target.location, result.issued.token) : target.location);
     });
@@ -121,9 +122,14 @@ export function createSigninRouter({ config, services, logger, metrics }: Signin
   // own session, which a forged request could do no more than a link can.
   const signOut = async (req: Request, res: Response, returnUrl: string | undefined) => {
     const { ownOrigin, client } = requestContext(req);
-    const ended = await Promise.all(cookieValues(req, signin.cookieName).map((cookie) => services.signin.signOut(cookie)));
+    const tokens = signin.tokenCookieName ? cookieValues(req, signin.tokenCookieName) : [];
+    const ended = await Promise.all([
+      ...cookieValues(req, signin.cookieName).map((cookie) => services.signin.signOut(cookie)),
+      ...tokens.map((token) => services.signin.signOutToken(token)),
+    ]);
     logger.info('sign-out', { outcome: ended.includes(true) ? 'signed-out' : 'no-session', client, requestId: requestIdOf(req) });
     res.clearCookie(signin.cookieName, cookieOptions);
+    if (signin.tokenCookieName) res.clearCookie(signin.tokenCookieName, cookieOptions);
     // Never a token here: the session it would name has just ended.
     res.redirect(303, (await services.returnUrls.resolve(returnUrl, ownOrigin)).location);
   };

@@ -2,6 +2,8 @@ import type {
   CallerOriginRow,
   CallerPasswordRow,
   CallerRow,
+  MemberAttributes,
+  MemberChanges,
   MemberCredentials,
   MemberRow,
   NewMember,
@@ -46,6 +48,16 @@ export interface MemberRecord<F extends Flag> {
   last_name: string;
   enabled: F;
   created_at: number;
+  /** MemberAttributes as JSON: partners' fields come and go without a migration each. */
+  attributes: string;
+}
+
+/** updateMember's parameters: null leaves a column as it is (none of them is ever NULL). */
+export interface MemberChangesRecord {
+  email: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  attributes: string | null;
 }
 
 export interface MemberCredentialsRecord<F extends Flag> extends MemberRecord<F> {
@@ -73,6 +85,7 @@ export interface SessionRecord {
   cookie_hash: string;
   token_hash: string;
   token_sealed: string;
+  cookie_sealed: string | null;
   created_at: number;
   last_seen_at: number;
   expires_at: number;
@@ -86,14 +99,15 @@ export interface SessionMemberRecord<F extends Flag> extends SessionRecord {
   member_last_name: string;
   member_enabled: F;
   member_created_at: number;
+  member_attributes: string;
 }
 
 export const CALLER_COLUMNS = 'id, name, enabled, created_at';
-export const MEMBER_COLUMNS = 'id, username, email, first_name, last_name, enabled, created_at';
+export const MEMBER_COLUMNS = 'id, username, email, first_name, last_name, enabled, created_at, attributes';
 export const CALLER_ORIGIN_COLUMNS = 'caller_id, origin, receives_token, created_at';
 export const THROTTLE_COLUMNS = 'key, failures, window_started_at, locked_until';
 export const SESSION_COLUMNS =
-  'id, member_id, cookie_domain, cookie_hash, token_hash, token_sealed, created_at, last_seen_at, expires_at, revoked_at';
+  'id, member_id, cookie_domain, cookie_hash, token_hash, token_sealed, cookie_sealed, created_at, last_seen_at, expires_at, revoked_at';
 
 /**
  * One read for the hot path: verification needs the session and its member together. `placeholder` is the
@@ -103,7 +117,8 @@ export function sessionWithMemberSql(hashColumn: 'token_hash' | 'cookie_hash', p
   const session = SESSION_COLUMNS.split(', ').map((column) => `s.${column}`).join(', ');
   return `SELECT ${session},
       m.username AS member_username, m.email AS member_email, m.first_name AS member_first_name,
-      m.last_name AS member_last_name, m.enabled AS member_enabled, m.created_at AS member_created_at
+      m.last_name AS member_last_name, m.enabled AS member_enabled, m.created_at AS member_created_at,
+      m.attributes AS member_attributes
     FROM sessions s JOIN members m ON m.id = s.member_id
     WHERE s.${hashColumn} = ${placeholder}`;
 }
@@ -115,6 +130,23 @@ export function sessionListSql(where: string): string {
 
 export function mapOrNull<R, T>(record: R | undefined, map: (record: R) => T): T | null {
   return record === undefined ? null : map(record);
+}
+
+function toAttributes(text: string): MemberAttributes {
+  return JSON.parse(text) as MemberAttributes;
+}
+
+function fromAttributes(attributes: MemberAttributes): string {
+  return JSON.stringify(attributes);
+}
+
+export function fromMemberChanges(changes: MemberChanges): MemberChangesRecord {
+  return {
+    email: changes.email ?? null,
+    first_name: changes.firstName ?? null,
+    last_name: changes.lastName ?? null,
+    attributes: changes.attributes === undefined ? null : fromAttributes(changes.attributes),
+  };
 }
 
 export function toCallerPassword(record: CallerPasswordRecord): CallerPasswordRow {
@@ -138,6 +170,7 @@ export function fromSession(session: SessionRow): SessionRecord {
     cookie_hash: session.cookieHash,
     token_hash: session.tokenHash,
     token_sealed: session.tokenSealed,
+    cookie_sealed: session.cookieSealed,
     created_at: session.createdAt,
     last_seen_at: session.lastSeenAt,
     expires_at: session.expiresAt,
@@ -153,6 +186,7 @@ export function toSession(record: SessionRecord): SessionRow {
     cookieHash: record.cookie_hash,
     tokenHash: record.token_hash,
     tokenSealed: record.token_sealed,
+    cookieSealed: record.cookie_sealed,
     createdAt: record.created_at,
     lastSeenAt: record.last_seen_at,
     expiresAt: record.expires_at,
@@ -176,6 +210,7 @@ export function flagRecordMappers<F extends Flag>(flags: FlagCodec<F>) {
       lastName: record.last_name,
       enabled: toBoolean(record.enabled),
       createdAt: record.created_at,
+      attributes: toAttributes(record.attributes),
     };
   }
 
@@ -193,6 +228,7 @@ export function flagRecordMappers<F extends Flag>(flags: FlagCodec<F>) {
         last_name: member.lastName,
         enabled: fromBoolean(member.enabled),
         created_at: member.createdAt,
+        attributes: fromAttributes(member.attributes),
         password_hash: member.passwordHash ?? null,
       };
     },
@@ -232,6 +268,7 @@ export function flagRecordMappers<F extends Flag>(flags: FlagCodec<F>) {
           lastName: record.member_last_name,
           enabled: toBoolean(record.member_enabled),
           createdAt: record.member_created_at,
+          attributes: toAttributes(record.member_attributes),
         },
       };
     },

@@ -1,7 +1,7 @@
 /**
  * The store contract: every implementation (SQLite, PostgreSQL) passes test/store/contract.ts.
  * Rows hold no secret in the clear: caller passwords, login cookies and tokens arrive here already hashed
- * (and the token also encrypted) by src/service/secrets.ts. Times are epoch milliseconds.
+ * (and the cookie and token also encrypted) by src/service/secrets.ts. Times are epoch milliseconds.
  */
 
 export interface CallerRow {
@@ -17,6 +17,31 @@ export interface CallerPasswordRow {
   createdAt: number;
 }
 
+/**
+ * Optional facts about a member that partner integrations read (CRM4M's JSON fields, iBridge User attributes).
+ * A fact not known is a key left out, never one set to undefined; src/service/member-attributes.ts checks them.
+ */
+export interface MemberAttributes {
+  /** CRM4M pa_member. */
+  isMember?: boolean;
+  /** CRM4M pa_contactnumber. */
+  contactNumber?: string;
+  /** CRM4M pa_labelname. */
+  labelName?: string;
+  /** CRM4M parentcustomerid_id. */
+  organisationId?: string;
+  /** CRM4M parentcustomerid. */
+  organisationName?: string;
+  /** CRM4M defaultpricelevelid_id. */
+  priceLevelId?: string;
+  /** CRM4M defaultpricelevelid. */
+  priceLevelName?: string;
+  /** CRM4M pa_webroles. */
+  roles?: Array<{ id: string; name: string }>;
+  /** Free-form, tenant-specific. */
+  extra?: Record<string, string>;
+}
+
 export interface MemberRow {
   id: string;
   username: string;
@@ -25,7 +50,12 @@ export interface MemberRow {
   lastName: string;
   enabled: boolean;
   createdAt: number;
+  /** `{}` when none are known. */
+  attributes: MemberAttributes;
 }
+
+/** What updateMember may change; a field left out stays as it is, and attributes are replaced whole. */
+export type MemberChanges = Partial<Pick<MemberRow, 'email' | 'firstName' | 'lastName' | 'attributes'>>;
 
 /** A member as created; passwordHash is a tagged hash from src/service/passwords.ts, or null (no password yet). */
 export type NewMember = MemberRow & { passwordHash?: string | null };
@@ -65,6 +95,11 @@ export interface SessionRow {
   tokenHash: string;
   /** The token encrypted with the server key, so that AuthenticateCookie can return it. */
   tokenSealed: string;
+  /**
+   * The login cookie encrypted with the server key, so that a token lookup can return it too; null for
+   * sessions created before the store kept it.
+   */
+  cookieSealed: string | null;
   createdAt: number;
   lastSeenAt: number;
   /** Absolute end of life, fixed at creation. */
@@ -120,6 +155,8 @@ export interface Store {
   createMember(member: NewMember): Promise<MemberRow>;
   getMember(id: string): Promise<MemberRow | null>;
   listMembers(): Promise<MemberRow[]>;
+  /** Changes the given fields in one write and returns the member as it is then; null when no member has this id. */
+  updateMember(id: string, changes: MemberChanges): Promise<MemberRow | null>;
   setMemberEnabled(id: string, enabled: boolean): Promise<boolean>;
   /** Removes the member and all of its sessions. */
   deleteMember(id: string): Promise<boolean>;

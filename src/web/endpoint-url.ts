@@ -25,6 +25,14 @@ export function endpointUrl(req: IncomingMessage, config: Config): string {
 }
 
 /**
+ * The domain a session begun by this request is for, on the sign-in page or through AuthenticateUser alike:
+ * COOKIE_DOMAIN when set, else the host the service was reached at.
+ */
+export function sessionCookieDomain(req: IncomingMessage, config: Config): string {
+  return config.signin.cookieDomain ?? new URL(endpointUrl(req, config)).hostname;
+}
+
+/**
  * The host name a request names, lower-cased and without its port: X-Forwarded-Host on a connection from a
  * trusted proxy, else a valid Host header; undefined when neither names one.
  */

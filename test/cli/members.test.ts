@@ -24,6 +24,7 @@ describe('members add', () => {
       lastName: '',
       enabled: true,
       created: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+      attributes: {},
     });
     await expect(h.services.members.get('m1')).resolves.toMatchObject({ username: 'ada', lastName: 'Lovelace' });
   });
@@ -37,6 +38,83 @@ describe('members add', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("required option '--username <username>' not specified");
     await expect(h.services.members.list()).resolves.toEqual([]);
+  });
+
+  it('takes every attribute option, and prints the attributes', async () => {
+    const result = await h.run(
+      ...ADA,
+      '--member',
+      '--contact-number',
+      '+44 20 7946 0958',
+      '--label-name',
+      'Gold',
+      '--organisation-id',
+      'org-1',
+      '--organisation-name',
+      'The Society',
+      '--price-level-id',
+      'pl-1',
+      '--price-level-name',
+      'Members',
+      '--role',
+      'r1:Editor',
+      '--role',
+      'r2:Chief: Editor',
+      '--attribute',
+      'tier=gold',
+      '--attribute',
+      'Note=a=b',
+      '--json',
+    );
+    expect(result.code).toBe(0);
+    const attributes = {
+      isMember: true,
+      contactNumber: '+44 20 7946 0958',
+      labelName: 'Gold',
+      organisationId: 'org-1',
+      organisationName: 'The Society',
+      priceLevelId: 'pl-1',
+      priceLevelName: 'Members',
+      roles: [
+        { id: 'r1', name: 'Editor' },
+        { id: 'r2', name: 'Chief: Editor' },
+      ],
+      extra: { tier: 'gold', Note: 'a=b' },
+    };
+    expect(JSON.parse(result.stdout)).toMatchObject({ id: 'm1', attributes });
+    expect((await h.services.members.get('m1')).attributes).toStrictEqual(attributes);
+    expect((await h.run('members', 'show', 'm1')).stdout).toMatch(
+      /^attributes\s+member=yes contact-number=\+44 20 7946 0958 label-name=Gold organisation-id=org-1 organisation-name=The Society price-level-id=pl-1 price-level-name=Members roles=r1:Editor\|r2:Chief: Editor attr:tier=gold attr:Note=a=b$/m,
+    );
+  });
+
+  it('leaves isMember unset unless --member or --no-member is given', async () => {
+    await h.run('members', 'add', '--id', 'm1', '--username', 'ada');
+    await h.run('members', 'add', '--id', 'm2', '--username', 'bob', '--no-member');
+    expect((await h.services.members.get('m1')).attributes).toStrictEqual({});
+    expect((await h.services.members.get('m2')).attributes).toStrictEqual({ isMember: false });
+    expect((await h.run('members', 'show', 'm1')).stdout).toMatch(/^attributes\s+-$/m);
+    expect((await h.run('members', 'show', 'm2')).stdout).toMatch(/^attributes\s+member=no$/m);
+  });
+
+  it('names the option of a role or an attribute it cannot read, and the service refuses what is not valid', async () => {
+    const role = await h.run('members', 'add', '--id', 'm1', '--username', 'ada', '--role', 'editor');
+    expect(role).toMatchObject({ code: 2, stderr: 'error: --role must be id:name, not "editor"\n', stdout: '' });
+    for (const pair of ['tier', '=gold', 'a b=c']) {
+      const attribute = await h.run('members', 'add', '--id', 'm1', '--username', 'ada', '--attribute', pair);
+      expect(attribute).toMatchObject({
+        code: 2,
+        stderr: `error: --attribute must be key=value, the key letters, digits, _, . and - (64 at most) starting with a letter or _, not "${pair}"\n`,
+      });
+    }
+    const twice = await h.run('members', 'add', '--id', 'm1', '--username', 'ada', '--role', 'r1:A', '--role', 'r1:B');
+    expect(twice).toMatchObject({ code: 1, stderr: 'error: The member record is not valid: two roles have the id "r1"\n' });
+    await expect(h.services.members.list()).resolves.toEqual([]);
+  });
+
+  it('leaves the id to the service: required for ids of any form', async () => {
+    const result = await h.run('members', 'add', '--username', 'ada');
+    expect(result).toMatchObject({ code: 1, stderr: 'error: The member record is not valid: id and username are required\n' });
   });
 
   it('refuses a duplicate id', async () => {
@@ -53,21 +131,108 @@ describe('members list and show', () => {
     await h.run('members', 'add', '--id', 'member-two', '--username', 'bob');
     const text = await h.run('members', 'list');
     const lines = text.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+USERNAME\s+EMAIL\s+FIRST NAME\s+LAST NAME\s+ENABLED\s+CREATED$/);
+    expect(lines[0]).toMatch(/^ID\s+USERNAME\s+EMAIL\s+FIRST NAME\s+LAST NAME\s+ENABLED\s+CREATED\s+ATTRIBUTES$/);
     expect(lines).toHaveLength(3);
     // Aligned: every row's username starts in the same column as the heading.
     const column = lines[0]!.indexOf('USERNAME');
     expect(lines.slice(1).map((l) => l.slice(column).split(/\s+/)[0]).sort()).toEqual(['ada', 'bob']);
     const json = JSON.parse((await h.run('members', 'list', '--json')).stdout) as Array<{ id: string }>;
     expect(json.map((m) => m.id).sort()).toEqual(['m1', 'member-two']);
+    await h.services.members.update('m1', { attributes: { roles: [{ id: 'r1', name: 'Editor' }] } });
+    expect((await h.run('members', 'list')).stdout).toMatch(/^m1\s.*\sroles=r1:Editor$/m);
+    expect(JSON.parse((await h.run('members', 'list', '--json')).stdout)).toContainEqual(
+      expect.objectContaining({ id: 'm1', attributes: { roles: [{ id: 'r1', name: 'Editor' }] } }),
+    );
   });
 
   it('shows one member, and fails clearly for an unknown one', async () => {
     await h.run(...ADA);
-    expect(JSON.parse((await h.run('members', 'show', 'm1', '--json')).stdout)).toMatchObject({ id: 'm1', email: 'ada@example.com' });
+    expect(JSON.parse((await h.run('members', 'show', 'm1', '--json')).stdout)).toMatchObject({
+      id: 'm1',
+      email: 'ada@example.com',
+      attributes: {},
+    });
     expect((await h.run('members', 'show', 'm1')).stdout).toMatch(/^email\s+ada@example.com$/m);
     const unknown = await h.run('members', 'show', 'nobody');
     expect(unknown).toMatchObject({ code: 1, stderr: 'error: No member has this id: nobody\n', stdout: '' });
+  });
+});
+
+describe('members update', () => {
+  const ATTRIBUTES = ['--member', '--label-name', 'Gold', '--role', 'r1:Editor', '--attribute', 'tier=gold', '--attribute', 'zone=eu'];
+
+  beforeEach(async () => {
+    await h.run(...ADA, ...ATTRIBUTES);
+  });
+
+  it('changes only what is given, and prints the member', async () => {
+    const result = await h.run('members', 'update', 'm1', '--email', 'ada@example.net', '--last-name', 'King');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^email\s+ada@example.net$/m);
+    expect(result.stdout).toMatch(/^attributes\s+member=yes label-name=Gold roles=r1:Editor attr:tier=gold attr:zone=eu$/m);
+    await expect(h.services.members.get('m1')).resolves.toMatchObject({
+      email: 'ada@example.net',
+      firstName: 'Ada',
+      lastName: 'King',
+      attributes: { isMember: true, labelName: 'Gold', roles: [{ id: 'r1', name: 'Editor' }], extra: { tier: 'gold', zone: 'eu' } },
+    });
+  });
+
+  it('merges the attribute options into the attributes: roles given replace the list, extras are set one by one', async () => {
+    const result = await h.run(
+      'members',
+      'update',
+      'm1',
+      '--no-member',
+      '--contact-number',
+      '555',
+      '--label-name',
+      '',
+      '--role',
+      'r2:Reader',
+      '--role',
+      'r3:Writer',
+      '--attribute',
+      'tier=silver',
+      '--remove-attribute',
+      'zone',
+      '--json',
+    );
+    expect(result.code).toBe(0);
+    const attributes = {
+      isMember: false,
+      contactNumber: '555',
+      roles: [
+        { id: 'r2', name: 'Reader' },
+        { id: 'r3', name: 'Writer' },
+      ],
+      extra: { tier: 'silver' },
+    };
+    expect(JSON.parse(result.stdout)).toMatchObject({ id: 'm1', email: 'ada@example.com', attributes });
+    expect((await h.services.members.get('m1')).attributes).toStrictEqual(attributes);
+  });
+
+  it('--clear-roles and removing the last extra leave no roles and no extras', async () => {
+    const result = await h.run('members', 'update', 'm1', '--clear-roles', '--remove-attribute', 'tier', '--remove-attribute', 'zone');
+    expect(result.code).toBe(0);
+    expect((await h.services.members.get('m1')).attributes).toStrictEqual({ isMember: true, labelName: 'Gold' });
+  });
+
+  it('refuses --clear-roles with --role, and one key both set and removed, before changing anything', async () => {
+    const before = await h.services.members.get('m1');
+    const roles = await h.run('members', 'update', 'm1', '--clear-roles', '--role', 'r2:Reader');
+    expect(roles.code).toBe(2);
+    expect(roles.stderr).toContain("option '--clear-roles' cannot be used with option '--role <id:name>'");
+    const extra = await h.run('members', 'update', 'm1', '--attribute', 'tier=x', '--remove-attribute', 'tier');
+    expect(extra).toMatchObject({ code: 2, stderr: 'error: --attribute and --remove-attribute name the same key\n' });
+    const email = await h.run('members', 'update', 'm1', '--email', 'nope');
+    expect(email).toMatchObject({ code: 2, stderr: 'error: --email must be an email address\n' });
+    await expect(h.services.members.get('m1')).resolves.toStrictEqual(before);
+  });
+
+  it('fails clearly for an unknown member', async () => {
+    const result = await h.run('members', 'update', 'ghost', '--label-name', 'x');
+    expect(result).toMatchObject({ code: 1, stderr: 'error: No member has this id: ghost\n', stdout: '' });
   });
 });
 

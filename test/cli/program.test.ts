@@ -36,6 +36,7 @@ describe('the root program', () => {
       'callers remove',
       'members',
       'members add',
+      'members update',
       'members list',
       'members show',
       'members set-password',
@@ -48,6 +49,8 @@ describe('the root program', () => {
       'sessions list',
       'sessions revoke',
       'sessions revoke-all',
+      'config',
+      'config show',
     ]);
   });
 

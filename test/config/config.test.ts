@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigError, loadConfig, type Environment } from '../../src/config/config.js';
 import { parseDurationSeconds } from '../../src/config/duration.js';
+import { OPERATION_PARAMETERS } from '../../src/service/wsdl-types.js';
 
 function problemsOf(env: Environment): string[] {
   try {
@@ -19,26 +20,36 @@ describe('defaults', () => {
   it('an empty environment gives the documented defaults', () => {
     const config = loadConfig({});
     expect(config).toEqual({
+      profile: undefined,
+      settings: expect.any(Array),
       port: 8080,
       host: '127.0.0.1',
       dataDir: resolve('./data'),
       databaseUrl: undefined,
       soapNamespace: 'http://tempuri.org/',
       serviceName: 'Authentication',
+      wsdlNames: { service: 'Authentication', binding: 'Authentication', portType: 'Authentication' },
+      operations: ['AuthenticateCookie', 'AuthenticateToken'],
+      operationParameters: OPERATION_PARAMETERS,
+      documentation: { service: undefined, operations: {} },
       basePath: '',
       publicUrl: undefined,
       trustProxy: expect.objectContaining({ any: false, setting: 'false' }),
       resultFormat: 'ibridge',
+      jsonFields: ['status', 'message', 'contactid', 'pa_token', 'emailaddress1', 'firstname', 'lastname', 'fullname'].map((name) => ({ kind: 'known', name })),
+      ibridgeAttributes: [],
+      memberIdFormat: 'any',
       maxBodyBytes: 65536,
       logLevel: 'info',
       bindings: { soap11: true, soap12: true, httpGet: true, httpPost: true },
-      session: { absoluteTimeoutSeconds: 12 * 3600, idleTimeoutSeconds: 30 * 60, slidingIdle: true },
+      session: { absoluteTimeoutSeconds: 12 * 3600, idleTimeoutSeconds: 30 * 60, slidingIdle: true, tokenFormat: 'opaque' },
       signin: {
         loginPath: '/Login',
         logoutPath: '/Logout',
         defaultReturnPath: '/Login',
         cookieDomain: undefined,
         cookieName: '.ASPXAUTH',
+        tokenCookieName: undefined,
         cookieSecure: true,
         branding: { organizationName: 'Member sign-in', logoUrl: undefined, accentColor: '#0b5cad', templateDir: undefined },
         throttle: { accountFailures: 5, addressFailures: 20, windowSeconds: 15 * 60, lockoutSeconds: 15 * 60 },
@@ -193,8 +204,8 @@ describe('each variable', () => {
     expect(problemsOf({ RESULT_FORMAT: 'xml' })).toEqual(['RESULT_FORMAT: must be one of ibridge, json, plain']);
   });
 
-  it('refuses a SERVICE_NAME that is not an XML name and a DATABASE_URL that is not postgres', () => {
-    expect(problemsOf({ SERVICE_NAME: '1Auth' })[0]).toMatch(/^SERVICE_NAME: /);
+  it('refuses a SERVICE_NAME that is not a name and a DATABASE_URL that is not postgres', () => {
+    for (const name of ['1Auth', 'Auth  Service', 'Auth<x>', 'A'.repeat(101)]) expect(problemsOf({ SERVICE_NAME: name })[0]).toMatch(/^SERVICE_NAME: /);
     expect(problemsOf({ DATABASE_URL: 'mysql://db/auth' })).toEqual(['DATABASE_URL: must be a postgres:// URL']);
   });
 });
@@ -273,6 +284,7 @@ describe('cross-checks', () => {
       absoluteTimeoutSeconds: 3600,
       idleTimeoutSeconds: 3600,
       slidingIdle: true,
+      tokenFormat: 'opaque',
     });
   });
 });
@@ -523,5 +535,115 @@ describe('CONFIG_FILE', () => {
     const problems = problemsOf({ CONFIG_FILE: join(dir, 'nope.json') });
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(/^CONFIG_FILE .*nope\.json: .*ENOENT/);
+  });
+});
+
+describe('PROFILE', () => {
+  it('isgweb sets what ISGweb partner plugins need', () => {
+    const config = loadConfig({ PROFILE: 'isgweb' });
+    expect(config).toMatchObject({
+      profile: 'isgweb',
+      soapNamespace: 'http://ibridge.isgsolutions.com/Authentication/',
+      wsdlNames: { service: 'Authentication', binding: 'Authentication', portType: 'Authentication_x0020_Web_x0020_Service' },
+      operations: ['AuthenticateCookie', 'AuthenticateToken', 'AuthenticateUser', 'DeleteUserSession', 'Login'],
+      resultFormat: 'ibridge',
+      basePath: '/iservices',
+      memberIdFormat: 'any',
+      session: { tokenFormat: 'opaque' },
+      signin: { tokenCookieName: 'Token' },
+    });
+    expect(config.documentation.service).toMatch(/iMIS database/);
+  });
+
+  it('crm4m sets what CRM4M clients need', () => {
+    const config = loadConfig({ PROFILE: 'crm4m' });
+    expect(config).toMatchObject({
+      profile: 'crm4m',
+      soapNamespace: 'http://webportalbridge.ptassoc.com/Authentication/',
+      serviceName: 'Authentication Web Service',
+      wsdlNames: { service: 'Authentication_x0020_Web_x0020_Service', binding: 'Authentication_x0020_Web_x0020_Service', portType: 'Authentication_x0020_Web_x0020_Service' },
+      operations: ['AuthenticateToken', 'AuthenticateUser', 'DeleteUserSession', 'ValidateUser'],
+      resultFormat: 'json',
+      basePath: '/DesktopModules/MX',
+      memberIdFormat: 'guid',
+      session: { tokenFormat: 'guid' },
+    });
+    expect(config.jsonFields.map((field) => (field.kind === 'known' ? field.name : field.key))).toContain('pa_webroles');
+    expect(config.operationParameters.AuthenticateUser).toEqual(['securityPassword', 'username', 'password']);
+  });
+
+  it('a setting given on its own wins over the profile, from the environment or CONFIG_FILE', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'config-'));
+    try {
+      const file = join(dir, 'settings.json');
+      await writeFile(file, JSON.stringify({ BASE_PATH: '/ibridge' }));
+      const config = loadConfig({ PROFILE: 'isgweb', CONFIG_FILE: file, RESULT_FORMAT: 'plain' });
+      expect(config.basePath).toBe('/ibridge');
+      expect(config.resultFormat).toBe('plain');
+      const sources = Object.fromEntries(config.settings.map((setting) => [setting.name, setting.source]));
+      expect(sources).toMatchObject({ PROFILE: 'environment', BASE_PATH: 'file', RESULT_FORMAT: 'environment', SOAP_NAMESPACE: 'profile', PORT: 'default' });
+    } finally {
+      await rm(dir, { recursive: true });
+    }
+  });
+
+  it('refuses an unknown profile, listing the profiles', () => {
+    expect(problemsOf({ PROFILE: 'imis' })).toEqual(['PROFILE: must be one of isgweb, crm4m']);
+  });
+
+  it('lists the effective settings with secrets masked', () => {
+    const key = randomBytes(32).toString('hex');
+    const config = loadConfig({ SECRET_KEY: key, DATABASE_URL: 'postgres://auth:hunter2@db.internal/auth' });
+    const shown = Object.fromEntries(config.settings.map((setting) => [setting.name, setting.value]));
+    expect(shown).toMatchObject({ SECRET_KEY: '(hidden)', DATABASE_URL: 'postgres://auth:***@db.internal/auth', PORT: '8080', OPERATIONS: 'AuthenticateCookie,AuthenticateToken' });
+    expect(JSON.stringify(config.settings)).not.toContain(key);
+    expect(JSON.stringify(config.settings)).not.toContain('hunter2');
+  });
+});
+
+describe('the contract settings', () => {
+  it('OPERATIONS takes names in any case and keeps WSDL order', () => {
+    expect(loadConfig({ OPERATIONS: 'login, authenticatetoken' }).operations).toEqual(['AuthenticateToken', 'Login']);
+  });
+
+  it.each(['', ' , ', 'AuthenticateToken,GetContactByFilter'])('refuses OPERATIONS %j, listing the operations', (text) => {
+    const problems = text === '' ? problemsOf({ OPERATIONS: ',' }) : problemsOf({ OPERATIONS: text });
+    expect(problems[0]).toMatch(/^OPERATIONS: must be operations, comma-separated, of AuthenticateCookie, AuthenticateToken, AuthenticateUser/);
+  });
+
+  it('encodes WSDL names as ASMX does', () => {
+    expect(loadConfig({ SERVICE_NAME: 'Member Auth', WSDL_PORT_TYPE_NAME: 'Auth_x0041_' }).wsdlNames).toEqual({
+      service: 'Member_x0020_Auth',
+      binding: 'Member_x0020_Auth',
+      portType: 'Auth_x005F_x0041_',
+    });
+  });
+
+  it('reads JSON_FIELDS and IBRIDGE_USER_ATTRIBUTES with attr: extras', () => {
+    const config = loadConfig({ JSON_FIELDS: 'status,pa_member,attr:account', IBRIDGE_USER_ATTRIBUTES: 'ROLES,attr:MEMBER_TYPE' });
+    expect(config.jsonFields).toEqual([
+      { kind: 'known', name: 'status' },
+      { kind: 'known', name: 'pa_member' },
+      { kind: 'extra', key: 'account' },
+    ]);
+    expect(config.ibridgeAttributes).toEqual([
+      { kind: 'known', name: 'ROLES' },
+      { kind: 'extra', key: 'MEMBER_TYPE' },
+    ]);
+  });
+
+  it.each<[string, Environment, RegExp]>([
+    ['an unknown field', { JSON_FIELDS: 'status,pa_tokn' }, /^JSON_FIELDS: "pa_tokn" is not one of status, message/],
+    ['no status', { JSON_FIELDS: 'contactid' }, /^JSON_FIELDS: must include status/],
+    ['a repeated field', { JSON_FIELDS: 'status,attr:status' }, /^JSON_FIELDS: names "status" twice/],
+    ['a bad extra key', { IBRIDGE_USER_ATTRIBUTES: 'attr:1x' }, /^IBRIDGE_USER_ATTRIBUTES: "attr:1x" is not one of IS_MEMBER/],
+    ['unknown documentation', { OPERATION_DOCUMENTATION: '{"Nope":"x"}' }, /^OPERATION_DOCUMENTATION: must be a JSON object of operation names/],
+    ['documentation that is not JSON', { OPERATION_DOCUMENTATION: 'Verifies' }, /^OPERATION_DOCUMENTATION: must be a JSON object/],
+    ['a bad member id format', { MEMBER_ID_FORMAT: 'uuid' }, /^MEMBER_ID_FORMAT: must be one of any, guid/],
+    ['a bad token cookie name', { TOKEN_COOKIE_NAME: 'To ken' }, /^TOKEN_COOKIE_NAME: must be a cookie name/],
+    ['a cookie name with the USER_COOKIE separator', { LOGIN_COOKIE_NAME: 'a|b' }, /^LOGIN_COOKIE_NAME: must be a cookie name/],
+    ['an extra named like a core iBridge attribute', { IBRIDGE_USER_ATTRIBUTES: 'ROLES,attr:TOKEN' }, /^IBRIDGE_USER_ATTRIBUTES: "attr:TOKEN" would repeat the TOKEN every result has/],
+  ])('refuses %s, saying what it takes', (_label, env, message) => {
+    expect(problemsOf(env)[0]).toMatch(message);
   });
 });

@@ -33,12 +33,13 @@ export interface TestApp {
 }
 
 /**
- * The app on a temporary store and an ephemeral loopback port, seeded with the reference data by default,
+ * The app on a temporary store (SQLite unless `store` says postgres) and an ephemeral loopback port, seeded with the reference data by default,
  * wired by the composition root src/main.ts uses (src/compose.ts).
  */
-export async function startTestApp(options: { env?: Environment; seed?: boolean; clock?: Clock } = {}): Promise<TestApp> {
+export async function startTestApp(options: { env?: Environment; seed?: boolean; clock?: Clock; store?: 'sqlite' | 'postgres' } = {}): Promise<TestApp> {
   const config = loadConfig({ LOG_LEVEL: 'info', SOAP_NAMESPACE: REFERENCE.namespace, RESULT_FORMAT: 'plain', ...options.env });
-  const temp = await tempSqliteStore();
+  // Loaded only when asked for: test/helpers/postgres.ts probes the server as it loads.
+  const temp = options.store === 'postgres' ? await (await import('./postgres.js')).tempPostgresStore() : await tempSqliteStore();
   const logs = logCapture();
   const instance = await composeInstance({
     config,

@@ -38,6 +38,7 @@ function session(id: string, times: { createdAt: number; lastSeenAt?: number; re
     cookieHash: `cookie-${counter}`,
     tokenHash: `token-${counter}`,
     tokenSealed: 'sealed',
+    cookieSealed: null,
     createdAt: times.createdAt,
     lastSeenAt: times.lastSeenAt ?? times.createdAt,
     expiresAt: times.expiresAt ?? times.createdAt + ABSOLUTE,
@@ -51,7 +52,16 @@ const isLive = (row: SessionRow, now: number, idleMs: number) => row.revokedAt =
 async function withStore(fn: (store: Store) => Promise<void>): Promise<void> {
   const temp = await tempSqliteStore();
   try {
-    await temp.store.createMember({ id: 'm1', username: 'ada', email: 'ada@example.org', firstName: 'Ada', lastName: 'L', enabled: true, createdAt: 0 });
+    await temp.store.createMember({
+      id: 'm1',
+      username: 'ada',
+      email: 'ada@example.org',
+      firstName: 'Ada',
+      lastName: 'L',
+      enabled: true,
+      createdAt: 0,
+      attributes: {},
+    });
     await fn(temp.store);
   } finally {
     await temp.cleanup();

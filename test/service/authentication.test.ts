@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { createServices, type Services } from '../../src/service/index.js';
 import type { AuthenticateCookieRequest, AuthenticateTokenRequest } from '../../src/service/wsdl-types.js';
+import type { NotSignedInReason } from '../../src/service/sessions.js';
 import type { Store } from '../../src/store/store.js';
+import { CALL } from '../helpers/call-context.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 import { serviceErrorOf } from '../helpers/service-error.js';
 
@@ -16,6 +18,7 @@ let services: Services;
 let password: string;
 
 const ADA = { id: '10042', username: 'ada', email: 'ada@example.org', firstName: 'Ada', lastName: 'Lovelace' };
+const ADA_ROW = { ...ADA, enabled: true, createdAt: START, attributes: {} };
 
 beforeEach(async () => {
   now = START;
@@ -33,68 +36,59 @@ afterEach(() => cleanup());
 
 const errorOf = serviceErrorOf;
 
-/** Every call from one client address (the throttle has its own tests in authentication-throttle.test.ts). */
-const CALL = { clientAddress: '192.0.2.10' };
+/** Every call comes from one client address (the throttle has its own tests in caller-throttle.test.ts). */
 const authenticateToken = (request: AuthenticateTokenRequest) => services.authentication.authenticateToken(request, CALL);
 const authenticateCookie = (request: AuthenticateCookieRequest) => services.authentication.authenticateCookie(request, CALL);
 
+/** The outcome of an operation that found nobody signed in, for this reason. */
+const notSignedIn = (operation: 'AuthenticateToken' | 'AuthenticateCookie', reason: NotSignedInReason) => ({
+  operation,
+  caller: 'shop',
+  kind: 'refused',
+  refusal: { kind: 'not-signed-in', reason },
+});
+
 describe('authenticateToken', () => {
-  it('returns signedIn true with the member, the token and the caller name', async () => {
-    const { token } = await services.sessions.create('10042', 'example.org');
+  it("returns the member, the session's token and login cookie, and the caller name", async () => {
+    const { token, cookie } = await services.sessions.create('10042', 'example.org');
     const outcome = await authenticateToken({ securityPassword: password, token });
     expect(outcome).toEqual({
       operation: 'AuthenticateToken',
       caller: 'shop',
-      signedIn: true,
-      token,
-      member: { ...ADA, enabled: true, createdAt: START },
+      kind: 'member',
+      member: ADA_ROW,
+      session: { token, cookie },
     });
   });
 
-  it.each<[string, string | null, string]>([
+  it.each<[string, string | null, NotSignedInReason]>([
     ['a null token', null, 'missing'],
     ['an empty token', '', 'missing'],
     ['an unknown token', 'no-such-token', 'unknown'],
-  ])('returns signedIn false for %s with the reason (never throws)', async (_label, token, reason) => {
+  ])('refuses %s as not signed in, with the reason (never throws)', async (_label, token, reason) => {
     await services.sessions.create('10042', 'example.org');
     const outcome = await authenticateToken({ securityPassword: password, token });
-    expect(outcome).toEqual({ operation: 'AuthenticateToken', caller: 'shop', signedIn: false, reason });
+    expect(outcome).toEqual(notSignedIn('AuthenticateToken', reason));
   });
 
-  it('returns signedIn false with reason revoked, expired or idle for an ended session', async () => {
+  it('refuses an ended session as not signed in, with reason revoked, expired or idle', async () => {
     const revoked = await services.sessions.create('10042', 'example.org');
     await services.sessions.revoke(revoked.session.id);
-    expect(await authenticateToken({ securityPassword: password, token: revoked.token })).toEqual({
-      operation: 'AuthenticateToken',
-      caller: 'shop',
-      signedIn: false,
-      reason: 'revoked',
-    });
+    expect(await authenticateToken({ securityPassword: password, token: revoked.token })).toEqual(notSignedIn('AuthenticateToken', 'revoked'));
     const idle = await services.sessions.create('10042', 'example.org');
     now = START + 30 * MINUTE;
-    expect(await authenticateToken({ securityPassword: password, token: idle.token })).toMatchObject({
-      signedIn: false,
-      reason: 'idle',
-    });
+    expect(await authenticateToken({ securityPassword: password, token: idle.token })).toEqual(notSignedIn('AuthenticateToken', 'idle'));
     const expired = await services.sessions.create('10042', 'example.org');
     for (const end = expired.session.expiresAt; now < end; now = Math.min(end, now + 20 * MINUTE)) {
       await services.sessions.checkToken(expired.token);
     }
-    expect(await authenticateToken({ securityPassword: password, token: expired.token })).toMatchObject({
-      signedIn: false,
-      reason: 'expired',
-    });
+    expect(await authenticateToken({ securityPassword: password, token: expired.token })).toEqual(notSignedIn('AuthenticateToken', 'expired'));
   });
 
-  it('returns signedIn false with reason member-disabled for a disabled member', async () => {
+  it('refuses the session of a disabled member as not signed in, with reason member-disabled', async () => {
     const { token } = await services.sessions.create('10042', 'example.org');
     await services.members.setEnabled('10042', false);
-    expect(await authenticateToken({ securityPassword: password, token })).toEqual({
-      operation: 'AuthenticateToken',
-      caller: 'shop',
-      signedIn: false,
-      reason: 'member-disabled',
-    });
+    expect(await authenticateToken({ securityPassword: password, token })).toEqual(notSignedIn('AuthenticateToken', 'member-disabled'));
   });
 
   it.each([['a wrong', 'wrong-password'], ['a null', null], ['an empty', '']])(
@@ -124,41 +118,42 @@ describe('authenticateToken', () => {
 });
 
 describe('authenticateCookie', () => {
-  it('returns signedIn true with the member, the session token and the caller name', async () => {
+  it("returns the member, the session's token and login cookie, and the caller name", async () => {
     const { cookie, token } = await services.sessions.create('10042', 'example.org');
     const outcome = await authenticateCookie({ securityPassword: password, loginCookie: cookie, cookieDomain: '.Example.org' });
     expect(outcome).toEqual({
       operation: 'AuthenticateCookie',
       caller: 'shop',
-      signedIn: true,
-      token,
-      member: { ...ADA, enabled: true, createdAt: START },
+      kind: 'member',
+      member: ADA_ROW,
+      session: { token, cookie },
     });
   });
 
   it("carries the session's token, which AuthenticateToken then accepts for the same member", async () => {
     const { cookie } = await services.sessions.create('10042', 'example.org');
     const byCookie = await authenticateCookie({ securityPassword: password, loginCookie: cookie, cookieDomain: 'example.org' });
-    if (!byCookie.signedIn) throw new Error(`not signed in: ${byCookie.reason}`);
-    expect(byCookie.token).not.toBe(cookie);
-    const byToken = await authenticateToken({ securityPassword: password, token: byCookie.token });
-    expect(byToken).toMatchObject({ signedIn: true, token: byCookie.token, member: { id: '10042' } });
+    if (byCookie.kind !== 'member' || !byCookie.session) throw new Error(`no session: ${JSON.stringify(byCookie)}`);
+    const { token } = byCookie.session;
+    expect(token).not.toBe(cookie);
+    const byToken = await authenticateToken({ securityPassword: password, token });
+    expect(byToken).toMatchObject({ kind: 'member', session: { token, cookie }, member: { id: '10042' } });
   });
 
-  it.each<[string, string | null, string | null, string]>([
+  it.each<[string, string | null, string | null, NotSignedInReason]>([
     ['a null cookie', null, 'example.org', 'missing'],
     ['an empty cookie', '', 'example.org', 'missing'],
     ['an unknown cookie', 'no-such-cookie', 'example.org', 'unknown'],
-  ])('returns signedIn false for %s with the reason (never throws)', async (_label, loginCookie, cookieDomain, reason) => {
+  ])('refuses %s as not signed in, with the reason (never throws)', async (_label, loginCookie, cookieDomain, reason) => {
     await services.sessions.create('10042', 'example.org');
     const outcome = await authenticateCookie({ securityPassword: password, loginCookie, cookieDomain });
-    expect(outcome).toEqual({ operation: 'AuthenticateCookie', caller: 'shop', signedIn: false, reason });
+    expect(outcome).toEqual(notSignedIn('AuthenticateCookie', reason));
   });
 
-  it('returns signedIn false with reason domain-mismatch for a cookie of another domain', async () => {
+  it('refuses a cookie of another domain as not signed in, with reason domain-mismatch', async () => {
     const { cookie } = await services.sessions.create('10042', 'example.org');
     const outcome = await authenticateCookie({ securityPassword: password, loginCookie: cookie, cookieDomain: 'www.example.org' });
-    expect(outcome).toEqual({ operation: 'AuthenticateCookie', caller: 'shop', signedIn: false, reason: 'domain-mismatch' });
+    expect(outcome).toEqual(notSignedIn('AuthenticateCookie', 'domain-mismatch'));
   });
 
   it('throws INVALID_SECURITY_PASSWORD for a wrong security password even when the cookie is good', async () => {
@@ -182,7 +177,7 @@ describe('authenticateCookie', () => {
     for (const securityPassword of [forum.password, rotated.password]) {
       expect(
         await authenticateCookie({ securityPassword, loginCookie: cookie, cookieDomain: 'example.org' }),
-      ).toMatchObject({ caller: 'forum', signedIn: true });
+      ).toMatchObject({ caller: 'forum', kind: 'member' });
     }
   });
 });

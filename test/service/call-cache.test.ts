@@ -6,11 +6,12 @@ import { randomBytes } from 'node:crypto';
 import { CallerThrottledError, ServiceError } from '../../src/service/errors.js';
 import { createServices, type Services } from '../../src/service/index.js';
 import type { Store } from '../../src/store/store.js';
+import { callContext } from '../helpers/call-context.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 
 const START = Date.UTC(2026, 0, 1);
 const TTL = 1000;
-const ADDRESS = { clientAddress: '192.0.2.10' };
+const ADDRESS = callContext('192.0.2.10');
 const ADA = { id: '10042', username: 'ada', email: 'ada@example.org', firstName: 'Ada', lastName: 'Lovelace' };
 
 let now = START;
@@ -47,7 +48,7 @@ beforeEach(async () => {
 afterEach(() => cleanup());
 
 const call = (services = here) => services.authentication.authenticateToken({ securityPassword: password, token }, ADDRESS);
-const signedIn = async (services = here) => (await call(services)).signedIn;
+const signedIn = async (services = here) => (await call(services)).kind === 'member';
 const failure = (services = here) => call(services).then(
   () => 'answered',
   (error: unknown) => (error instanceof CallerThrottledError ? 'throttled' : error instanceof ServiceError ? error.code : 'other'),
@@ -89,7 +90,7 @@ describe('a change made on another instance', () => {
   it('a new session is found at once: misses are never kept', async () => {
     const other = await there.sessions.create(ADA.id, 'example.org');
     await here.authentication.authenticateToken({ securityPassword: password, token: other.token }, ADDRESS);
-    expect((await here.authentication.authenticateToken({ securityPassword: password, token: other.token }, ADDRESS)).signedIn).toBe(true);
+    expect((await here.authentication.authenticateToken({ securityPassword: password, token: other.token }, ADDRESS)).kind).toBe('member');
   });
 });
 
@@ -111,9 +112,9 @@ describe('a change made on this instance is seen at once', () => {
   it('a session signed out by its login cookie', async () => {
     const issued = await there.sessions.create(ADA.id, 'example.org');
     const byCookie = () => here.authentication.authenticateCookie({ securityPassword: password, loginCookie: issued.cookie, cookieDomain: 'example.org' }, ADDRESS);
-    expect((await byCookie()).signedIn).toBe(true);
+    expect((await byCookie()).kind).toBe('member');
     expect(await here.signin.signOut(issued.cookie)).toBe(true);
-    expect((await byCookie()).signedIn).toBe(false);
+    expect((await byCookie()).kind).toBe('refused');
   });
 
   it.each<[string, () => Promise<unknown>]>([

@@ -15,6 +15,7 @@ import { createServices, type Services } from '../../src/service/index.js';
 import { openStore } from '../../src/store/open.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { Store } from '../../src/store/store.js';
+import { callContext } from '../helpers/call-context.js';
 import { describeWithPostgres, POSTGRES_TEST_URL, tempPostgresStore } from '../helpers/postgres.js';
 import { serviceErrorOf } from '../helpers/service-error.js';
 
@@ -24,8 +25,8 @@ const START = Date.UTC(2026, 0, 1);
 /** 3 failed passwords from one address within 10 minutes lock it for 15. */
 const POLICY = { maxFailures: 3, windowSeconds: 600, lockoutSeconds: 900 };
 const SESSION = { absoluteTimeoutSeconds: 12 * 3600, idleTimeoutSeconds: 30 * 60, slidingIdle: true };
-const GUESSER: CallContext = { clientAddress: '192.0.2.66' };
-const NEIGHBOUR: CallContext = { clientAddress: '198.51.100.7' };
+const GUESSER = callContext('192.0.2.66');
+const NEIGHBOUR = callContext('198.51.100.7');
 const LOCKED_15 = 'Too many failed security password attempts from this address; try again in 15 minutes.';
 
 /** One store, and more handles on the same data: what another instance of the service would open. */
@@ -97,7 +98,7 @@ function callerThrottleSuite(open: () => Promise<StoreUnderTest>): void {
   it('answers the failures up to the threshold as wrong passwords, then locks the address even for the right password', async () => {
     expect(await wrong(GUESSER)).toBe('INVALID_SECURITY_PASSWORD');
     expect((await serviceErrorOf(call(null, GUESSER))).code).toBe('INVALID_SECURITY_PASSWORD');
-    await expect(call(password, GUESSER)).resolves.toMatchObject({ signedIn: true });
+    await expect(call(password, GUESSER)).resolves.toMatchObject({ kind: 'member' });
     // The third failure reaches the threshold; it is still answered as what it is.
     expect(await wrong(GUESSER)).toBe('INVALID_SECURITY_PASSWORD');
 
@@ -125,12 +126,12 @@ function callerThrottleSuite(open: () => Promise<StoreUnderTest>): void {
   it('leaves every other address alone', async () => {
     for (let i = 0; i < 3; i += 1) await wrong(GUESSER);
     expect((await serviceErrorOf(call(password, GUESSER))).code).toBe('CALLER_THROTTLED');
-    await expect(call(password, NEIGHBOUR)).resolves.toMatchObject({ caller: 'shop', signedIn: true });
+    await expect(call(password, NEIGHBOUR)).resolves.toMatchObject({ caller: 'shop', kind: 'member' });
     await expect(
       services.authentication.authenticateCookie({ securityPassword: password, loginCookie: 'none', cookieDomain: 'example.org' }, NEIGHBOUR),
-    ).resolves.toMatchObject({ signedIn: false, reason: 'unknown' });
+    ).resolves.toMatchObject({ kind: 'refused', refusal: { kind: 'not-signed-in', reason: 'unknown' } });
     expect(await wrong(NEIGHBOUR)).toBe('INVALID_SECURITY_PASSWORD');
-    expect(await wrong({ clientAddress: '::ffff:192.0.2.66' })).toBe('INVALID_SECURITY_PASSWORD');
+    expect(await wrong(callContext('::ffff:192.0.2.66'))).toBe('INVALID_SECURITY_PASSWORD');
   });
 
   it('ends the lock after the cool-down; calls during the lock do not extend it; then counts from zero', async () => {
@@ -146,10 +147,10 @@ function callerThrottleSuite(open: () => Promise<StoreUnderTest>): void {
     expect((last as CallerThrottledError).retryAfterSeconds).toBe(1);
 
     now = end;
-    await expect(call(password, GUESSER)).resolves.toMatchObject({ signedIn: true });
+    await expect(call(password, GUESSER)).resolves.toMatchObject({ kind: 'member' });
     expect(await wrong(GUESSER)).toBe('INVALID_SECURITY_PASSWORD');
     expect(await wrong(GUESSER)).toBe('INVALID_SECURITY_PASSWORD');
-    await expect(call(password, GUESSER)).resolves.toMatchObject({ signedIn: true });
+    await expect(call(password, GUESSER)).resolves.toMatchObject({ kind: 'member' });
     expect(await wrong(GUESSER)).toBe('INVALID_SECURITY_PASSWORD');
     expect((await serviceErrorOf(call(password, GUESSER))).message).toBe(LOCKED_15);
   });
@@ -157,7 +158,7 @@ function callerThrottleSuite(open: () => Promise<StoreUnderTest>): void {
   it('does not clear the count on a right password, and forgets failures older than the window', async () => {
     await wrong(GUESSER);
     await wrong(GUESSER);
-    await expect(call(password, GUESSER)).resolves.toMatchObject({ signedIn: true });
+    await expect(call(password, GUESSER)).resolves.toMatchObject({ kind: 'member' });
     expect(await wrong(GUESSER)).toBe('INVALID_SECURITY_PASSWORD');
     expect((await serviceErrorOf(call(password, GUESSER))).code).toBe('CALLER_THROTTLED');
 
@@ -167,7 +168,7 @@ function callerThrottleSuite(open: () => Promise<StoreUnderTest>): void {
     now = START + 20 * MINUTE;
     // The window of the first two has passed: this is the first failure of a new one.
     expect(await wrong(NEIGHBOUR)).toBe('INVALID_SECURITY_PASSWORD');
-    await expect(call(password, NEIGHBOUR)).resolves.toMatchObject({ signedIn: true });
+    await expect(call(password, NEIGHBOUR)).resolves.toMatchObject({ kind: 'member' });
   });
 
   it("counts a disabled caller's password as a failure, as it is answered as one", async () => {
@@ -179,7 +180,7 @@ function callerThrottleSuite(open: () => Promise<StoreUnderTest>): void {
 
   it('shares the count between two service instances over one store, also when their failures arrive together', async () => {
     const other = servicesOver(await underTest.openAnother());
-    await expect(call(password, GUESSER, other)).resolves.toMatchObject({ signedIn: true });
+    await expect(call(password, GUESSER, other)).resolves.toMatchObject({ kind: 'member' });
     expect(await wrong(GUESSER, services)).toBe('INVALID_SECURITY_PASSWORD');
     expect(await wrong(GUESSER, other)).toBe('INVALID_SECURITY_PASSWORD');
     expect(await wrong(GUESSER, services)).toBe('INVALID_SECURITY_PASSWORD');

@@ -199,9 +199,21 @@ describe('importMembers', () => {
 
   it.each([
     ['an empty file', '', `the file is empty: its first row is the header ${HEADER}`],
-    ['no header row', 'm1,ada,,,,,,', `unknown column "m1": the header row is ${HEADER}`],
+    [
+      'no header row',
+      'm1,ada,,,,,,',
+      `unknown column "m1": the header row is ${HEADER}, and may add is_member, contact_number, label_name, organisation_id, ` +
+        'organisation_name, price_level_id, price_level_name, roles and attr:<key> columns',
+    ],
     ['a header without username', 'id,email\nm1,a@example.org', `the header row has no username column: it is ${HEADER}`],
     ['a column named twice', 'id,username,Username\nm1,ada,ada', 'two columns of the header row are the username'],
+    ['an attribute named twice', 'id,username,attr:tier,ATTR:tier\nm1,ada,a,b', 'two columns of the header row are attr:tier'],
+    ['two spellings of one attribute', 'id,username,organisation_id,Organization ID\nm1,ada,a,b', 'two columns of the header row are the organisationId'],
+    [
+      'an attribute column with a bad name',
+      'id,username,attr:price level\nm1,ada,x',
+      'the column "attr:price level" names no valid attribute: after attr: come letters, digits, _, . and - (64 at most), starting with a letter or _',
+    ],
   ])('refuses %s as a whole', async (_name, csv, detail) => {
     const error = await serviceErrorOf(importMembers(csv, services.members));
     expect(error.code).toBe('MEMBER_IMPORT_INVALID');
@@ -214,5 +226,91 @@ describe('importMembers', () => {
     expect(error.code).toBe('MEMBER_IMPORT_INVALID');
     expect(error.message).toContain('line 3');
     expect(await memberIds()).toEqual([]);
+  });
+});
+
+describe('importMembers with member attributes', () => {
+  it('reads the optional columns under their spellings, and attr:<key> columns with the key as written', async () => {
+    const csv = [
+      'ID,User Name,Is Member,Contact-Number,label_name,Organization ID,organisation_name,PRICE_LEVEL_ID,Price Level Name,Roles,attr:Tier,Attr:region.code',
+      'm1,ada,Yes,+44 20 7946 0958,Gold,org-1,"The Society, Ltd",pl-1,Members,r1:Editor|r2:Chief: Editor,gold,ÎDF',
+      'm2,bob,0,,,,,,,,,',
+      'm3,cy,,,,,,,,,,',
+    ].join('\n');
+    expect(await importMembers(csv, services.members)).toEqual([
+      { line: 2, id: 'm1', status: 'imported' },
+      { line: 3, id: 'm2', status: 'imported' },
+      { line: 4, id: 'm3', status: 'imported' },
+    ]);
+    expect((await services.members.get('m1')).attributes).toStrictEqual({
+      isMember: true,
+      contactNumber: '+44 20 7946 0958',
+      labelName: 'Gold',
+      organisationId: 'org-1',
+      organisationName: 'The Society, Ltd',
+      priceLevelId: 'pl-1',
+      priceLevelName: 'Members',
+      roles: [
+        { id: 'r1', name: 'Editor' },
+        { id: 'r2', name: 'Chief: Editor' },
+      ],
+      extra: { Tier: 'gold', 'region.code': 'ÎDF' },
+    });
+    expect((await services.members.get('m2')).attributes).toStrictEqual({ isMember: false });
+    expect((await services.members.get('m3')).attributes).toStrictEqual({});
+  });
+
+  it.each([
+    ['true', true],
+    ['FALSE', false],
+    ['1', true],
+    ['no', false],
+    [' yes ', true],
+  ])('reads the member column %j as %j', async (cell, isMember) => {
+    expect(await importMembers(`id,username,member\nm1,ada,${cell}`, services.members)).toEqual([{ line: 2, id: 'm1', status: 'imported' }]);
+    expect((await services.members.get('m1')).attributes).toStrictEqual({ isMember });
+  });
+
+  it('refuses a row with a bad attribute, with the reason, and imports the rows around it', async () => {
+    const csv = [
+      'id,username,is_member,contact_number,roles,attr:tier',
+      'm1,ada,yes,,,',
+      'm2,bob,maybe,,,',
+      'm3,cy,,,admin,',
+      'm4,di,,,r1:A||r2:B,',
+      'm5,ed,,,r1:A|r1:B,',
+      `m6,flo,,${'9'.repeat(257)},,`,
+      `m7,gus,,,,${'x'.repeat(1025)}`,
+      'm8,hal,no,,r1:A,silver',
+    ].join('\n');
+    expect(await importMembers(csv, services.members)).toEqual([
+      { line: 2, id: 'm1', status: 'imported' },
+      { line: 3, id: 'm2', status: 'refused', reason: 'is_member "maybe" is not one of true, false, 1, 0, yes or no' },
+      { line: 4, id: 'm3', status: 'refused', reason: 'the role "admin" is not id:name (roles are id:name pairs separated by |)' },
+      { line: 5, id: 'm4', status: 'refused', reason: 'the role "" is not id:name (roles are id:name pairs separated by |)' },
+      { line: 6, id: 'm5', status: 'refused', reason: 'The member record is not valid: two roles have the id "r1"' },
+      { line: 7, id: 'm6', status: 'refused', reason: 'The member record is not valid: contactNumber is longer than 256 characters' },
+      { line: 8, id: 'm7', status: 'refused', reason: 'The member record is not valid: the extra attribute "tier" is longer than 1024 characters' },
+      { line: 9, id: 'm8', status: 'imported' },
+    ]);
+    expect(await memberIds()).toEqual(['m1', 'm8']);
+    expect((await services.members.get('m8')).attributes).toStrictEqual({ isMember: false, roles: [{ id: 'r1', name: 'A' }], extra: { tier: 'silver' } });
+  });
+
+  it("reports the ids as stored under the 'guid' id format: lower-cased, or issued for an empty cell", async () => {
+    services = createServices({ store, secretKey: randomBytes(32), session: SESSION, memberIdFormat: 'guid' });
+    const csv = ['id,username', '0F8FAD5B-D9CB-469F-A165-70867728950E,ada', ',bob', 'member-42,cy'].join('\n');
+    const report = await importMembers(csv, services.members);
+    expect(report).toEqual([
+      { line: 2, id: '0f8fad5b-d9cb-469f-a165-70867728950e', status: 'imported' },
+      { line: 3, id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/), status: 'imported' },
+      {
+        line: 4,
+        id: 'member-42',
+        status: 'refused',
+        reason: 'The member record is not valid: the id is not a GUID (8-4-4-4-12 hex digits, no braces)',
+      },
+    ]);
+    await expect(services.members.get(report[1]?.id ?? '')).resolves.toMatchObject({ username: 'bob' });
   });
 });

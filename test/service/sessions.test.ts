@@ -4,6 +4,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServices, type Services } from '../../src/service/index.js';
+import { Secrets } from '../../src/service/secrets.js';
 import type { SessionPolicy } from '../../src/service/sessions.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
@@ -57,6 +58,58 @@ describe('create', () => {
     expect(byToken).toMatchObject({ ok: true, token, found: { session: { id: session.id }, member: { id: 'm1', username: 'ada' } } });
     const byCookie = await services.sessions.checkCookie(cookie, 'example.org');
     expect(byCookie).toMatchObject({ ok: true, token, found: { session: { id: session.id }, member: { id: 'm1', email: 'ada@example.org' } } });
+  });
+
+  it('with tokenFormat guid, issues GUID tokens that verify, and opaque cookies still', async () => {
+    services = servicesWith({ tokenFormat: 'guid' });
+    const issued = [await services.sessions.create('m1', 'example.org'), await services.sessions.create('m1', 'example.org')];
+    for (const { cookie, token } of issued) {
+      expect(token).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(cookie).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      await expect(services.sessions.checkToken(token)).resolves.toMatchObject({ ok: true, token, cookie });
+      await expect(services.sessions.checkCookie(cookie, 'example.org')).resolves.toMatchObject({ ok: true, token, cookie });
+    }
+    expect(issued[0]?.token).not.toBe(issued[1]?.token);
+  });
+
+  it('with tokenFormat guid, keeps a supplied token as it is', async () => {
+    services = servicesWith({ tokenFormat: 'guid' });
+    const { token } = await services.sessions.create('m1', 'example.org', { token: 'legacy-token-1' });
+    expect(token).toBe('legacy-token-1');
+    await expect(services.sessions.checkToken('legacy-token-1')).resolves.toMatchObject({ ok: true });
+  });
+
+  it('returns the login cookie from checkToken and checkCookie, cached or not', async () => {
+    services = createServices({ store, secretKey: randomBytes(32), session: POLICY, clock, cacheTtlMs: 1000 });
+    const { cookie, token } = await services.sessions.create('m1', 'example.org');
+    for (let call = 0; call < 2; call += 1) {
+      expect(await services.sessions.checkToken(token)).toMatchObject({ ok: true, token, cookie });
+      expect(await services.sessions.checkCookie(cookie, 'example.org')).toMatchObject({ ok: true, token, cookie });
+    }
+  });
+
+  it('unseals the cookie once per fetch of a token', async () => {
+    services = createServices({ store, secretKey: randomBytes(32), session: POLICY, clock, cacheTtlMs: 1000 });
+    const { token } = await services.sessions.create('m1', 'example.org');
+    const unseal = jest.spyOn(Secrets.prototype, 'unseal');
+    try {
+      for (let call = 0; call < 3; call += 1) await services.sessions.checkToken(token);
+      expect(unseal).toHaveBeenCalledTimes(1);
+    } finally {
+      unseal.mockRestore();
+    }
+  });
+
+  it('returns a null cookie for a session stored without a sealed cookie, and still verifies it', async () => {
+    const { session, cookie, token } = await services.sessions.create('m1', 'example.org');
+    const spy = jest.spyOn(store, 'findSessionByTokenHash').mockImplementation(async () => ({
+      session: { ...session, cookieSealed: null },
+      member: (await store.getMember('m1'))!,
+    }));
+    expect(await services.sessions.checkToken(token)).toMatchObject({ ok: true, token, cookie: null });
+    spy.mockRestore();
+    // By the cookie, the cookie is the one given.
+    expect(await services.sessions.checkCookie(cookie, 'example.org')).toMatchObject({ ok: true, token, cookie });
   });
 
   it('stores the domain lower-cased and without a leading dot', async () => {
@@ -319,6 +372,15 @@ describe('secrecy', () => {
       expect(row.tokenSealed).not.toBe('');
       expect(row.cookieHash).not.toBe(row.tokenHash);
     }
+  });
+
+  it('keeps the login cookie sealed, never in the clear', async () => {
+    const issued = await services.sessions.create('m1', 'example.org', { cookie: 'supplied-cookie-value' });
+    const [row] = await store.listSessions();
+    expect(row?.cookieSealed).toEqual(expect.any(String));
+    expect(row?.cookieSealed).not.toBe(issued.cookie);
+    expect(row?.cookieSealed).not.toContain(issued.cookie);
+    expect(row?.cookieSealed).not.toBe(row?.tokenSealed);
   });
 
   it('the database files on disk hold neither the cookie nor the token in the clear', async () => {

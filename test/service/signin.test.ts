@@ -1,8 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServices, type Services } from '../../src/service/index.js';
 import { hashPassword } from '../../src/service/passwords.js';
 import type { SignInRequest } from '../../src/service/signin.js';
 import type { Store } from '../../src/store/store.js';
+import { callContext } from '../helpers/call-context.js';
+import { legacySha1 } from '../helpers/legacy-hashes.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 
 const MINUTE = 60 * 1000;
@@ -40,16 +42,9 @@ function attempt(overrides: Partial<SignInRequest> = {}) {
 async function signedInMember(cookie: string, cookieDomain: string) {
   const outcome = await services.authentication.authenticateCookie(
     { securityPassword: CALLER_PASSWORD, loginCookie: cookie, cookieDomain },
-    { clientAddress: '198.51.100.1' },
+    callContext('198.51.100.1'),
   );
-  return outcome.signedIn ? outcome.member.id : null;
-}
-
-/** SqlMembershipProvider's SHA1 scheme (salt bytes, then the password in UTF-16LE), as imported members carry it. */
-function legacySha1(password: string): string {
-  const salt = randomBytes(16);
-  const digest = createHash('sha1').update(salt).update(Buffer.from(password, 'utf16le')).digest();
-  return `aspnet-membership$SHA1$${salt.toString('base64')}$${digest.toString('base64')}`;
+  return outcome.kind === 'member' ? outcome.member.id : null;
 }
 
 describe('a successful sign-in', () => {
@@ -177,6 +172,26 @@ describe('current and signOut', () => {
     await expect(signedInMember(cookie, '.example.org')).resolves.toBeNull();
     await expect(services.signin.signOut(cookie)).resolves.toBe(false);
     await expect(services.signin.signOut('not-a-cookie')).resolves.toBe(false);
+  });
+});
+
+describe('signOutToken', () => {
+  it('ends the live session of a token at once, by token and by cookie; an unknown, empty or ended token ends nothing', async () => {
+    const result = await attempt();
+    if (!result.ok) throw new Error('sign-in failed');
+    const other = await attempt();
+    if (!other.ok) throw new Error('sign-in failed');
+    const { cookie, token } = result.issued;
+
+    await expect(services.signin.signOutToken(token)).resolves.toBe(true);
+    await expect(services.sessions.checkToken(token)).resolves.toEqual({ ok: false, reason: 'revoked' });
+    await expect(signedInMember(cookie, '.example.org')).resolves.toBeNull();
+    await expect(services.sessions.checkToken(other.issued.token)).resolves.toMatchObject({ ok: true });
+
+    await expect(services.signin.signOutToken(token)).resolves.toBe(false);
+    await expect(services.signin.signOutToken('')).resolves.toBe(false);
+    await expect(services.signin.signOutToken('not-a-token')).resolves.toBe(false);
+    await expect(services.sessions.list()).resolves.toEqual([expect.objectContaining({ id: other.issued.session.id })]);
   });
 });
 

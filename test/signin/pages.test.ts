@@ -143,6 +143,41 @@ describe('signing in', () => {
   });
 });
 
+describe('the Token cookie (TOKEN_COOKIE_NAME, PROFILE=isgweb)', () => {
+  it('signing in also sets the session token in the Token cookie, with the login cookie\'s attributes', async () => {
+    await start({ TOKEN_COOKIE_NAME: 'Token' });
+    const res = await postLogin({});
+    const line = setCookie(res, 'Token');
+    expect(line?.split('; ').slice(1).sort()).toEqual(['Domain=.example.org', 'HttpOnly', 'Path=/', 'SameSite=Lax', 'Secure']);
+    const byToken = await app.services.sessions.checkToken(cookieValue(line));
+    const byCookie = await app.services.sessions.checkCookie(cookieValue(setCookie(res, '.ASPXAUTH')), '.example.org');
+    expect(byToken).toMatchObject({ ok: true, found: { member: { id: REFERENCE.memberId } } });
+    // One session: the token cookie and the login cookie name the same one.
+    expect(byToken.ok && byCookie.ok && byToken.found.session.id === byCookie.found.session.id).toBe(true);
+  });
+
+  it('is not set without TOKEN_COOKIE_NAME', async () => {
+    await start();
+    expect(setCookie(await postLogin({}), 'Token')).toBeUndefined();
+  });
+
+  it('signing out with only the Token cookie ends that session and clears it', async () => {
+    await start({ TOKEN_COOKIE_NAME: 'Token' });
+    const token = cookieValue(setCookie(await postLogin({}), 'Token'));
+    const res = await http().get('/Logout').set('Cookie', `Token=${token}`);
+    expect(res.status).toBe(303);
+    expect(setCookie(res, 'Token')).toMatch(/^Token=;.*Expires=Thu, 01 Jan 1970/);
+    await expect(app.services.sessions.checkToken(token)).resolves.toEqual({ ok: false, reason: 'revoked' });
+  });
+
+  it('PROFILE=isgweb sets it and honours ReturnPage', async () => {
+    await start({ PROFILE: 'isgweb', SOAP_NAMESPACE: undefined, RESULT_FORMAT: undefined });
+    const res = await postLogin({ ReturnPage: `${SHOP}/members` });
+    expect(res.headers.location).toBe(`${SHOP}/members`);
+    expect(setCookie(res, 'Token')).toBeDefined();
+  });
+});
+
 describe('return addresses', () => {
   it('sends a partner registered for tokens the session token, and a plain partner none', async () => {
     await start();

@@ -1,4 +1,4 @@
-import type { CallerOriginRow, MemberRow, SessionRow, Store } from '../../src/store/store.js';
+import type { CallerOriginRow, MemberAttributes, MemberRow, SessionRow, Store } from '../../src/store/store.js';
 import { StoreConflictError } from '../../src/store/store.js';
 
 /** Well past 2^31, so a store that kept epoch milliseconds in 32 bits would fail. */
@@ -15,9 +15,26 @@ function aMember(id: string, overrides: Partial<MemberRow> = {}): MemberRow {
     lastName: 'Lovelace',
     enabled: true,
     createdAt: T0,
+    attributes: {},
     ...overrides,
   };
 }
+
+/** Every kind of attribute, with text beyond ASCII and characters that JSON escapes. */
+const ATTRIBUTES: MemberAttributes = {
+  isMember: false,
+  contactNumber: '+44 20 7946 0958',
+  labelName: 'Zoë "Z" Łukasz',
+  organisationId: '0f8fad5b-d9cb-469f-a165-70867728950e',
+  organisationName: '日本 Society \\ Ünïon\n',
+  priceLevelId: 'pl-1',
+  priceLevelName: 'Members 🎓',
+  roles: [
+    { id: 'r2', name: 'Editor' },
+    { id: 'r1', name: 'Rédacteur en chef' },
+  ],
+  extra: { tier: 'gold', 'région.code': 'ÎDF', empty_looking: ' ' },
+};
 
 function aSession(id: string, memberId: string, overrides: Partial<SessionRow> = {}): SessionRow {
   return {
@@ -27,6 +44,7 @@ function aSession(id: string, memberId: string, overrides: Partial<SessionRow> =
     cookieHash: `cookie-hash-${id}`,
     tokenHash: `token-hash-${id}`,
     tokenSealed: `sealed-token-${id}`,
+    cookieSealed: `sealed-cookie-${id}`,
     createdAt: T0,
     lastSeenAt: T0,
     expiresAt: T0 + HOUR,
@@ -530,6 +548,75 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
       });
     });
 
+    describe('member attributes', () => {
+      test('a member created without any has {}, everywhere it is read', async () => {
+        const member = aMember('m1');
+        expect(await store.createMember(member)).toStrictEqual(member);
+        expect((await store.getMember('m1'))?.attributes).toStrictEqual({});
+        await store.createSession(aSession('s1', 'm1'));
+        expect((await store.findSessionByTokenHash(aSession('s1', 'm1').tokenHash))?.member.attributes).toStrictEqual({});
+      });
+
+      test('every read returns them as created: getMember, listMembers, findMembersByLogin, getMemberCredentials, the session lookups', async () => {
+        const member = aMember('m1', { username: 'ada', attributes: ATTRIBUTES });
+        expect(await store.createMember({ ...member, passwordHash: 'argon2:hash-1' })).toStrictEqual(member);
+        await store.createMember(aMember('m2', { attributes: { isMember: true } }));
+        const session = aSession('s1', 'm1');
+        await store.createSession(session);
+
+        expect(await store.getMember('m1')).toStrictEqual(member);
+        expect(await store.listMembers()).toStrictEqual([member, aMember('m2', { attributes: { isMember: true } })]);
+        expect(await store.findMembersByLogin('ada')).toStrictEqual([{ member, passwordHash: 'argon2:hash-1' }]);
+        expect(await store.getMemberCredentials('m1')).toStrictEqual({ member, passwordHash: 'argon2:hash-1' });
+        expect(await store.findSessionByTokenHash(session.tokenHash)).toStrictEqual({ session, member });
+        expect(await store.findSessionByCookieHash(session.cookieHash)).toStrictEqual({ session, member });
+      });
+
+      test('updateMember() changes only the fields given and returns the member as it is then', async () => {
+        const member = aMember('m1', { enabled: false, attributes: ATTRIBUTES });
+        await store.createMember({ ...member, passwordHash: 'argon2:hash-1' });
+        await store.createMember(aMember('m2'));
+
+        const emailOnly = { ...member, email: 'ada@example.net' };
+        expect(await store.updateMember('m1', { email: 'ada@example.net' })).toStrictEqual(emailOnly);
+        expect(await store.getMember('m1')).toStrictEqual(emailOnly);
+
+        const names = { ...emailOnly, firstName: 'Augusta', lastName: 'King' };
+        expect(await store.updateMember('m1', { firstName: 'Augusta', lastName: 'King' })).toStrictEqual(names);
+
+        const attributes: MemberAttributes = { roles: [{ id: 'r3', name: 'Reader' }] };
+        expect(await store.updateMember('m1', { attributes })).toStrictEqual({ ...names, attributes });
+        expect(await store.updateMember('m1', {})).toStrictEqual({ ...names, attributes });
+
+        expect(await store.getMemberCredentials('m1')).toStrictEqual({ member: { ...names, attributes }, passwordHash: 'argon2:hash-1' });
+        expect(await store.getMember('m2')).toStrictEqual(aMember('m2'));
+      });
+
+      test('updateMember() to {} and to empty strings keeps them so', async () => {
+        await store.createMember(aMember('m1', { attributes: ATTRIBUTES }));
+        const cleared = aMember('m1', { email: '', firstName: '', lastName: '' });
+        expect(await store.updateMember('m1', { email: '', firstName: '', lastName: '', attributes: {} })).toStrictEqual(cleared);
+        expect(await store.getMember('m1')).toStrictEqual(cleared);
+      });
+
+      test('a session lookup returns the attributes as they are now', async () => {
+        await store.createMember(aMember('m1'));
+        const session = aSession('s1', 'm1');
+        await store.createSession(session);
+        await store.updateMember('m1', { attributes: ATTRIBUTES });
+        expect(await store.findSessionByCookieHash(session.cookieHash)).toStrictEqual({
+          session,
+          member: aMember('m1', { attributes: ATTRIBUTES }),
+        });
+      });
+
+      test('updateMember() returns null for an unknown id and changes nothing', async () => {
+        await store.createMember(aMember('m1'));
+        expect(await store.updateMember('m2', { email: 'x@example.org', attributes: ATTRIBUTES })).toBeNull();
+        expect(await store.listMembers()).toStrictEqual([aMember('m1')]);
+      });
+    });
+
     describe('caller origins', () => {
       function anOrigin(callerId: number, origin: string, overrides: Partial<CallerOriginRow> = {}): CallerOriginRow {
         return { callerId, origin, receivesToken: false, createdAt: T0, ...overrides };
@@ -858,6 +945,13 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         });
         await store.createSession(session);
         expect(await store.listSessions()).toEqual([session]);
+      });
+
+      test('createSession() keeps a null cookieSealed (a session from before the store kept it)', async () => {
+        const session = aSession('s1', 'm1', { cookieSealed: null });
+        await store.createSession(session);
+        expect(await sessionById('s1')).toEqual(session);
+        expect((await store.findSessionByTokenHash(session.tokenHash))?.session).toEqual(session);
       });
 
       test('createSession() keeps revokedAt when given', async () => {

@@ -9,7 +9,7 @@ import { MIGRATIONS, migrate } from '../../src/store/postgres/migrations.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { adminQuery, createTestSchema, describeWithPostgres, POSTGRES_TEST_URL, tempPostgresStore } from '../helpers/postgres.js';
 import { storeContract } from './contract.js';
-import { ADA } from './fixtures.js';
+import { ADA, expectUpgradedAda } from './fixtures.js';
 
 const LATEST = Math.max(...MIGRATIONS.map((m) => m.version));
 
@@ -194,6 +194,32 @@ describeWithPostgres('PostgresStore', () => {
         { version: extra.version, applied_at: '2000' },
       ]);
       expect(await tableNames(schema.schema)).toContain('notes');
+    });
+
+    test('a schema at version 2 is upgraded: its members get {} as attributes, its sessions no sealed cookie', async () => {
+      const pool = poolIn(schema.schema);
+      try {
+        await migrate(pool, MIGRATIONS.filter((m) => m.version <= 2));
+      } finally {
+        await pool.end();
+      }
+      const t0 = ADA.createdAt;
+      await adminQuery(
+        `INSERT INTO members (id, username, email, first_name, last_name, enabled, created_at)
+          VALUES ('m1', 'ada', 'ada@example.org', 'Ada', 'Lovelace', TRUE, ${t0});
+        INSERT INTO sessions (id, member_id, cookie_domain, cookie_hash, token_hash, token_sealed, created_at, last_seen_at, expires_at)
+          VALUES ('s1', 'm1', 'example.org', 'cookie-hash', 'token-hash', 'sealed-token', ${t0}, ${t0}, ${t0})`,
+        schema.schema,
+      );
+
+      const store = new PostgresStore({ connectionString: POSTGRES_TEST_URL, schema: schema.schema });
+      try {
+        await store.migrate();
+        await expectUpgradedAda(store);
+      } finally {
+        await store.close();
+      }
+      expect(await appliedMigrations(schema.schema)).toEqual(MIGRATIONS.map(({ version, name }) => ({ version, name })));
     });
 
     test('a failing migration is rolled back entirely', async () => {

@@ -8,7 +8,7 @@ import type { Migration } from '../../src/store/migration.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 import { storeContract } from './contract.js';
-import { ADA } from './fixtures.js';
+import { ADA, expectUpgradedAda } from './fixtures.js';
 
 let dir: string;
 let files = 0;
@@ -155,6 +155,27 @@ describe('SQLite migrations', () => {
     expect(await store.findMembersByLogin('ADA@example.org')).toEqual([{ member: ADA, passwordHash: null }]);
     expect(await store.setMemberPassword('m1', 'argon2:hash-1')).toBe(true);
     expect((await store.getMemberCredentials('m1'))?.passwordHash).toBe('argon2:hash-1');
+    await store.close();
+    expect(appliedMigrations(file)).toEqual(MIGRATIONS.map(({ version, name }) => ({ version, name })));
+  });
+
+  test('a database at schema version 3 is upgraded: its members get {} as attributes, its sessions no sealed cookie', async () => {
+    const file = `${freshPath('v3')}.sqlite`;
+    const db = new Database(file);
+    migrate(db, MIGRATIONS.filter((m) => m.version <= 3));
+    db.prepare(
+      `INSERT INTO members (id, username, email, first_name, last_name, enabled, created_at)
+        VALUES (@id, @username, @email, @firstName, @lastName, 1, @createdAt)`,
+    ).run(ADA);
+    db.prepare(
+      `INSERT INTO sessions (id, member_id, cookie_domain, cookie_hash, token_hash, token_sealed, created_at, last_seen_at, expires_at)
+        VALUES ('s1', 'm1', 'example.org', 'cookie-hash', 'token-hash', 'sealed-token', @createdAt, @createdAt, @createdAt)`,
+    ).run(ADA);
+    db.close();
+
+    const store = new SqliteStore(file);
+    await store.migrate();
+    await expectUpgradedAda(store);
     await store.close();
     expect(appliedMigrations(file)).toEqual(MIGRATIONS.map(({ version, name }) => ({ version, name })));
   });

@@ -6,7 +6,7 @@ import { escapeMarkup } from './escape.js';
 /** The ?disco document as ASMX writes it: the contract, then one soap element per enabled SOAP binding. */
 export function createDiscoDocument(config: Config): EndpointDocument {
   const namespace = escapeMarkup(config.soapNamespace);
-  const serviceName = escapeMarkup(config.serviceName);
+  const bindingName = escapeMarkup(config.wsdlNames.binding);
   const soapBindings = enabledBindings(config).filter((binding) => binding.key === 'soap11' || binding.key === 'soap12');
   return {
     render(endpoint) {
@@ -18,7 +18,7 @@ export function createDiscoDocument(config: Config): EndpointDocument {
         // XmlSerializer numbers the prefixes it declares, so they follow the bindings actually listed.
         ...soapBindings.map(
           (binding, i) =>
-            `  <soap address="${address}" xmlns:q${i + 1}="${namespace}" binding="q${i + 1}:${serviceName}${binding.suffix}" xmlns="http://schemas.xmlsoap.org/disco/soap/" />`,
+            `  <soap address="${address}" xmlns:q${i + 1}="${namespace}" binding="q${i + 1}:${bindingName}${binding.suffix}" xmlns="http://schemas.xmlsoap.org/disco/soap/" />`,
         ),
         '</discovery>',
       ].join('\n');

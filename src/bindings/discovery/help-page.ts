@@ -1,5 +1,5 @@
 import type { Config } from '../../config/config.js';
-import { OPERATION_PARAMETERS, type OperationName } from '../../service/wsdl-types.js';
+import type { OperationName } from '../../service/wsdl-types.js';
 import { enabledBindings, type BindingInfo } from './bindings.js';
 import { ENDPOINT_FILE } from '../../web/endpoint-url.js';
 import { SAMPLES, type SampleTarget } from './help-samples.js';
@@ -10,9 +10,14 @@ export interface HelpPages {
   render(endpoint: string, operation: string | undefined): string;
 }
 
+/** What each operation does, when the deployment's documentation (OPERATION_DOCUMENTATION) does not say. */
 const DESCRIPTIONS: Readonly<Record<OperationName, string>> = {
   AuthenticateCookie: 'Returns the member signed in with the given login cookie, for the given cookie domain.',
   AuthenticateToken: 'Returns the member signed in with the given session token.',
+  AuthenticateUser: "Checks the member's username (or email) and password and, when they are right, signs the member in: returns the member with a new session token.",
+  DeleteUserSession: 'Ends the session of the given token.',
+  Login: "Checks the member's username (or email) and password, and returns the member when they are right, without signing in.",
+  ValidateUser: "Checks the member's username (or email) and password, and returns the member when they are right, without signing in.",
 };
 
 const STYLE = new Markup(`
@@ -30,17 +35,14 @@ label { display: inline-block; min-width: 10rem; font-family: monospace; }
 input { font: inherit; padding: 0.2rem; }
 `);
 
-function isOperation(name: string | undefined): name is OperationName {
-  return name !== undefined && Object.hasOwn(OPERATION_PARAMETERS, name);
-}
-
-function parameterList(operation: OperationName): Markup {
-  return html`${OPERATION_PARAMETERS[operation].map((name, i) => html`${i === 0 ? '' : ', '}<code>${name}</code>`)}`;
-}
-
 export function createHelpPages(config: Config): HelpPages {
   const bindings = enabledBindings(config);
   const httpPost = config.bindings.httpPost;
+  const offered = new Set<string>(config.operations);
+  const isOffered = (name: string | undefined): name is OperationName => name !== undefined && offered.has(name);
+  const description = (operation: OperationName) => config.documentation.operations[operation] ?? DESCRIPTIONS[operation];
+  const parameterList = (operation: OperationName) =>
+    html`${config.operationParameters[operation].map((name, i) => html`${i === 0 ? '' : ', '}<code>${name}</code>`)}`;
 
   function page(title: string, content: Markup): string {
     return html`<!DOCTYPE html>
@@ -66,14 +68,15 @@ ${content}
   }
 
   function servicePage(endpoint: string): string {
-    const operations = (Object.keys(OPERATION_PARAMETERS) as OperationName[]).map(
-      (operation) => html`<li><a href="${ENDPOINT_FILE}?op=${operation}">${operation}</a>: ${DESCRIPTIONS[operation]}
+    const operations = config.operations.map(
+      (operation) => html`<li><a href="${ENDPOINT_FILE}?op=${operation}">${operation}</a>: ${description(operation)}
 Parameters: ${parameterList(operation)}. Returns a <code>string</code>.</li>
 `,
     );
     return page(
       `${config.serviceName} Web Service`,
-      html`<dl>
+      html`${config.documentation.service === undefined ? '' : html`<p>${config.documentation.service}</p>
+`}<dl>
 <dt>Namespace</dt><dd><code>${config.soapNamespace}</code></dd>
 <dt>Endpoint</dt><dd><code>${endpoint}</code></dd>
 <dt>Protocols</dt><dd>${bindings.map((binding) => binding.title).join(', ')}</dd>
@@ -87,7 +90,7 @@ ${operations}</ul>`,
 
   function testForm(endpoint: string, operation: OperationName): Markup {
     if (!httpPost) return html`<p>The test form is available only when the HTTP POST binding is enabled.</p>`;
-    const fields = OPERATION_PARAMETERS[operation].map(
+    const fields = config.operationParameters[operation].map(
       (name) => html`<div class="field"><label for="param-${name}">${name}</label>
 <input type="text" id="param-${name}" name="${name}" autocomplete="off" spellcheck="false"></div>
 `,
@@ -113,12 +116,12 @@ ${fields}<button type="submit">Invoke</button>
 
   function operationPage(endpoint: string, operation: OperationName): string {
     const url = new URL(endpoint);
-    const target: SampleTarget = { host: url.host, path: url.pathname, namespace: config.soapNamespace };
+    const target: SampleTarget = { host: url.host, path: url.pathname, namespace: config.soapNamespace, parameters: config.operationParameters[operation] };
     return page(
       `${operation} - ${config.serviceName} Web Service`,
       html`<p><a href="${ENDPOINT_FILE}">All operations</a></p>
 <h2>${operation}</h2>
-<p>${DESCRIPTIONS[operation]} Parameters: ${parameterList(operation)}. Returns a <code>string</code>.</p>
+<p>${description(operation)} Parameters: ${parameterList(operation)}. Returns a <code>string</code>.</p>
 <h3>Test</h3>
 ${testForm(endpoint, operation)}
 ${bindings.map((binding) => sampleSection(binding, operation, target))}`,
@@ -126,6 +129,6 @@ ${bindings.map((binding) => sampleSection(binding, operation, target))}`,
   }
 
   return {
-    render: (endpoint, operation) => (isOperation(operation) ? operationPage(endpoint, operation) : servicePage(endpoint)),
+    render: (endpoint, operation) => (isOffered(operation) ? operationPage(endpoint, operation) : servicePage(endpoint)),
   };
 }

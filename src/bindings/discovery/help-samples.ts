@@ -1,13 +1,14 @@
-import { OPERATION_PARAMETERS, type OperationName } from '../../service/wsdl-types.js';
+import type { OperationName } from '../../service/wsdl-types.js';
 import { CONTENT_TYPE } from '../asmx-response.js';
 import type { BindingKey } from './bindings.js';
 import { code, Markup, type Interpolation } from './markup.js';
 
-/** Where the samples send their requests: the endpoint as the reader reached it. */
+/** Where the samples send their requests (the endpoint as the reader reached it), and the operation's parameters. */
 export interface SampleTarget {
   readonly host: string;
   readonly path: string;
   readonly namespace: string;
+  readonly parameters: readonly string[];
 }
 
 export interface Sample {
@@ -42,7 +43,7 @@ function soapSample(prefix: 'soap' | 'soap12', envelopeNamespace: string, conten
         code``,
         ...envelope(
           code`    <${operation} xmlns="${target.namespace}">`,
-          ...OPERATION_PARAMETERS[operation].map((name) => code`      <${name}>${STRING}</${name}>`),
+          ...target.parameters.map((name) => code`      <${name}>${STRING}</${name}>`),
           code`    </${operation}>`,
         ),
       ),
@@ -61,8 +62,8 @@ function soapSample(prefix: 'soap' | 'soap12', envelopeNamespace: string, conten
   };
 }
 
-function formEncoded(operation: OperationName): Interpolation {
-  return OPERATION_PARAMETERS[operation].map((name, i) => [i === 0 ? '' : '&', `${name}=`, STRING]);
+function formEncoded(target: SampleTarget): Interpolation {
+  return target.parameters.map((name, i) => [i === 0 ? '' : '&', `${name}=`, STRING]);
 }
 
 function stringResponse(target: SampleTarget): Markup {
@@ -81,7 +82,7 @@ export const SAMPLES: Readonly<Record<BindingKey, (operation: OperationName, tar
   soap11: soapSample('soap', 'http://schemas.xmlsoap.org/soap/envelope/', CONTENT_TYPE.xml, true),
   soap12: soapSample('soap12', 'http://www.w3.org/2003/05/soap-envelope', CONTENT_TYPE.soap12, false),
   httpGet: (operation, target) => ({
-    request: lines(code`GET ${target.path}/${operation}?${formEncoded(operation)} HTTP/1.1`, code`Host: ${target.host}`),
+    request: lines(code`GET ${target.path}/${operation}?${formEncoded(target)} HTTP/1.1`, code`Host: ${target.host}`),
     response: stringResponse(target),
   }),
   httpPost: (operation, target) => ({
@@ -91,7 +92,7 @@ export const SAMPLES: Readonly<Record<BindingKey, (operation: OperationName, tar
       code`Content-Type: application/x-www-form-urlencoded`,
       code`Content-Length: ${LENGTH}`,
       code``,
-      code`${formEncoded(operation)}`,
+      code`${formEncoded(target)}`,
     ),
     response: stringResponse(target),
   }),

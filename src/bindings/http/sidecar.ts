@@ -4,10 +4,11 @@ import contentType from 'content-type';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Config } from '../../config/config.js';
 import { clientAddress } from '../../web/client-address.js';
+import { sessionCookieDomain } from '../../web/endpoint-url.js';
 import { errorResponse, type AsmxError, type ErrorOf } from '../asmx-errors.js';
 import { CONTENT_TYPE, sendAsmx, type AsmxResponse } from '../asmx-response.js';
 import { callResult, type BindingName, type CallLogger, type CallResult } from '../call-log.js';
-import { isOperation, OPERATION_NAMES, type OperationTable } from '../operations.js';
+import type { OperationTable } from '../operations.js';
 import { escapeXmlAttribute, escapeXmlText } from '../xml-text.js';
 
 export interface HttpSidecarDeps {
@@ -84,8 +85,8 @@ export function createHttpSidecar(deps: HttpSidecarDeps): Router {
     const name = methodName(req);
     const enabled = binding === 'httpget' ? config.bindings.httpGet : config.bindings.httpPost;
     if (!enabled) return refuse({ code: 'UNRECOGNIZED_URL', args: [`/${name}`] });
-    if (!isOperation(name)) {
-      const otherCase = OPERATION_NAMES.find((op) => op.toLowerCase() === name.toLowerCase());
+    if (!operations.offers(name)) {
+      const otherCase = operations.names.find((op) => op.toLowerCase() === name.toLowerCase());
       return refuse(otherCase ? { code: 'METHOD_NAME_CASE', args: [name, otherCase] } : { code: 'UNKNOWN_METHOD', args: [name] });
     }
     if (binding === 'httppost' && !isForm(req)) return refuse({ code: 'FORM_REQUIRED', args: [req.headers['content-type'] ?? ''] }, name);
@@ -93,7 +94,7 @@ export function createHttpSidecar(deps: HttpSidecarDeps): Router {
     const missing = operations.parameters(name).find((parameter) => read(parameter) === null);
     if (missing !== undefined) return refuse({ code: 'MISSING_PARAMETER', args: [missing] }, name);
 
-    const answer = await operations.invoke(name, read, { clientAddress: client });
+    const answer = await operations.invoke(name, read, { clientAddress: client, cookieDomain: () => sessionCookieDomain(req, config) });
     const response: AsmxResponse = answer.ok
       ? { status: 200, contentType: CONTENT_TYPE.xml, body: stringElement(answer.result), cacheControl: 'private, max-age=0' }
       : errorResponse('http', answer.fault);

@@ -1,10 +1,18 @@
-import type { ResultFormat } from '../../config/config.js';
-import type { Outcome } from '../../service/authentication.js';
+import type { Config } from '../../config/config.js';
+import type { ChosenField, IbridgeAttributeName, JsonFieldName } from '../../config/result-fields.js';
+import type { Outcome, SessionCredentials } from '../../service/authentication.js';
 import type { MemberRow } from '../../service/index.js';
 import { escapeXmlAttribute } from '../xml-text.js';
-import { NOT_SIGNED_IN } from './not-signed-in.js';
+import { inBandError } from './in-band-errors.js';
 
 export type ResultRenderer = (outcome: Outcome) => string;
+
+/** What the result formats read from the configuration. */
+export type ResultSettings = Pick<Config, 'resultFormat' | 'jsonFields' | 'ibridgeAttributes'> & {
+  signin: Pick<Config['signin'], 'cookieName' | 'tokenCookieName'>;
+};
+
+type MemberOutcome = Extract<Outcome, { kind: 'member' }>;
 
 function fullName(member: MemberRow): string {
   return [member.firstName, member.lastName].filter(Boolean).join(' ');
@@ -16,45 +24,104 @@ function fullName(member: MemberRow): string {
  */
 const IBRIDGE_DECLARATION = '<?xml version="1.0" encoding="UTF-16"?>';
 
-function ibridge(outcome: Outcome): string {
-  if (!outcome.signedIn) {
-    const { number, description } = NOT_SIGNED_IN[outcome.operation];
-    return `${IBRIDGE_DECLARATION}<iBridge><Errors><Error Number="${number}" Description="${escapeXmlAttribute(description)}" /></Errors></iBridge>`;
-  }
-  const m = outcome.member;
-  const attributes: Array<[string, string]> = [
-    ['ID', m.id],
-    ['TOKEN', outcome.token],
-    ['EMAIL', m.email],
-    ['FIRSTNAME', m.firstName],
-    ['LASTNAME', m.lastName],
-    ['FULL_NAME', fullName(m)],
-  ];
-  const rendered = attributes.map(([name, value]) => `${name}="${escapeXmlAttribute(value)}"`).join(' ');
-  return `${IBRIDGE_DECLARATION}<iBridge><User ${rendered} /></iBridge>`;
+/** The member attributes an iBridge User element can add, as attribute text. */
+const IBRIDGE_ATTRIBUTES: Readonly<Record<IbridgeAttributeName, (member: MemberRow) => string | undefined>> = {
+  IS_MEMBER: (m) => (m.attributes.isMember === undefined ? undefined : String(m.attributes.isMember)),
+  CONTACT_NUMBER: (m) => m.attributes.contactNumber,
+  LABEL_NAME: (m) => m.attributes.labelName,
+  ORGANISATION_ID: (m) => m.attributes.organisationId,
+  ORGANISATION_NAME: (m) => m.attributes.organisationName,
+  PRICE_LEVEL_ID: (m) => m.attributes.priceLevelId,
+  PRICE_LEVEL_NAME: (m) => m.attributes.priceLevelName,
+  ROLES: (m) => m.attributes.roles?.map((role) => role.name).join('|'),
+};
+
+function ibridge(settings: ResultSettings): ResultRenderer {
+  const { cookieName, tokenCookieName } = settings.signin;
+  /**
+   * USER_COOKIE: the cookies a partner sets on the shared domain to carry the sign-in, as NAME=value pairs
+   * joined by |; left out when there is none (a session from before login cookies were kept).
+   */
+  const userCookie = (session: SessionCredentials) => {
+    const pairs = [session.cookie === null ? null : `${cookieName}=${session.cookie}`, tokenCookieName === undefined ? null : `${tokenCookieName}=${session.token}`];
+    const present = pairs.filter((pair) => pair !== null);
+    return present.length > 0 ? present.join('|') : undefined;
+  };
+  const chosen = settings.ibridgeAttributes.map((field): [string, (member: MemberRow) => string | undefined] =>
+    field.kind === 'known' ? [field.name, IBRIDGE_ATTRIBUTES[field.name]] : [field.key, (m) => m.attributes.extra?.[field.key]],
+  );
+  const user = ({ member: m, session }: MemberOutcome) => {
+    const attributes: Array<[string, string | undefined]> = [
+      ['ID', m.id],
+      ['TOKEN', session?.token],
+      ['EMAIL', m.email],
+      ['FIRSTNAME', m.firstName],
+      ['LASTNAME', m.lastName],
+      ['FULL_NAME', fullName(m)],
+      ['USER_COOKIE', session ? userCookie(session) : undefined],
+      ...chosen.map(([name, value]): [string, string | undefined] => [name, value(m)]),
+    ];
+    return attributes.flatMap(([name, value]) => (value === undefined ? [] : [`${name}="${escapeXmlAttribute(value)}"`])).join(' ');
+  };
+  return (outcome) => {
+    switch (outcome.kind) {
+      case 'member':
+        return `${IBRIDGE_DECLARATION}<iBridge><User ${user(outcome)} /></iBridge>`;
+      case 'session-ended':
+        return `${IBRIDGE_DECLARATION}<iBridge><Success Description="The session was deleted" /></iBridge>`;
+      case 'refused': {
+        const { number, description } = inBandError(outcome);
+        return `${IBRIDGE_DECLARATION}<iBridge><Errors><Error Number="${number}" Description="${escapeXmlAttribute(description)}" /></Errors></iBridge>`;
+      }
+    }
+  };
 }
 
-/** CRM4M: a JSON object in the string. A failure never contains the word "success". */
-function json(outcome: Outcome): string {
-  if (!outcome.signedIn) {
-    return JSON.stringify({ status: 'Failure', message: NOT_SIGNED_IN[outcome.operation].description });
-  }
-  const m = outcome.member;
-  return JSON.stringify({
-    status: 'Success',
-    message: '',
-    contactid: m.id,
-    pa_token: outcome.token,
-    emailaddress1: m.email,
-    firstname: m.firstName,
-    lastname: m.lastName,
-    fullname: fullName(m),
-  });
+/** CRM4M's fields: strings or null, pa_member a boolean, pa_webroles a list of {id, name}. */
+const JSON_FIELDS: Readonly<Record<JsonFieldName, (outcome: MemberOutcome) => unknown>> = {
+  status: () => 'Success',
+  message: () => '',
+  contactid: ({ member }) => member.id,
+  pa_webloginname: ({ member }) => member.username,
+  emailaddress1: ({ member }) => member.email,
+  firstname: ({ member }) => member.firstName,
+  lastname: ({ member }) => member.lastName,
+  fullname: ({ member }) => fullName(member),
+  pa_member: ({ member }) => member.attributes.isMember === true,
+  pa_token: ({ session }) => session?.token ?? null,
+  pa_contactnumber: ({ member }) => member.attributes.contactNumber ?? null,
+  pa_labelname: ({ member }) => member.attributes.labelName ?? null,
+  parentcustomerid: ({ member }) => member.attributes.organisationName ?? null,
+  parentcustomerid_id: ({ member }) => member.attributes.organisationId ?? null,
+  defaultpricelevelid: ({ member }) => member.attributes.priceLevelName ?? null,
+  defaultpricelevelid_id: ({ member }) => member.attributes.priceLevelId ?? null,
+  pa_webroles: ({ member }) => member.attributes.roles?.map(({ id, name }) => ({ id, name })) ?? [],
+};
+
+/** CRM4M: a JSON object in the string, of the configured fields. A failure never contains the word "success". */
+function json(settings: ResultSettings): ResultRenderer {
+  const fields = settings.jsonFields.map((field: ChosenField<JsonFieldName>): [string, (outcome: MemberOutcome) => unknown] =>
+    field.kind === 'known' ? [field.name, JSON_FIELDS[field.name]] : [field.key, ({ member }) => member.attributes.extra?.[field.key] ?? null],
+  );
+  const withMessage = settings.jsonFields.some((field) => field.kind === 'known' && field.name === 'message');
+  return (outcome) => {
+    switch (outcome.kind) {
+      case 'member':
+        return JSON.stringify(Object.fromEntries(fields.map(([name, value]) => [name, value(outcome)])));
+      case 'session-ended':
+        return JSON.stringify({ status: 'Success' });
+      case 'refused':
+        return JSON.stringify({ status: 'Failure', ...(withMessage ? { message: inBandError(outcome).description } : {}) });
+    }
+  };
 }
 
-/** The member id, or "" when nobody is signed in. */
-function plain(outcome: Outcome): string {
-  return outcome.signedIn ? outcome.member.id : '';
-}
+/** The member id, or "" when there is no member. */
+const plain = (): ResultRenderer => (outcome) => (outcome.kind === 'refused' ? '' : outcome.member.id);
 
-export const RESULT_RENDERERS: Record<ResultFormat, ResultRenderer> = { ibridge, json, plain };
+const FORMATS: Readonly<Record<Config['resultFormat'], (settings: ResultSettings) => ResultRenderer>> = { ibridge, json, plain };
+
+/** The configured format's renderer, its field lists resolved once. */
+export function createResultRenderer(settings: ResultSettings): ResultRenderer {
+  return FORMATS[settings.resultFormat](settings);
+}

@@ -2,7 +2,8 @@ import soap from 'soap';
 import type { CallContext } from '../../service/authentication.js';
 import type { OperationName } from '../../service/wsdl-types.js';
 import { soapFault } from '../asmx-errors.js';
-import { OPERATION_NAMES, type CallAnswer, type OperationTable } from '../operations.js';
+import type { Config } from '../../config/config.js';
+import type { CallAnswer, OperationTable } from '../operations.js';
 import { escapeXmlAttribute, escapeXmlText } from '../xml-text.js';
 import { SCHEMA_NAMESPACES } from './faults.js';
 import { ENVELOPE_NS, FAULT_CODE, type SoapVersion } from './protocol.js';
@@ -30,7 +31,8 @@ const ENDPOINT_PATH = '/Authentication.asmx';
 
 export interface StackOptions {
   wsdlXml: string;
-  serviceName: string;
+  /** The WSDL's service and port names, under which node-soap looks the methods up. */
+  names: Config['wsdlNames'];
   namespace: string;
   operations: OperationTable;
 }
@@ -63,12 +65,12 @@ export async function createNodeSoapStack(options: StackOptions): Promise<NodeSo
 
 /** One node-soap server for one SOAP version, set up as described below. */
 export async function createSoapServer(options: StackOptions, version: SoapVersion): Promise<soap.Server> {
-  const methods = Object.fromEntries(OPERATION_NAMES.map((operation) => [operation, methodFor(operation, version, options.operations)]));
+  const methods = Object.fromEntries(options.operations.names.map((operation) => [operation, methodFor(operation, version, options.operations)]));
   const server = await new Promise<soap.Server>((resolve, reject) => {
     const created: soap.Server = soap.listen(null, {
       path: ENDPOINT_PATH,
       xml: options.wsdlXml,
-      services: { [options.serviceName]: { [`${options.serviceName}Soap`]: methods } },
+      services: { [options.names.service]: { [`${options.names.binding}Soap`]: methods } },
       forceSoap12Headers: version === '1.2',
       // We escape as ASMX does (&, < and > only); node-soap would also turn quotes into entities.
       escapeXML: false,

@@ -1,4 +1,4 @@
-import { OPERATION_PARAMETERS, type OperationName } from '../../service/wsdl-types.js';
+import type { OperationName } from '../../service/wsdl-types.js';
 
 /** The operations as SOAP sees them: each has an action URI and a body element, both in the namespace. */
 export interface SoapOperations {
@@ -8,8 +8,8 @@ export interface SoapOperations {
   actionOf(operation: OperationName): string;
 }
 
-export function soapOperations(namespace: string): SoapOperations {
-  const names = Object.keys(OPERATION_PARAMETERS) as OperationName[];
+/** Over the offered operations only: any other is an unknown SOAPAction or body element, as in ASMX. */
+export function soapOperations(namespace: string, names: readonly OperationName[]): SoapOperations {
   const actions = new Map(names.map((name) => [namespace + name, name]));
   return {
     namespace,

@@ -1,9 +1,11 @@
 import type { Request, Response } from 'express';
 import type { Config } from '../../config/config.js';
 import { clientAddress } from '../../web/client-address.js';
+import { sessionCookieDomain } from '../../web/endpoint-url.js';
 import { errorResponse } from '../asmx-errors.js';
 import { sendAsmx } from '../asmx-response.js';
 import { callResult, type BindingName, type CallLogger, type CallResult } from '../call-log.js';
+import type { OperationTable } from '../operations.js';
 import { decodeXmlBody } from './decode-body.js';
 import { readEnvelope, type EnvelopeReading } from './envelope-reader.js';
 import type { NodeSoapStack, SoapCall } from './node-soap.js';
@@ -14,6 +16,7 @@ import { requestShape, routeSoapRequest } from './routing.js';
 export interface SoapBindingDeps {
   config: Config;
   stack: NodeSoapStack;
+  operations: OperationTable;
   logCall: CallLogger;
 }
 
@@ -35,7 +38,7 @@ const undecodable = (): EnvelopeReading => ({
  * ASMX's rules, then run through node-soap, which calls the operation table.
  */
 export function createSoapBinding(deps: SoapBindingDeps) {
-  const operations = soapOperations(deps.config.soapNamespace);
+  const operations = soapOperations(deps.config.soapNamespace, deps.operations.names);
   const enabled: Record<SoapVersion, boolean> = { '1.1': deps.config.bindings.soap11, '1.2': deps.config.bindings.soap12 };
 
   return async function handleSoap(req: Request, res: Response): Promise<void> {
@@ -67,7 +70,7 @@ export function createSoapBinding(deps: SoapBindingDeps) {
       return finish(bindingOf(version), operation, 500, { refused: 'SOAP_DISABLED' });
     }
 
-    const call: SoapCall = { context: { clientAddress: client } };
+    const call: SoapCall = { context: { clientAddress: client, cookieDomain: () => sessionCookieDomain(req, deps.config) } };
     const reply = await deps.stack.process(version, operation, route.parameters, call);
     const retryAfterSeconds = call.answer?.ok === false ? call.answer.fault.retryAfterSeconds : undefined;
     sendAsmx(res, {

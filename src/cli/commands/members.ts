@@ -1,17 +1,39 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { z } from 'zod';
 import { IMPORT_HEADER, importMembers } from '../../service/member-import.js';
+import { EXTRA_KEY } from '../../config/result-fields.js';
+import { definedOnly, parseRole, TEXT_ATTRIBUTES } from '../../service/member-attributes.js';
 import { MEMBERSHIP_ALGORITHMS } from '../../service/passwords.js';
-import type { MemberRow } from '../../service/index.js';
+import type { MemberAttributes, MemberRow } from '../../service/index.js';
 import { action } from '../action.js';
 import type { CliContext, CliIo } from '../context.js';
 import { ExitCode } from '../handle-error.js';
-import { emailOption, json, jsonOption, optionalText, required } from '../options.js';
-import { isoTime, printDone, printList, printRecord, type Fields } from '../output.js';
+import { emailOption, json, jsonOption, optionalText, repeatable, required } from '../options.js';
+import { isoTime, printDone, printJson, printList, printRecord, type Fields } from '../output.js';
 import { simpleCommand } from '../simple-command.js';
+
+/** contactNumber → "contact-number": the option's name, which the text output uses too. */
+function optionName(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/**
+ * The attributes on one line, in the options' words: `member=yes contact-number=… roles=r1:Editor|r2:Reader
+ * attr:tier=gold` (extras as the import's attr: columns); null when there are none. --json has them exactly.
+ */
+function attributesText(attributes: MemberAttributes): string | null {
+  const { isMember, roles, extra } = attributes;
+  const parts = [
+    ...(isMember === undefined ? [] : [`member=${isMember ? 'yes' : 'no'}`]),
+    ...TEXT_ATTRIBUTES.flatMap((key) => (attributes[key] === undefined ? [] : [`${optionName(key)}=${attributes[key]}`])),
+    ...(roles === undefined ? [] : [`roles=${roles.map((role) => `${role.id}:${role.name}`).join('|')}`]),
+    ...Object.entries(extra ?? {}).map(([key, value]) => `attr:${key}=${value}`),
+  ];
+  return parts.length === 0 ? null : parts.join(' ');
+}
 
 function memberFields(m: MemberRow): Fields {
   return {
@@ -22,31 +44,150 @@ function memberFields(m: MemberRow): Fields {
     lastName: m.lastName,
     enabled: m.enabled,
     created: isoTime(m.createdAt),
+    attributes: attributesText(m.attributes),
   };
+}
+
+/** The table's fields, with the attributes as the object they are. */
+function memberJson(m: MemberRow): object {
+  return { ...memberFields(m), attributes: m.attributes };
+}
+
+function printMember(io: CliIo, asJson: boolean, m: MemberRow): void {
+  if (asJson) printJson(io, memberJson(m));
+  else printRecord(io, false, memberFields(m));
+}
+
+const roleOption = z.string().transform((pair, ctx) => {
+  const role = parseRole(pair);
+  if (!role) ctx.addIssue({ code: 'custom', message: `--role must be id:name, not "${pair}"` });
+  return role ?? z.NEVER;
+});
+
+const extraOption = z.string().transform((pair, ctx) => {
+  const equals = pair.indexOf('=');
+  const key = pair.slice(0, Math.max(equals, 0));
+  if (!EXTRA_KEY.test(key)) {
+    const message = `--attribute must be key=value, the key letters, digits, _, . and - (64 at most) starting with a letter or _, not "${pair}"`;
+    ctx.addIssue({ code: 'custom', message });
+    return z.NEVER;
+  }
+  return [key, pair.slice(equals + 1)] as const;
+});
+
+/** The attribute options of add and update, named as commander names them (`--contact-number` → contactNumber). */
+const attributeOptions = {
+  member: z.boolean().optional(),
+  contactNumber: optionalText,
+  labelName: optionalText,
+  organisationId: optionalText,
+  organisationName: optionalText,
+  priceLevelId: optionalText,
+  priceLevelName: optionalText,
+  role: z.array(roleOption).optional(),
+  attribute: z.array(extraOption).optional(),
+};
+
+type AttributeOptions = z.infer<z.ZodObject<typeof attributeOptions>>;
+
+function withAttributeOptions(command: Command): Command {
+  return command
+    .option('--member', 'mark as a member (pa_member)')
+    .option('--no-member', 'mark as not a member')
+    .option('--contact-number <number>', 'contact number (pa_contactnumber)')
+    .option('--label-name <name>', 'label name (pa_labelname)')
+    .option('--organisation-id <id>', "the member's organisation's id (parentcustomerid_id)")
+    .option('--organisation-name <name>', "the member's organisation's name (parentcustomerid)")
+    .option('--price-level-id <id>', 'price level id (defaultpricelevelid_id)')
+    .option('--price-level-name <name>', 'price level name (defaultpricelevelid)')
+    .option('--role <id:name>', 'a web role (pa_webroles); repeat for each', repeatable)
+    .option('--attribute <key=value>', 'a tenant-specific attribute; repeat for each', repeatable);
+}
+
+/** The attributes the options give; the ones not given are left out. */
+function givenAttributes(options: AttributeOptions): MemberAttributes {
+  const { member, role, attribute, ...texts } = options;
+  return definedOnly({ isMember: member, ...texts, roles: role, extra: attribute && Object.fromEntries(attribute) });
 }
 
 function add(ctx: CliContext): Command {
   const schema = z.object({
-    id: required('--id'),
+    id: required('--id').optional(),
     username: required('--username'),
     email: emailOption('--email'),
     firstName: optionalText,
     lastName: optionalText,
+    ...attributeOptions,
     json,
   });
-  return new Command('add')
+  const command = new Command('add')
     .description('add a member that sessions can sign in')
-    .requiredOption('--id <id>', 'member id, as the membership system knows it')
+    .option('--id <id>', 'member id, as the membership system knows it (issued when left out and member ids are GUIDs)')
     .requiredOption('--username <username>', 'user name')
     .option('--email <email>', 'email address')
     .option('--first-name <name>', 'first name')
-    .option('--last-name <name>', 'last name')
+    .option('--last-name <name>', 'last name');
+  return withAttributeOptions(command)
     .addOption(jsonOption())
     .action(
       action(async (options: object) => {
-        const { json: asJson, ...member } = schema.parse(options);
-        const row = await ctx.withServices((s) => s.members.add(member));
-        printRecord(ctx.io, asJson, memberFields(row));
+        const { json: asJson, id, username, email, firstName, lastName, ...attributes } = schema.parse(options);
+        const member = { id, username, email, firstName, lastName, attributes: givenAttributes(attributes) };
+        printMember(ctx.io, asJson, await ctx.withServices((s) => s.members.add(member)));
+        return ExitCode.ok;
+      }),
+    );
+}
+
+/**
+ * The member's attributes with the options' changes: each attribute given replaces its value (the roles given
+ * replace the list; an empty text removes the attribute), the extras given are set, the removed ones removed.
+ */
+function mergedAttributes(current: MemberAttributes, given: MemberAttributes, clearRoles: boolean, removed: string[]): MemberAttributes {
+  const merged = { ...current, ...given, extra: { ...current.extra, ...given.extra } };
+  for (const key of removed) delete merged.extra[key];
+  if (clearRoles) delete merged.roles;
+  return merged;
+}
+
+function update(ctx: CliContext): Command {
+  const schema = z
+    .object({
+      id: required('ID'),
+      email: emailOption('--email'),
+      firstName: optionalText,
+      lastName: optionalText,
+      ...attributeOptions,
+      clearRoles: z.boolean().default(false),
+      removeAttribute: z.array(z.string()).default([]),
+      json,
+    })
+    .refine(
+      (input) => !input.attribute?.some(([key]) => input.removeAttribute.includes(key)),
+      '--attribute and --remove-attribute name the same key',
+    );
+  const command = new Command('update')
+    .description("change a member's email, names or attributes; what is not given stays as it is")
+    .argument('<id>', 'member id')
+    .option('--email <email>', 'email address')
+    .option('--first-name <name>', 'first name')
+    .option('--last-name <name>', 'last name');
+  return withAttributeOptions(command)
+    .addOption(new Option('--clear-roles', 'remove every role').conflicts('role'))
+    .option('--remove-attribute <key>', 'remove a tenant-specific attribute; repeat for each', repeatable)
+    .addOption(jsonOption())
+    .action(
+      action(async (id: unknown, options: object) => {
+        const input = schema.parse({ id, ...options });
+        const { json: asJson, email, firstName, lastName, clearRoles, removeAttribute, ...attributeInput } = input;
+        const given = givenAttributes(attributeInput);
+        const changesAttributes = Object.keys(given).length > 0 || clearRoles || removeAttribute.length > 0;
+        const row = await ctx.withServices(async (s) => {
+          const current = await s.members.get(input.id);
+          const attributes = changesAttributes ? mergedAttributes(current.attributes, given, clearRoles, removeAttribute) : undefined;
+          return s.members.update(input.id, { email, firstName, lastName, attributes });
+        });
+        printMember(ctx.io, asJson, row);
         return ExitCode.ok;
       }),
     );
@@ -60,7 +201,8 @@ function list(ctx: CliContext): Command {
       action(async (options: object) => {
         const input = z.object({ json }).parse(options);
         const members = await ctx.withServices((s) => s.members.list());
-        printList(ctx.io, input.json, members.map(memberFields), 'No members.');
+        if (input.json) printJson(ctx.io, members.map(memberJson));
+        else printList(ctx.io, false, members.map(memberFields), 'No members.');
         return ExitCode.ok;
       }),
     );
@@ -74,8 +216,7 @@ function show(ctx: CliContext): Command {
     .action(
       action(async (id: unknown, options: object) => {
         const input = z.object({ id: required('ID'), json }).parse({ id, ...options });
-        const member = await ctx.withServices((s) => s.members.get(input.id));
-        printRecord(ctx.io, input.json, memberFields(member));
+        printMember(ctx.io, input.json, await ctx.withServices((s) => s.members.get(input.id)));
         return ExitCode.ok;
       }),
     );
@@ -152,7 +293,10 @@ function importCommand(ctx: CliContext): Command {
   });
   return new Command('import')
     .description('import members from a CSV export of the old membership store; a row is imported whole or not at all')
-    .argument('<file>', `CSV file whose header row is ${IMPORT_HEADER}`)
+    .argument(
+      '<file>',
+      `CSV file whose header row is ${IMPORT_HEADER}, optionally with attribute columns (is_member, roles, attr:KEY, …)`,
+    )
     .option(
       '--hash-algorithm <name>',
       `algorithm of hashed (format 1) passwords: ${MEMBERSHIP_ALGORITHMS.join(', ')} (default: by hash length, 20 bytes SHA1, 32 HMACSHA256)`,
@@ -186,6 +330,7 @@ export function membersCommand(ctx: CliContext): Command {
   return new Command('members')
     .description('manage the members that sessions sign in')
     .addCommand(add(ctx))
+    .addCommand(update(ctx))
     .addCommand(list(ctx))
     .addCommand(show(ctx))
     .addCommand(setPassword(ctx))

@@ -81,6 +81,16 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'member attributes and sealed login cookies',
+    // TEXT rather than JSONB: the store reads and writes the attributes whole, and CockroachDB and YugabyteDB
+    // take TEXT alike. Sessions created before this version have no sealed cookie: NULL.
+    sql: `
+      ALTER TABLE members ADD COLUMN attributes TEXT NOT NULL DEFAULT '{}';
+      ALTER TABLE sessions ADD COLUMN cookie_sealed TEXT;
+    `,
+  },
 ];
 
 /**

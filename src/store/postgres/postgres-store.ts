@@ -3,6 +3,7 @@ import type {
   CallerOriginRow,
   CallerPasswordRow,
   CallerRow,
+  MemberChanges,
   MemberCredentials,
   MemberRow,
   NewMember,
@@ -21,6 +22,7 @@ import {
   type CallerRecord,
   type FlagCodec,
   flagRecordMappers,
+  fromMemberChanges,
   fromSession,
   mapOrNull,
   MEMBER_COLUMNS,
@@ -99,6 +101,16 @@ const MEMBERS_BY_LOGIN_SQL = `
   ORDER BY rank, id
   LIMIT 2`;
 
+/** One statement, so that a change never mixes with another's; a NULL parameter leaves its column as it is. */
+const UPDATE_MEMBER_SQL = `
+  UPDATE members SET
+    email = COALESCE($2::TEXT, email),
+    first_name = COALESCE($3::TEXT, first_name),
+    last_name = COALESCE($4::TEXT, last_name),
+    attributes = COALESCE($5::TEXT, attributes)
+  WHERE id = $1
+  RETURNING ${MEMBER_COLUMNS}`;
+
 /**
  * One statement, so that concurrent failures on one key never lose a count. Every SET expression reads the row
  * as it was before the update; a window that ended at or before now starts again at 1. locked_until is untouched.
@@ -144,9 +156,10 @@ const SQL = {
     FROM caller_passwords p JOIN callers c ON c.id = p.caller_id
     WHERE p.password_hash = $1`,
 
-  insertMember: `INSERT INTO members (${MEMBER_COLUMNS}, password_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+  insertMember: `INSERT INTO members (${MEMBER_COLUMNS}, password_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
   member: `SELECT ${MEMBER_COLUMNS} FROM members WHERE id = $1`,
   members: `SELECT ${MEMBER_COLUMNS} FROM members ORDER BY id`,
+  updateMember: UPDATE_MEMBER_SQL,
   setMemberEnabled: 'UPDATE members SET enabled = $1 WHERE id = $2',
   deleteMember: 'DELETE FROM members WHERE id = $1',
   membersByLogin: MEMBERS_BY_LOGIN_SQL,
@@ -172,7 +185,7 @@ const SQL = {
   claimSetting: 'INSERT INTO deployment_settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
   setting: 'SELECT value FROM deployment_settings WHERE name = $1',
 
-  insertSession: `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+  insertSession: `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
   sessionByTokenHash: sessionWithMemberSql('token_hash', '$1'),
   sessionByCookieHash: sessionWithMemberSql('cookie_hash', '$1'),
   touchSession: 'UPDATE sessions SET last_seen_at = GREATEST(last_seen_at, $1) WHERE id = $2',
@@ -318,6 +331,7 @@ export class PostgresStore implements Store {
         record.last_name,
         record.enabled,
         record.created_at,
+        record.attributes,
         record.password_hash,
       ]),
       () => `a member with id "${member.id}" or username "${member.username}" already exists`,
@@ -331,6 +345,12 @@ export class PostgresStore implements Store {
 
   async listMembers(): Promise<MemberRow[]> {
     return (await this.#rows<MemberRecord<boolean>>(SQL.members)).map(toMember);
+  }
+
+  async updateMember(id: string, changes: MemberChanges): Promise<MemberRow | null> {
+    const record = fromMemberChanges(changes);
+    const values = [id, record.email, record.first_name, record.last_name, record.attributes];
+    return mapOrNull(await this.#row<MemberRecord<boolean>>(SQL.updateMember, values), toMember);
   }
 
   async setMemberEnabled(id: string, enabled: boolean): Promise<boolean> {
@@ -404,6 +424,7 @@ export class PostgresStore implements Store {
         record.cookie_hash,
         record.token_hash,
         record.token_sealed,
+        record.cookie_sealed,
         record.created_at,
         record.last_seen_at,
         record.expires_at,

@@ -83,6 +83,15 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'member attributes and sealed login cookies',
+    // Sessions created before this version have no sealed cookie: NULL.
+    sql: `
+      ALTER TABLE members ADD COLUMN attributes TEXT NOT NULL DEFAULT '{}';
+      ALTER TABLE sessions ADD COLUMN cookie_sealed TEXT;
+    `,
+  },
 ];
 
 const CREATE_SCHEMA_MIGRATIONS = `

@@ -3,6 +3,7 @@ import type {
   CallerOriginRow,
   CallerPasswordRow,
   CallerRow,
+  MemberChanges,
   MemberCredentials,
   MemberRow,
   NewMember,
@@ -21,9 +22,11 @@ import {
   type CallerRecord,
   type FlagCodec,
   flagRecordMappers,
+  fromMemberChanges,
   fromSession,
   mapOrNull,
   MEMBER_COLUMNS,
+  type MemberChangesRecord,
   type MemberCredentialsRecord,
   type MemberRecord,
   SESSION_COLUMNS,
@@ -61,6 +64,16 @@ const MEMBERS_BY_LOGIN_SQL = `
   ) matches
   ORDER BY rank, id
   LIMIT 2`;
+
+/** One statement, so that a change never mixes with another's; a NULL parameter leaves its column as it is. */
+const UPDATE_MEMBER_SQL = `
+  UPDATE members SET
+    email = COALESCE(@email, email),
+    first_name = COALESCE(@first_name, first_name),
+    last_name = COALESCE(@last_name, last_name),
+    attributes = COALESCE(@attributes, attributes)
+  WHERE id = @id
+  RETURNING ${MEMBER_COLUMNS}`;
 
 /**
  * One statement, so that concurrent failures on one key never lose a count. Every SET expression reads the row
@@ -117,10 +130,11 @@ function prepareStatements(db: Database.Database) {
 
     insertMember: db.prepare<[MemberCredentialsRecord<number>]>(
       `INSERT INTO members (${MEMBER_COLUMNS}, password_hash)
-        VALUES (@id, @username, @email, @first_name, @last_name, @enabled, @created_at, @password_hash)`,
+        VALUES (@id, @username, @email, @first_name, @last_name, @enabled, @created_at, @attributes, @password_hash)`,
     ),
     member: db.prepare<[string], MemberRecord<number>>(`SELECT ${MEMBER_COLUMNS} FROM members WHERE id = ?`),
     members: db.prepare<[], MemberRecord<number>>(`SELECT ${MEMBER_COLUMNS} FROM members ORDER BY id`),
+    updateMember: db.prepare<[MemberChangesRecord & { id: string }], MemberRecord<number>>(UPDATE_MEMBER_SQL),
     setMemberEnabled: db.prepare<[number, string]>('UPDATE members SET enabled = ? WHERE id = ?'),
     deleteMember: db.prepare<[string]>('DELETE FROM members WHERE id = ?'),
     membersByLogin: db.prepare<[{ login: string }], MemberCredentialsRecord<number>>(MEMBERS_BY_LOGIN_SQL),
@@ -163,7 +177,7 @@ function prepareStatements(db: Database.Database) {
 
     insertSession: db.prepare<[SessionRecord]>(
       `INSERT INTO sessions (${SESSION_COLUMNS})
-        VALUES (@id, @member_id, @cookie_domain, @cookie_hash, @token_hash, @token_sealed,
+        VALUES (@id, @member_id, @cookie_domain, @cookie_hash, @token_hash, @token_sealed, @cookie_sealed,
           @created_at, @last_seen_at, @expires_at, @revoked_at)`,
     ),
     sessionByTokenHash: db.prepare<[string], SessionMemberRecord<number>>(sessionWithMemberSql('token_hash', '?')),
@@ -285,6 +299,10 @@ export class SqliteStore implements Store {
 
   async listMembers(): Promise<MemberRow[]> {
     return this.#statements.members.all().map(toMember);
+  }
+
+  async updateMember(id: string, changes: MemberChanges): Promise<MemberRow | null> {
+    return mapOrNull(this.#statements.updateMember.get({ ...fromMemberChanges(changes), id }), toMember);
   }
 
   async setMemberEnabled(id: string, enabled: boolean): Promise<boolean> {

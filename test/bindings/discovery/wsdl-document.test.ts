@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import request from 'supertest';
 import { parseStringPromise } from 'xml2js';
+import { OPERATION_PARAMETERS } from '../../../src/service/wsdl-types.js';
 import { discoveryServer, REFERENCE_NAMESPACE, testConfig, transcript } from './helpers.js';
+
+const ALL_OPERATIONS = Object.keys(OPERATION_PARAMETERS);
 
 const reference = discoveryServer(testConfig({ SOAP_NAMESPACE: REFERENCE_NAMESPACE }));
 
@@ -25,9 +28,10 @@ describe('?wsdl', () => {
     expect(res.text).toBe(transcript('a01-wsdl-upper').body);
   });
 
-  test('the default configuration serves wsdl/Authentication.wsdl with only the addresses filled in', async () => {
+  test('with every operation offered, serves wsdl/Authentication.wsdl with only the addresses filled in', async () => {
     const authored = readFileSync(new URL('../../../wsdl/Authentication.wsdl', import.meta.url), 'utf8');
-    const res = await request(discoveryServer(testConfig())).get('/Authentication.asmx?wsdl').set('Host', 'example.org');
+    const server = discoveryServer(testConfig({ OPERATIONS: ALL_OPERATIONS.join(',') }));
+    const res = await request(server).get('/Authentication.asmx?wsdl').set('Host', 'example.org');
     expect(res.text).toBe(authored.split('http://localhost/').join('http://example.org/'));
   });
 
@@ -133,5 +137,103 @@ describe('?wsdl', () => {
     expect(res.text).not.toContain('<wsdl:port name="AuthenticationSoap" ');
     expect(res.text).toContain('<wsdl:binding name="AuthenticationSoap12" ');
     expect(res.text).toContain('<wsdl:port name="AuthenticationSoap12" ');
+  });
+});
+
+/** The WSDL as a JAX-WS or svcutil client reads it: names of the service, ports, bindings, portTypes and their operations. */
+async function contractOf(wsdl: string) {
+  const definitions = (await parseStringPromise(wsdl))['wsdl:definitions'];
+  type Named = { $: { name: string; binding?: string; type?: string } };
+  const names = (elements: Named[] | undefined) => (elements ?? []).map((element) => element.$.name);
+  const operationsOf = (parent: { 'wsdl:operation'?: Named[] }) => names(parent['wsdl:operation']);
+  return {
+    namespace: definitions.$.targetNamespace as string,
+    service: names(definitions['wsdl:service'])[0],
+    serviceDocumentation: definitions['wsdl:service'][0]['wsdl:documentation']?.[0]?._ as string | undefined,
+    ports: definitions['wsdl:service'][0]['wsdl:port'].map((port: Named) => [port.$.name, port.$.binding]),
+    bindings: definitions['wsdl:binding'].map((binding: Named & { 'wsdl:operation': Named[] }) => [binding.$.name, binding.$.type, operationsOf(binding)]),
+    portTypes: definitions['wsdl:portType'].map((portType: Named & { 'wsdl:operation': Named[] }) => [portType.$.name, operationsOf(portType)]),
+    documentation: Object.fromEntries(
+      definitions['wsdl:portType'][0]['wsdl:operation'].map((op: Named & { 'wsdl:documentation'?: Array<{ _: string }> }) => [op.$.name, op['wsdl:documentation']?.[0]?._]),
+    ),
+    messages: names(definitions['wsdl:message']),
+    elements: names(definitions['wsdl:types'][0]['s:schema'][0]['s:element']),
+  };
+}
+
+describe('?wsdl of a profile', () => {
+  const wsdlOf = async (env: Record<string, string>) =>
+    (await request(discoveryServer(testConfig(env))).get(`${testConfig(env).basePath}/Authentication.asmx?wsdl`).set('Host', 'example.org')).text;
+
+  test('isgweb: service Authentication, ports AuthenticationSoap…, portType Authentication_x0020_Web_x0020_ServiceSoap, five operations', async () => {
+    const contract = await contractOf(await wsdlOf({ PROFILE: 'isgweb' }));
+    const operations = ['AuthenticateCookie', 'AuthenticateToken', 'AuthenticateUser', 'DeleteUserSession', 'Login'];
+    expect(contract.namespace).toBe('http://ibridge.isgsolutions.com/Authentication/');
+    expect(contract.service).toBe('Authentication');
+    expect(contract.ports).toEqual([
+      ['AuthenticationSoap', 'tns:AuthenticationSoap'],
+      ['AuthenticationSoap12', 'tns:AuthenticationSoap12'],
+      ['AuthenticationHttpGet', 'tns:AuthenticationHttpGet'],
+      ['AuthenticationHttpPost', 'tns:AuthenticationHttpPost'],
+    ]);
+    expect(contract.bindings).toEqual([
+      ['AuthenticationSoap', 'tns:Authentication_x0020_Web_x0020_ServiceSoap', operations],
+      ['AuthenticationSoap12', 'tns:Authentication_x0020_Web_x0020_ServiceSoap', operations],
+      ['AuthenticationHttpGet', 'tns:Authentication_x0020_Web_x0020_ServiceHttpGet', operations],
+      ['AuthenticationHttpPost', 'tns:Authentication_x0020_Web_x0020_ServiceHttpPost', operations],
+    ]);
+    expect(contract.portTypes).toEqual([
+      ['Authentication_x0020_Web_x0020_ServiceSoap', operations],
+      ['Authentication_x0020_Web_x0020_ServiceHttpGet', operations],
+      ['Authentication_x0020_Web_x0020_ServiceHttpPost', operations],
+    ]);
+    expect(contract.serviceDocumentation).toMatch(/^The Authentication web service is used to authenticate a user in the iMIS database/);
+    expect(contract.documentation).toEqual({
+      AuthenticateCookie: 'Obtain the user that is authenticated by Imis login page.',
+      AuthenticateToken: 'Verifies the existence of a user session.',
+      AuthenticateUser: "Logins the user into the system using the 'Unified Login' architecture.",
+      DeleteUserSession: 'Deletes a user session that has been created using the AuthenticateUser method.',
+      Login: 'Logins the user into the system verifying if the username and password are correct and exist in the database.',
+    });
+  });
+
+  test('crm4m: everything named Authentication_x0020_Web_x0020_Service…, four operations', async () => {
+    const contract = await contractOf(await wsdlOf({ PROFILE: 'crm4m' }));
+    const operations = ['AuthenticateToken', 'AuthenticateUser', 'DeleteUserSession', 'ValidateUser'];
+    const name = 'Authentication_x0020_Web_x0020_Service';
+    expect(contract.namespace).toBe('http://webportalbridge.ptassoc.com/Authentication/');
+    expect(contract.service).toBe(name);
+    expect(contract.ports).toEqual(['Soap', 'Soap12', 'HttpGet', 'HttpPost'].map((suffix) => [`${name}${suffix}`, `tns:${name}${suffix}`]));
+    expect(contract.bindings.map(([binding, type]: string[]) => [binding, type])).toEqual([
+      [`${name}Soap`, `tns:${name}Soap`],
+      [`${name}Soap12`, `tns:${name}Soap`],
+      [`${name}HttpGet`, `tns:${name}HttpGet`],
+      [`${name}HttpPost`, `tns:${name}HttpPost`],
+    ]);
+    expect(contract.portTypes).toEqual(['Soap', 'HttpGet', 'HttpPost'].map((suffix) => [`${name}${suffix}`, operations]));
+    expect(contract.serviceDocumentation).toMatch(/CRM4M database/);
+  });
+
+  test('an operation not offered leaves no element, message or operation behind', async () => {
+    const contract = await contractOf(await wsdlOf({ OPERATIONS: 'AuthenticateToken,Login' }));
+    expect(contract.elements).toEqual(['AuthenticateToken', 'AuthenticateTokenResponse', 'Login', 'LoginResponse', 'string']);
+    expect(contract.messages).toEqual(
+      ['Soap', 'HttpGet', 'HttpPost'].flatMap((kind) => ['AuthenticateToken', 'Login'].flatMap((op) => [`${op}${kind}In`, `${op}${kind}Out`])),
+    );
+    for (const [, operations] of contract.portTypes) expect(operations).toEqual(['AuthenticateToken', 'Login']);
+  });
+
+  test('a setting given on its own wins over the profile', async () => {
+    const contract = await contractOf(await wsdlOf({ PROFILE: 'isgweb', SOAP_NAMESPACE: 'http://members.example.org/ws/', WSDL_PORT_TYPE_NAME: 'Auth', OPERATIONS: 'AuthenticateToken' }));
+    expect(contract.namespace).toBe('http://members.example.org/ws/');
+    expect(contract.portTypes).toEqual([['AuthSoap', ['AuthenticateToken']], ['AuthHttpGet', ['AuthenticateToken']], ['AuthHttpPost', ['AuthenticateToken']]]);
+    expect(contract.service).toBe('Authentication');
+  });
+
+  test('documentation is escaped and stays well-formed', async () => {
+    const env = { SERVICE_DOCUMENTATION: 'A <b>&"quoted"</b> text', OPERATION_DOCUMENTATION: JSON.stringify({ AuthenticateToken: '</wsdl:documentation><x/>' }) };
+    const contract = await contractOf(await wsdlOf(env));
+    expect(contract.serviceDocumentation).toBe('A <b>&"quoted"</b> text');
+    expect(contract.documentation.AuthenticateToken).toBe('</wsdl:documentation><x/>');
   });
 });

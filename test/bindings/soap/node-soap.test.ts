@@ -3,31 +3,38 @@ import soap from 'soap';
 import type { CallAnswer, OperationTable } from '../../../src/bindings/operations.js';
 import { createNodeSoapStack, createSoapServer, wsdlOf, type NodeSoapStack, type StackOptions } from '../../../src/bindings/soap/node-soap.js';
 import { createWsdlDocument } from '../../../src/bindings/discovery/wsdl-document.js';
-import { loadConfig } from '../../../src/config/config.js';
+import { loadConfig, type Config } from '../../../src/config/config.js';
 import { OPERATION_PARAMETERS, type OperationName } from '../../../src/service/wsdl-types.js';
+import { callContext } from '../../helpers/call-context.js';
 import { REFERENCE } from '../../helpers/reference-data.js';
 import { startTestApp, type TestApp } from '../../helpers/test-app.js';
 
 /** What the stub table answers the next call with, and the parameters it was called with. */
 let answer: (operation: OperationName) => CallAnswer<OperationName>;
 const seen: Array<Record<string, string | null>> = [];
-const operations: OperationTable = {
-  parameters: (operation) => OPERATION_PARAMETERS[operation],
-  async invoke(operation, read) {
-    seen.push(Object.fromEntries(OPERATION_PARAMETERS[operation].map((name) => [name, read(name)])));
-    return answer(operation) as never;
-  },
-};
+/** A table of the configured operations that records the parameters and answers with `answer`. */
+function stubTable(config: Config): OperationTable {
+  return {
+    names: config.operations,
+    offers: (name): name is OperationName => config.operations.some((operation) => operation === name),
+    parameters: (operation) => OPERATION_PARAMETERS[operation],
+    async invoke(operation, read) {
+      seen.push(Object.fromEntries(OPERATION_PARAMETERS[operation].map((name) => [name, read(name)])));
+      return answer(operation) as never;
+    },
+  };
+}
 const result = (text: string) => (operation: OperationName) =>
   ({ ok: true, outcome: undefined as never, result: text, response: { [`${operation}Result`]: text } }) as unknown as CallAnswer<OperationName>;
-const config = loadConfig({ SOAP_NAMESPACE: REFERENCE.namespace });
-const stackOptions: StackOptions = {
+/** The stack options a deployment with this configuration builds. */
+const optionsFor = (config: Config): StackOptions => ({
   wsdlXml: createWsdlDocument(config).render('http://localhost/Authentication.asmx'),
-  serviceName: config.serviceName,
+  names: config.wsdlNames,
   namespace: config.soapNamespace,
-  operations,
-};
-const call = () => ({ context: { clientAddress: '127.0.0.1' } });
+  operations: stubTable(config),
+});
+const stackOptions = optionsFor(loadConfig({ SOAP_NAMESPACE: REFERENCE.namespace }));
+const call = () => ({ context: callContext('127.0.0.1') });
 
 /**
  * Pins what src/bindings/soap/node-soap.ts relies on in node-soap beyond its documented API, so that an
@@ -81,6 +88,19 @@ describe('node-soap as we use it', () => {
     answer = result('');
     await stack.process('1.1', 'AuthenticateToken', new Map([['securityPassword', ' pw '], ['token', '\n  ']]), call());
     expect(seen).toEqual([{ securityPassword: ' pw ', token: '\n  ' }]);
+  });
+
+  test.each<[string, OperationName]>([
+    ['isgweb', 'Login'],
+    ['crm4m', 'ValidateUser'],
+  ])("finds the methods under the WSDL's own service and port names (PROFILE=%s, %s)", async (profile, operation) => {
+    const profiledStack = await createNodeSoapStack(optionsFor(loadConfig({ PROFILE: profile })));
+    answer = result('x');
+    const parameters = new Map(OPERATION_PARAMETERS[operation].map((name): [string, string] => [name, `${name}-value`]));
+    const reply = await profiledStack.process('1.1', operation, parameters, call());
+    expect(reply.status).toBe(200);
+    expect(reply.body).toContain(`<${operation}Result>x</${operation}Result>`);
+    expect(seen).toEqual([Object.fromEntries(parameters)]);
   });
 
   test('schema descriptions are built once at start-up: a request rebuilds none (definitions.messages is still where node-soap keeps them)', async () => {

@@ -1,0 +1,66 @@
+/** Calls as partner code writes them by hand, one per binding, for any operation of the WSDL. */
+
+export const BINDINGS = ['soap11', 'soap12', 'httpget', 'httppost'] as const;
+export type Binding = (typeof BINDINGS)[number];
+
+/** A request to send, relative to the endpoint's directory (`path` starts with /Authentication.asmx). */
+export interface AsmxRequest {
+  path: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  /** The element whose text is the result string. */
+  element: string;
+}
+
+export const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+export const unescapeXml = (text: string) =>
+  text
+    .replace(/&#x([0-9a-f]+);/gi, (_m, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
+    .replace(/&#(\d+);/g, (_m, dec: string) => String.fromCodePoint(Number(dec)))
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+
+/** The operation's call on a binding; parameters left out of `params` are left out of the request. */
+export function asmxRequest(namespace: string, binding: Binding, operation: string, params: Record<string, string>): AsmxRequest {
+  const xmlParams = Object.entries(params).map(([name, value]) => `<${name}>${escapeXml(value)}</${name}>`).join('');
+  const call = `<${operation} xmlns="${namespace}">${xmlParams}</${operation}>`;
+  switch (binding) {
+    case 'soap11':
+      return {
+        path: '/Authentication.asmx',
+        method: 'POST',
+        element: `${operation}Result`,
+        headers: { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: `"${namespace}${operation}"` },
+        body: `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>${call}</soap:Body></soap:Envelope>`,
+      };
+    case 'soap12':
+      return {
+        path: '/Authentication.asmx',
+        method: 'POST',
+        element: `${operation}Result`,
+        headers: { 'Content-Type': `application/soap+xml; charset=utf-8; action="${namespace}${operation}"` },
+        body: `<?xml version="1.0" encoding="utf-8"?><soap12:Envelope xmlns:soap12="http://www.w3.org/2003/05/soap-envelope"><soap12:Body>${call}</soap12:Body></soap12:Envelope>`,
+      };
+    case 'httpget':
+      return { path: `/Authentication.asmx/${operation}?${new URLSearchParams(params)}`, method: 'GET', element: 'string', headers: {} };
+    case 'httppost':
+      return {
+        path: `/Authentication.asmx/${operation}`,
+        method: 'POST',
+        element: 'string',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: String(new URLSearchParams(params)),
+      };
+  }
+}
+
+/** The result string in a response body, unescaped; null when the body has no result element. */
+export function resultText(body: string, element: string): string | null {
+  const match = new RegExp(`<${element}(?: [^>]*)?(?:/>|>([^<]*)</${element}>)`).exec(body);
+  return match ? unescapeXml(match[1] ?? '') : null;
+}
