@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Starts the built service on a fresh embedded store, seeds it through the admin CLI with the data the
 # conformance clients expect, and runs ../shared/conformance/run.sh against it (curl, zeep, PHP SoapClient).
+# Then runs scripts/conformance-profiles.sh: this repository's clients for PROFILE=isgweb and PROFILE=crm4m, each
+# against a server of its own. Exits non-zero when either run had a failure.
 # Usage: scripts/conformance.sh [path/to/conformance]   (default: ../shared/conformance beside the checkout)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,4 +33,9 @@ for _ in $(seq 1 50); do
   curl -fs -o /dev/null "http://127.0.0.1:$PORT/Authentication.asmx?wsdl" && break
   sleep 0.2
 done
-bash "$conformance/run.sh" "http://127.0.0.1:$PORT"
+status=0
+bash "$conformance/run.sh" "http://127.0.0.1:$PORT" || status=$?
+{ kill "$server_pid" && wait "$server_pid"; } 2>/dev/null || true   # done with it: stop it now
+server_pid=
+bash "$here/scripts/conformance-profiles.sh" "$conformance" || status=$?
+exit "$status"

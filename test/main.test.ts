@@ -150,3 +150,25 @@ describeWithPostgres('on PostgreSQL', () => {
     expect(await tryConnect(port)).toBe('ECONNREFUSED');
   });
 });
+
+test('the start-up log names the profile and every setting with its source, secrets masked', async () => {
+  const key = 'b'.repeat(64);
+  const app = await start({ PROFILE: 'isgweb', SECRET_KEY: key });
+  const settings = app.lines.find((line) => line.message === 'settings');
+  expect(settings).toMatchObject({
+    profile: 'isgweb',
+    settings: {
+      PROFILE: { value: 'isgweb', source: 'environment' },
+      BASE_PATH: { value: '/iservices', source: 'profile' },
+      SECRET_KEY: { value: '(hidden)', source: 'environment' },
+      HOST: { value: '127.0.0.1', source: 'default' },
+    },
+  });
+  expect(JSON.stringify(app.lines)).not.toContain(key);
+  expect(app.lines.find((line) => line.message === 'listening')).toMatchObject({
+    url: `http://127.0.0.1:${app.port}/iservices/Authentication.asmx`,
+    operations: ['AuthenticateCookie', 'AuthenticateToken', 'AuthenticateUser', 'DeleteUserSession', 'Login'],
+  });
+  app.signals.emit('SIGTERM', 'SIGTERM');
+  await app.serving;
+});

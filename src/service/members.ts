@@ -74,9 +74,14 @@ export class MemberService {
     return id.toLowerCase();
   }
 
+  /** A stored member's id as an admin may type it: GUIDs are stored lower-cased, so they are looked up so. */
+  #lookup(id: string): string {
+    return this.idFormat === 'guid' ? id.trim().toLowerCase() : id;
+  }
+
   /** Lets a bulk import skip known members before it spends a password hash on them. */
   async exists(id: string): Promise<boolean> {
-    return (await this.store.getMember(id)) !== null;
+    return (await this.store.getMember(this.#lookup(id))) !== null;
   }
 
   async setPassword(id: string, password: string): Promise<void> {
@@ -84,7 +89,7 @@ export class MemberService {
     const length = [...password].length;
     if (length < MIN_PASSWORD_LENGTH) throw new ServiceError('MEMBER_PASSWORD_TOO_SHORT');
     if (length > MAX_PASSWORD_LENGTH) throw new ServiceError('MEMBER_PASSWORD_TOO_LONG');
-    if (!(await this.store.setMemberPassword(id, await hashPassword(password)))) throw new ServiceError('MEMBER_NOT_FOUND', id);
+    if (!(await this.store.setMemberPassword(this.#lookup(id), await hashPassword(password)))) throw new ServiceError('MEMBER_NOT_FOUND', id);
   }
 
   list(): Promise<MemberRow[]> {
@@ -92,7 +97,7 @@ export class MemberService {
   }
 
   async get(id: string): Promise<MemberRow> {
-    const member = await this.store.getMember(id);
+    const member = await this.store.getMember(this.#lookup(id));
     if (!member) throw new ServiceError('MEMBER_NOT_FOUND', id);
     return member;
   }
@@ -106,20 +111,20 @@ export class MemberService {
     }
     refuseLongFields(checked);
     if (changes.attributes !== undefined) checked.attributes = validateAttributes(changes.attributes);
-    const updated = await this.store.updateMember(id, checked);
+    const updated = await this.store.updateMember(this.#lookup(id), checked);
     this.sessions?.forgetCached();
     if (!updated) throw new ServiceError('MEMBER_NOT_FOUND', id);
     return updated;
   }
 
   async setEnabled(id: string, enabled: boolean): Promise<void> {
-    const found = await this.store.setMemberEnabled(id, enabled);
+    const found = await this.store.setMemberEnabled(this.#lookup(id), enabled);
     this.sessions?.forgetCached();
     if (!found) throw new ServiceError('MEMBER_NOT_FOUND', id);
   }
 
   async remove(id: string): Promise<void> {
-    const found = await this.store.deleteMember(id);
+    const found = await this.store.deleteMember(this.#lookup(id));
     this.sessions?.forgetCached();
     if (!found) throw new ServiceError('MEMBER_NOT_FOUND', id);
   }

@@ -77,6 +77,18 @@ describe("id format 'guid'", () => {
     await expect(services.members.exists('0f8fad5b-d9cb-469f-a165-70867728950e')).resolves.toBe(true);
   });
 
+  it('finds, changes and removes a member by its GUID in any case', async () => {
+    const { id } = await services.members.add({ username: 'ada' });
+    const upper = ` ${id.toUpperCase()} `;
+    await expect(services.members.get(upper)).resolves.toMatchObject({ id });
+    await expect(services.members.update(upper, { firstName: 'Ada' })).resolves.toMatchObject({ id, firstName: 'Ada' });
+    await services.members.setPassword(upper, 'correct horse battery staple');
+    await services.members.setEnabled(upper, false);
+    await expect(services.members.get(id)).resolves.toMatchObject({ enabled: false });
+    await services.members.remove(upper);
+    await expect(services.members.exists(id)).resolves.toBe(false);
+  });
+
   it('refuses the same GUID in another case as the same id', async () => {
     await services.members.add({ id: '0f8fad5b-d9cb-469f-a165-70867728950e', username: 'ada' });
     expect((await serviceErrorOf(services.members.add({ id: '0F8FAD5B-D9CB-469F-A165-70867728950E', username: 'bob' }))).code).toBe(

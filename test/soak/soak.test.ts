@@ -55,8 +55,8 @@ const TEXT = 'text/plain; charset=utf-8';
 
 const escapeText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-const ibridgeUser = (token: string) =>
-  `<?xml version="1.0" encoding="UTF-16"?><iBridge><User ID="${REFERENCE.memberId}" TOKEN="${token}" EMAIL="ada@example.org" FIRSTNAME="Ada" LASTNAME="Lovelace" FULL_NAME="Ada Lovelace" /></iBridge>`;
+const ibridgeUser = ({ token, cookie }: { token: string; cookie: string }) =>
+  `<?xml version="1.0" encoding="UTF-16"?><iBridge><User ID="${REFERENCE.memberId}" TOKEN="${token}" EMAIL="ada@example.org" FIRSTNAME="Ada" LASTNAME="Lovelace" FULL_NAME="Ada Lovelace" USER_COOKIE=".ASPXAUTH=${cookie}" /></iBridge>`;
 const NOT_SIGNED_IN: Record<Operation, string> = {
   AuthenticateToken: '<?xml version="1.0" encoding="UTF-16"?><iBridge><Errors><Error Number="1001" Description="Invalid token: no live session has this token" /></Errors></iBridge>',
   AuthenticateCookie:
@@ -251,7 +251,7 @@ class Worker {
     const session = this.pick(sessions);
     if (dice < 0.8) {
       const reply = await callRequest(binding, operation, { securityPassword: callerPassword, token: session.token, loginCookie: session.cookie, cookieDomain: DOMAIN });
-      record(`${binding} ${operation} valid`, reply, expectedResult(binding, operation, ibridgeUser(session.token)), `${binding} ${operation} valid`);
+      record(`${binding} ${operation} valid`, reply, expectedResult(binding, operation, ibridgeUser(session)), `${binding} ${operation} valid`);
     } else if (dice < 0.92) {
       const unknown = `unknown-${Math.floor(this.next() * 1e12).toString(36)}`;
       const reply = await callRequest(binding, operation, { securityPassword: callerPassword, token: unknown, loginCookie: unknown, cookieDomain: DOMAIN });
@@ -287,8 +287,8 @@ class Worker {
     const byCookie = this.pick(BINDINGS);
     const byToken = this.pick(BINDINGS);
     const values = { securityPassword: callerPassword, token, loginCookie: cookie, cookieDomain: DOMAIN };
-    record(`${byCookie} AuthenticateCookie signed-in`, await callRequest(byCookie, 'AuthenticateCookie', values), expectedResult(byCookie, 'AuthenticateCookie', ibridgeUser(token)), 'cookie after sign-in');
-    record(`${byToken} AuthenticateToken signed-in`, await callRequest(byToken, 'AuthenticateToken', values), expectedResult(byToken, 'AuthenticateToken', ibridgeUser(token)), 'token after sign-in');
+    record(`${byCookie} AuthenticateCookie signed-in`, await callRequest(byCookie, 'AuthenticateCookie', values), expectedResult(byCookie, 'AuthenticateCookie', ibridgeUser({ token, cookie })), 'cookie after sign-in');
+    record(`${byToken} AuthenticateToken signed-in`, await callRequest(byToken, 'AuthenticateToken', values), expectedResult(byToken, 'AuthenticateToken', ibridgeUser({ token, cookie })), 'token after sign-in');
 
     const page = await send('GET', '/Login', { Cookie: `${form.cookie}; .ASPXAUTH=${encodeURIComponent(cookie)}` });
     record('GET /Login (signed in)', page, () => (page.status === 200 && page.body.includes('You are signed in') ? null : 'expected the signed-in page'), 'signed-in page');
