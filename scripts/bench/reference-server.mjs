@@ -93,6 +93,7 @@ export function createReference(config) {
       ['FIRSTNAME', m.firstName],
       ['LASTNAME', m.lastName],
       ['FULL_NAME', fullName],
+      ['USER_COOKIE', `.ASPXAUTH=${config.cookie}`],
     ];
     return `${declaration}<iBridge><User ${attributes.map(([name, value]) => `${name}="${escapeAttribute(String(value))}"`).join(' ')} /></iBridge>`;
   };

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../log/logger.js';
-import type { Outcome } from '../service/authentication.js';
+import type { Outcome, Refusal } from '../service/authentication.js';
 import type { OperationName } from '../service/wsdl-types.js';
 import { requestIdOf } from '../web/request-id.js';
 import type { AsmxErrorCode } from './asmx-errors.js';
@@ -104,8 +104,21 @@ function outcomeWords(outcome: Outcome): string {
   return refusal.kind === 'not-signed-in' ? `not-signed-in:${refusal.reason}` : refusal.kind;
 }
 
+const REFUSAL_KINDS: Readonly<Record<Refusal['kind'], CallOutcomeKind>> = {
+  'not-signed-in': 'not_signed_in',
+  'invalid-credentials': 'invalid_credentials',
+  locked: 'locked',
+};
+
+/** The metrics' value for an operation's answer: the log's word without its reason, with _ for -. */
+function answerKind(outcome: Outcome): CallOutcomeKind {
+  if (outcome.kind === 'member') return outcome.session ? 'signed_in' : 'verified';
+  if (outcome.kind === 'session-ended') return 'session_ended';
+  return REFUSAL_KINDS[outcome.refusal.kind];
+}
+
 function outcomeKind(result: CallResult): CallOutcomeKind {
-  if ('outcome' in result) return outcomeWords(result.outcome).replace(/:.*/, '').replace(/-/g, '_') as CallOutcomeKind;
+  if ('outcome' in result) return answerKind(result.outcome);
   if ('refused' in result) return 'refused';
   return FAULT_OUTCOMES[result.fault].kind;
 }

@@ -267,6 +267,8 @@ const MAX_DOCUMENTATION = 1000;
 const documentation = z.string().trim().min(1).max(MAX_DOCUMENTATION, `must be at most ${MAX_DOCUMENTATION} characters`);
 
 const OPERATION_NAMES = Object.keys(OPERATION_PARAMETERS) as OperationName[];
+/** The seed's two operations: the default WSDL is the reference service's. */
+const DEFAULT_OPERATIONS = 'AuthenticateCookie,AuthenticateToken';
 const isOperationName = (name: string): name is OperationName => Object.hasOwn(OPERATION_PARAMETERS, name);
 
 const commaList = (v: string) => v.split(',').map((entry) => entry.trim()).filter(Boolean);
@@ -351,7 +353,7 @@ const schema = z.object({
       }
       return OPERATION_NAMES.filter((op) => names.some((name) => name.toLowerCase() === op.toLowerCase()));
     })
-    .prefault('AuthenticateCookie,AuthenticateToken'),
+    .prefault(DEFAULT_OPERATIONS),
   AUTHENTICATION_TOKEN_PARAMETER: bool.default(true),
   BASE_PATH: z
     .string()
@@ -490,7 +492,8 @@ function readConfigFile(path: string): Environment {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new ConfigError([`CONFIG_FILE ${path}: must hold a JSON object of settings`]);
   }
-  return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, v === null ? undefined : String(v)]));
+  // A setting that is itself JSON (OPERATION_DOCUMENTATION) may be written as an object.
+  return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, v === null ? undefined : typeof v === 'object' ? JSON.stringify(v) : String(v)]));
 }
 
 /** Validates the settings once; throws ConfigError listing every problem, one per line. */
@@ -518,6 +521,8 @@ export function loadConfig(env: Environment = process.env): Config {
     },
     given: merged,
     parsed: s,
+    // Defaults that are parsed like given values are shown as written.
+    defaults: { OPERATIONS: DEFAULT_OPERATIONS, JSON_FIELDS: DEFAULT_JSON_FIELDS },
   });
   const wsdlBinding = s.WSDL_BINDING_NAME ?? s.SERVICE_NAME;
   return Object.freeze({

@@ -11,11 +11,12 @@ export interface Setting {
 
 const HIDDEN = '(hidden)';
 
-/** Only the user name and host of a database URL are shown. */
+/** A database URL without its password, in the user part or in the query (libpq reads both). */
 function maskedUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
+    if (parsed.search) parsed.search = '?***';
     return parsed.toString();
   } catch {
     return HIDDEN;
@@ -37,11 +38,17 @@ function shown(value: unknown): string {
 /** Every setting by name, in the schema's order, with its value as given (or as parsed, for a default). */
 export function describeSettings(
   names: readonly string[],
-  options: { source: (name: string) => SettingSource; given: Readonly<Record<string, string | undefined>>; parsed: Readonly<Record<string, unknown>> },
+  options: {
+    source: (name: string) => SettingSource;
+    given: Readonly<Record<string, string | undefined>>;
+    parsed: Readonly<Record<string, unknown>>;
+    /** Defaults written as text, for the settings whose parsed value does not read back as one. */
+    defaults: Readonly<Record<string, string>>;
+  },
 ): Setting[] {
   return names.map((name) => {
     const source = options.source(name);
-    const raw = source === 'default' ? shown(options.parsed[name]) : (options.given[name] ?? '');
+    const raw = source === 'default' ? (options.defaults[name] ?? shown(options.parsed[name])) : (options.given[name] ?? '');
     const mask = MASKS[name];
     return Object.freeze({ name, value: raw !== '' && mask ? mask(raw) : raw, source });
   });

@@ -1,5 +1,6 @@
 import type { CallerRow, MemberRow } from '../store/store.js';
 import type { CallerService } from './callers.js';
+import { MAX_FIELD_LENGTH, MAX_PASSWORD_LENGTH } from './members.js';
 import type { Clock } from './clock.js';
 import { CallerThrottledError, ServiceError } from './errors.js';
 import type { NotSignedInReason, SessionCheck, SessionService } from './sessions.js';
@@ -121,10 +122,16 @@ export class AuthenticationService {
     return { operation, caller: caller.name, kind: 'member', member: check.member, session: null };
   }
 
-  /** A call without a username or a password has nothing to check, so it neither costs a hash nor counts. */
+  /**
+   * A call without a username or a password, or with one longer than any member's can be, has nothing to
+   * check: it costs no hash and counts no failure (no account could be guessed with it).
+   */
   #credentials(request: { username: string | null; password: string | null }, context: CallContext): Promise<CredentialCheck> {
-    if (!request.username?.trim() || !request.password) return Promise.resolve({ ok: false, reason: 'invalid' });
-    return this.signin.checkCredentials({ login: request.username, password: request.password, clientAddress: context.clientAddress });
+    const { username, password } = request;
+    if (!username?.trim() || !password || username.trim().length > MAX_FIELD_LENGTH || [...password].length > MAX_PASSWORD_LENGTH) {
+      return Promise.resolve({ ok: false, reason: 'invalid' });
+    }
+    return this.signin.checkCredentials({ login: username, password, clientAddress: context.clientAddress });
   }
 
   /**

@@ -24,10 +24,11 @@ export interface MemberInput {
 export type MemberIdFormat = 'any' | 'guid';
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const MAX_FIELD_LENGTH = 256;
+/** The longest id, username, email or name: no login longer than this can match a member. */
+export const MAX_FIELD_LENGTH = 256;
 const MIN_PASSWORD_LENGTH = 8;
 /** Bounds the work a sign-in does for one request. */
-const MAX_PASSWORD_LENGTH = 1024;
+export const MAX_PASSWORD_LENGTH = 1024;
 
 export class MemberService {
   /** `sessions` is told when a member is disabled or removed, so that none of its cached sessions outlives that. */

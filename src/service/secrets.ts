@@ -3,7 +3,8 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:
 /**
  * Hashing and sealing with the server key. Lookup hashes are HMAC-SHA256 under the key, so a copy of the
  * database alone (without the key) neither signs anybody in nor lets an attacker test guesses offline.
- * Tokens are also sealed (AES-256-GCM) because AuthenticateCookie must return the session's token.
+ * Tokens and login cookies are also sealed (AES-256-GCM): AuthenticateCookie returns the session's token, and
+ * an iBridge result's USER_COOKIE the session's login cookie.
  */
 export class Secrets {
   readonly #hashKey: Buffer;

@@ -1,7 +1,8 @@
 /**
  * Imports point one way: the entry points (cli, main, compose, app) → the features (bindings, signin, ops) →
- * service → store, with web (request helpers shared by the features), config and log beside them. config,
- * log and the store import nothing of ours but themselves; features never import each other.
+ * service → store, with web (request helpers shared by the features), config and log beside them. Log and
+ * the store import nothing of ours but themselves, config only the generated contract types; features never
+ * import each other.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';

@@ -149,6 +149,25 @@ for (const store of ['sqlite', 'postgres'] as const) {
       expect(error?.Description).toMatch(/try again in \d+ seconds/);
     });
 
+    test('the metrics count each operation by outcome', async () => {
+      const credentials = { securityPassword, username: 'ada', password: PASSWORD, authenticationToken: '' };
+      const token = (await iBridge((await call('soap11', 'AuthenticateUser', credentials)).result)).user?.TOKEN ?? '';
+      await call('soap11', 'AuthenticateUser', { ...credentials, username: 'nobody-metrics' });
+      await call('soap11', 'Login', credentials);
+      await call('soap11', 'DeleteUserSession', { securityPassword, token });
+      await call('soap11', 'DeleteUserSession', { securityPassword, token });
+      const metrics = await (await fetch(`${app.baseUrl}/metrics`)).text();
+      for (const [operation, outcome] of [
+        ['AuthenticateUser', 'signed_in'],
+        ['AuthenticateUser', 'invalid_credentials'],
+        ['Login', 'verified'],
+        ['DeleteUserSession', 'session_ended'],
+        ['DeleteUserSession', 'not_signed_in'],
+      ]) {
+        expect(metrics).toMatch(new RegExp(`asmx_calls_total\\{binding="\\w+",operation="${operation}",outcome="${outcome}"\\} [1-9]`));
+      }
+    });
+
     test('the call log names the outcome and never the password or the token', async () => {
       const reply = await call('soap11', 'AuthenticateUser', { securityPassword, username: 'ada', password: PASSWORD });
       const token = (await iBridge(reply.result)).user?.TOKEN ?? '';

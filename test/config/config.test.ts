@@ -598,6 +598,24 @@ describe('PROFILE', () => {
     expect(shown).toMatchObject({ SECRET_KEY: '(hidden)', DATABASE_URL: 'postgres://auth:***@db.internal/auth', PORT: '8080', OPERATIONS: 'AuthenticateCookie,AuthenticateToken' });
     expect(JSON.stringify(config.settings)).not.toContain(key);
     expect(JSON.stringify(config.settings)).not.toContain('hunter2');
+    const inQuery = loadConfig({ DATABASE_URL: 'postgres://auth@db.internal/auth?password=hunter2' }).settings.find((setting) => setting.name === 'DATABASE_URL');
+    expect(inQuery?.value).toBe('postgres://auth@db.internal/auth?***');
+  });
+
+  it('shows defaults as they would be written', () => {
+    const shown = Object.fromEntries(loadConfig({}).settings.map((setting) => [setting.name, setting.value]));
+    expect(shown).toMatchObject({ JSON_FIELDS: 'status,message,contactid,pa_token,emailaddress1,firstname,lastname,fullname', OPERATIONS: 'AuthenticateCookie,AuthenticateToken', COOKIE_SECURE: 'true' });
+  });
+
+  it('takes OPERATION_DOCUMENTATION from CONFIG_FILE as an object too', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'config-'));
+    try {
+      const file = join(dir, 'settings.json');
+      await writeFile(file, JSON.stringify({ OPERATION_DOCUMENTATION: { AuthenticateToken: 'Who holds this token?' } }));
+      expect(loadConfig({ CONFIG_FILE: file }).documentation.operations).toEqual({ AuthenticateToken: 'Who holds this token?' });
+    } finally {
+      await rm(dir, { recursive: true });
+    }
   });
 });
 
