@@ -22,6 +22,7 @@ export type CallOutcomeKind =
   | 'not_signed_in'
   | 'invalid_credentials'
   | 'locked'
+  | 'second_factor_required'
   | 'invalid_security_password'
   | 'throttled'
   | 'refused'
@@ -108,6 +109,7 @@ const REFUSAL_KINDS: Readonly<Record<Refusal['kind'], CallOutcomeKind>> = {
   'not-signed-in': 'not_signed_in',
   'invalid-credentials': 'invalid_credentials',
   locked: 'locked',
+  'second-factor-required': 'second_factor_required',
 };
 
 /** The metrics' value for an operation's answer: the log's word without its reason, with _ for -. */

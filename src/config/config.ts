@@ -23,6 +23,7 @@ export const RESULT_FORMATS = ['ibridge', 'json', 'plain'] as const;
 export type ResultFormat = (typeof RESULT_FORMATS)[number];
 
 export const MEMBER_ID_FORMATS = ['any', 'guid'] as const;
+export const MFA_POLICIES = ['optional', 'required'] as const;
 export const SESSION_TOKEN_FORMATS = ['opaque', 'guid'] as const;
 
 export interface Config {
@@ -144,9 +145,12 @@ function isAddressOrRange(entry: string): boolean {
 }
 
 export interface SigninConfig {
-  /** Absolute paths of the sign-in and sign-out pages (not under basePath). */
+  /** Absolute paths of the sign-in, sign-out and account pages (not under basePath). */
   readonly loginPath: string;
   readonly logoutPath: string;
+  readonly accountPath: string;
+  /** MFA: members choose whether to have a second factor (optional), or must have one (required). */
+  readonly mfa: (typeof MFA_POLICIES)[number];
   /** Where a missing or refused return address leads: a path on this service. */
   readonly defaultReturnPath: string;
   /** Domain attribute of the login cookie, e.g. '.example.org'; undefined gives a host-only cookie. */
@@ -400,6 +404,8 @@ const schema = z.object({
   SESSION_SLIDING: bool.default(true),
   LOGIN_PATH: urlPath.default('/Login'),
   LOGOUT_PATH: urlPath.default('/Logout'),
+  ACCOUNT_PATH: urlPath.default('/Account'),
+  MFA: z.enum(MFA_POLICIES, { message: `must be one of ${MFA_POLICIES.join(', ')}` }).default('optional'),
   DEFAULT_RETURN_PATH: urlPath.optional(),
   COOKIE_DOMAIN: z
     .string()
@@ -567,6 +573,8 @@ export function loadConfig(env: Environment = process.env): Config {
     signin: Object.freeze({
       loginPath: s.LOGIN_PATH,
       logoutPath: s.LOGOUT_PATH,
+      accountPath: s.ACCOUNT_PATH,
+      mfa: s.MFA,
       defaultReturnPath: s.DEFAULT_RETURN_PATH ?? s.LOGIN_PATH,
       cookieDomain: s.COOKIE_DOMAIN?.toLowerCase(),
       cookieName: s.LOGIN_COOKIE_NAME,

@@ -26,7 +26,7 @@ export interface Metrics extends SessionEvents {
 export const CALL_DURATION_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 /** Sign-in outcomes as label values (the log's words with _ for - and :); each series exists from the start. */
-const SIGNIN_OUTCOMES = ['signed_in', 'invalid', 'throttled', 'incomplete', 'refused_csrf'];
+const SIGNIN_OUTCOMES = ['signed_in', 'invalid', 'throttled', 'incomplete', 'refused_csrf', 'second_factor', 'invalid_code', 'expired'];
 const signinLabel = (outcome: string) => outcome.replace(/[-:]/g, '_');
 
 export function createMetrics(): Metrics {

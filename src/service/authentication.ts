@@ -4,6 +4,7 @@ import { MAX_FIELD_LENGTH, MAX_PASSWORD_LENGTH } from './members.js';
 import type { Clock } from './clock.js';
 import { CallerThrottledError, ServiceError } from './errors.js';
 import type { NotSignedInReason, SessionCheck, SessionService } from './sessions.js';
+import type { SecondFactorService } from './second-factor.js';
 import type { CredentialCheck, SignInService } from './signin.js';
 import type { KeyedThrottle } from './throttle.js';
 import type {
@@ -33,7 +34,9 @@ export type Refusal =
   /** Unknown login, wrong password, disabled member: one answer for all, so it tells nothing. */
   | { kind: 'invalid-credentials' }
   /** Too many failed sign-ins for this login or from this address. */
-  | { kind: 'locked'; retryAfterSeconds: number };
+  | { kind: 'locked'; retryAfterSeconds: number }
+  /** The member has a second factor (or MFA=required), and authenticationToken was missing or wrong. */
+  | { kind: 'second-factor-required' };
 
 /** What the bindings render: the answer, with the operation and the calling application's name. */
 export type Outcome = { operation: OperationName; caller: string } & (
@@ -68,6 +71,7 @@ export class AuthenticationService {
     private readonly callers: CallerService,
     private readonly sessions: SessionService,
     private readonly signin: SignInService,
+    private readonly secondFactor: SecondFactorService,
     private readonly throttle: KeyedThrottle,
     private readonly clock: Clock,
   ) {}
@@ -83,9 +87,8 @@ export class AuthenticationService {
   }
 
   /**
-   * Checks the member's password as the sign-in page does and, when it is right, opens a session for the
-   * cookie domain as the page would. `authenticationToken` (a second factor's code) is not read yet: members
-   * have no second factor.
+   * Checks the member's password (and second factor) as the sign-in page does and, when they are right, opens
+   * a session for the cookie domain as the page would.
    */
   async authenticateUser(request: AuthenticateUserRequest, context: CallContext): Promise<Outcome> {
     const caller = await this.#verify(request.securityPassword, context);
@@ -123,15 +126,24 @@ export class AuthenticationService {
   }
 
   /**
-   * A call without a username or a password, or with one longer than any member's can be, has nothing to
-   * check: it costs no hash and counts no failure (no account could be guessed with it).
+   * The password, then the second factor when the member has one (or MFA=required): `authenticationToken` is
+   * its code, checked and counted as the sign-in page's second step is. A call without a username or a
+   * password, or with one longer than any member's can be, has nothing to check: it costs no hash and counts
+   * no failure (no account could be guessed with it).
    */
-  #credentials(request: { username: string | null; password: string | null }, context: CallContext): Promise<CredentialCheck> {
+  async #credentials(request: CredentialsRequest, context: CallContext): Promise<CredentialOutcome> {
     const { username, password } = request;
     if (!username?.trim() || !password || username.trim().length > MAX_FIELD_LENGTH || [...password].length > MAX_PASSWORD_LENGTH) {
-      return Promise.resolve({ ok: false, reason: 'invalid' });
+      return { ok: false, reason: 'invalid' };
     }
-    return this.signin.checkCredentials({ login: username, password, clientAddress: context.clientAddress });
+    const check = await this.signin.checkCredentials({ login: username, password, clientAddress: context.clientAddress });
+    if (!check.ok || !(await this.signin.needsSecondFactor(check.member.id))) return check;
+    const code = 'authenticationToken' in request ? request.authenticationToken?.trim() : undefined;
+    // Without a factor (MFA=required, none set up yet) no code can be right: nothing to check or count.
+    if (!code || !(await this.secondFactor.isEnabled(check.member.id))) return { ok: false, reason: 'second-factor' };
+    const checked = await this.signin.checkCode(check.member.id, username.trim(), code, context.clientAddress);
+    if (checked.ok) return check;
+    return checked.reason === 'throttled' ? checked : { ok: false, reason: 'second-factor' };
   }
 
   /**
@@ -161,7 +173,17 @@ function sessionOutcome(operation: OperationName, caller: string, check: Session
     : { operation, caller, kind: 'refused', refusal: { kind: 'not-signed-in', reason: check.reason } };
 }
 
-function refused(operation: OperationName, caller: string, check: Exclude<CredentialCheck, { ok: true }>): Outcome {
-  const refusal: Refusal = check.reason === 'throttled' ? { kind: 'locked', retryAfterSeconds: check.retryAfterSeconds } : { kind: 'invalid-credentials' };
+type CredentialsRequest = { username: string | null; password: string | null } & ({ authenticationToken: string | null } | object);
+
+/** How the credentials of a call ended: the password check's result, or a second factor still wanted. */
+type CredentialOutcome = CredentialCheck | { ok: false; reason: 'second-factor' };
+
+function refused(operation: OperationName, caller: string, check: Exclude<CredentialOutcome, { ok: true }>): Outcome {
+  const refusal: Refusal =
+    check.reason === 'throttled'
+      ? { kind: 'locked', retryAfterSeconds: check.retryAfterSeconds }
+      : check.reason === 'second-factor'
+        ? { kind: 'second-factor-required' }
+        : { kind: 'invalid-credentials' };
   return { operation, caller, kind: 'refused', refusal };
 }

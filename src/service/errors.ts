@@ -17,6 +17,8 @@ export const SERVICE_ERRORS = {
   SESSION_NOT_FOUND: 'No live session has this id',
   DOMAIN_INVALID: 'The cookie domain is not a valid domain name',
   SECRET_KEY_MISMATCH: 'The server key is not the one this database was first used with',
+  SECOND_FACTOR_ENABLED: 'The member already has a second factor: turn it off first',
+  SECOND_FACTOR_NOT_PENDING: 'The member has no second factor being set up',
 } as const;
 
 export type ServiceErrorCode = keyof typeof SERVICE_ERRORS;

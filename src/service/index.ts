@@ -1,11 +1,13 @@
 import type { CallerThrottleConfig, SigninConfig } from '../config/config.js';
 import { loadConfig } from '../config/config.js';
 import type { Store } from '../store/store.js';
+import { AccountService } from './account.js';
 import { AuthenticationService } from './authentication.js';
 import { CallerService } from './callers.js';
 import { systemClock, type Clock } from './clock.js';
 import { MemberService, type MemberIdFormat } from './members.js';
 import { ReturnUrlPolicy } from './return-urls.js';
+import { SecondFactorService } from './second-factor.js';
 import { Secrets } from './secrets.js';
 import { SessionService, type SessionEvents, type SessionPolicy } from './sessions.js';
 import { ShortLivedCache } from './short-lived-cache.js';
@@ -16,6 +18,8 @@ export interface Services {
   callers: CallerService;
   members: MemberService;
   sessions: SessionService;
+  secondFactor: SecondFactorService;
+  account: AccountService;
   authentication: AuthenticationService;
   signin: SignInService;
   returnUrls: ReturnUrlPolicy;
@@ -25,8 +29,11 @@ export type { SessionEvents } from './sessions.js';
 /** The records the services hand out, as the store keeps them. */
 export type { MemberAttributes, MemberRow, SessionRow } from '../store/store.js';
 
-/** What the sign-in services read from the configuration. */
-export type SigninPolicy = Pick<SigninConfig, 'defaultReturnPath' | 'throttle'>;
+/**
+ * What the sign-in services read from the configuration; without `mfa` second factors are optional, and the
+ * issuer authenticator apps show is the branding's organization name.
+ */
+export type SigninPolicy = Pick<SigninConfig, 'defaultReturnPath' | 'throttle'> & Partial<Pick<SigninConfig, 'mfa' | 'branding'>>;
 
 /**
  * Wires the services over one store; the entry points (server, CLI, tests) call this once. Without `signin`
@@ -59,12 +66,18 @@ export function createServices(options: {
   const callers = new CallerService(options.store, secrets, clock, new ShortLivedCache(ttlMs));
   const sessions = new SessionService(options.store, secrets, options.session, clock, options.events, new ShortLivedCache(ttlMs));
   const throttle = callerAddressThrottle(options.store, callerThrottle, new ShortLivedCache(ttlMs));
-  const signIn = new SignInService(options.store, sessions, new SignInThrottle(options.store, signinPolicy.throttle), secrets, clock);
+  const signinThrottle = new SignInThrottle(options.store, signinPolicy.throttle);
+  const issuer = signinPolicy.branding?.organizationName ?? loadConfig({}).signin.branding.organizationName;
+  const secondFactor = new SecondFactorService(options.store, secrets, clock, issuer);
+  const signIn = new SignInService(options.store, sessions, signinThrottle, secrets, clock, secondFactor, signinPolicy.mfa ?? 'optional');
+  const members = new MemberService(options.store, clock, sessions, options.memberIdFormat);
   return {
     callers,
-    members: new MemberService(options.store, clock, sessions, options.memberIdFormat),
+    members,
     sessions,
-    authentication: new AuthenticationService(callers, sessions, signIn, throttle, clock),
+    secondFactor,
+    account: new AccountService(options.store, members, sessions, secondFactor, signinThrottle, clock),
+    authentication: new AuthenticationService(callers, sessions, signIn, secondFactor, throttle, clock),
     signin: signIn,
     returnUrls: new ReturnUrlPolicy(options.store, signinPolicy.defaultReturnPath),
   };

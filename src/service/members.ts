@@ -26,7 +26,7 @@ export type MemberIdFormat = 'any' | 'guid';
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The longest id, username, email or name: no login longer than this can match a member. */
 export const MAX_FIELD_LENGTH = 256;
-const MIN_PASSWORD_LENGTH = 8;
+export const MIN_PASSWORD_LENGTH = 8;
 /** Bounds the work a sign-in does for one request. */
 export const MAX_PASSWORD_LENGTH = 1024;
 

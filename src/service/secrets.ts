@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * Hashing and sealing with the server key. Lookup hashes are HMAC-SHA256 under the key, so a copy of the
@@ -21,8 +21,15 @@ export class Secrets {
    * Deterministic keyed hash for lookups and proofs; the purpose keeps, say, a cookie hash from matching a
    * token hash or a sign-in form's proof.
    */
-  hash(purpose: 'caller-password' | 'cookie' | 'token' | 'form-proof' | 'key-fingerprint', value: string): string {
+  hash(purpose: 'caller-password' | 'cookie' | 'token' | 'form-proof' | 'key-fingerprint' | 'recovery-code' | 'signin-challenge', value: string): string {
     return createHmac('sha256', this.#hashKey).update(`${purpose}\0${value}`).digest('base64url');
+  }
+
+  /** Whether `proof` is hash(purpose, value), compared in constant time. */
+  proves(purpose: 'signin-challenge', value: string, proof: string): boolean {
+    const expected = Buffer.from(this.hash(purpose, value));
+    const given = Buffer.from(proof);
+    return expected.length === given.length && timingSafeEqual(expected, given);
   }
 
   seal(plain: string): string {

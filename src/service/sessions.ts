@@ -27,6 +27,14 @@ export interface SessionEvents {
   sessionsRevoked(count: number): void;
 }
 
+/** Where a session began: the client's address and its User-Agent, when known. */
+export interface SessionOrigin {
+  clientAddress?: string;
+  userAgent?: string;
+}
+
+const MAX_USER_AGENT_LENGTH = 512;
+
 export interface IssuedSession {
   session: SessionRow;
   /** Shown once: only hashes are stored. */
@@ -70,8 +78,11 @@ export class SessionService {
     this.#touchIntervalMs = Math.min(60_000, (policy.idleTimeoutSeconds * 1000) / 10);
   }
 
-  /** Values may be supplied (migrations, tests); otherwise fresh random ones are issued. */
-  async create(memberId: string, cookieDomain: string, values: { cookie?: string; token?: string } = {}): Promise<IssuedSession> {
+  /**
+   * Values may be supplied (migrations, tests); otherwise fresh random ones are issued. `origin` is where the
+   * session began, for the member's own list of sessions.
+   */
+  async create(memberId: string, cookieDomain: string, values: { cookie?: string; token?: string } = {}, origin: SessionOrigin = {}): Promise<IssuedSession> {
     const member = await this.store.getMember(memberId);
     if (!member) throw new ServiceError('MEMBER_NOT_FOUND', memberId);
     const domain = normalizeCookieDomain(cookieDomain);
@@ -91,6 +102,9 @@ export class SessionService {
       lastSeenAt: now,
       expiresAt: now + this.policy.absoluteTimeoutSeconds * 1000,
       revokedAt: null,
+      clientAddress: origin.clientAddress ?? null,
+      // Browsers' own strings; a longer one is cut rather than stored whole.
+      userAgent: origin.userAgent?.slice(0, MAX_USER_AGENT_LENGTH) ?? null,
     };
     await this.store.createSession(session);
     this.events?.sessionsCreated(1);

@@ -1,8 +1,9 @@
 import type { MemberCredentials, MemberRow, Store } from '../store/store.js';
 import type { Clock } from './clock.js';
 import { equalizeTiming, hashPassword, needsRehash, verifyPassword } from './passwords.js';
+import type { SecondFactorService, SecondFactorSetup } from './second-factor.js';
 import type { Secrets } from './secrets.js';
-import type { IssuedSession, SessionService } from './sessions.js';
+import type { IssuedSession, SessionOrigin, SessionService } from './sessions.js';
 import type { SignInThrottle } from './throttle.js';
 
 export interface CredentialRequest {
@@ -12,10 +13,14 @@ export interface CredentialRequest {
   clientAddress: string;
 }
 
-export interface SignInRequest extends CredentialRequest {
+/** Where a session is opened: for which cookie domain, and from which client. */
+export interface SessionPlace extends SessionOrigin {
   /** The domain the login cookie is set for: the configured cookie domain, or the request's host. */
   cookieDomain: string;
+  clientAddress: string;
 }
+
+export type SignInRequest = CredentialRequest & SessionPlace;
 
 /** How a check of a login and password ended. */
 export type CredentialCheck =
@@ -23,7 +28,32 @@ export type CredentialCheck =
   | { ok: false; reason: 'invalid' }
   | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
 
-export type SignInResult = Exclude<CredentialCheck, { ok: true }> | { ok: true; member: MemberRow; issued: IssuedSession };
+/** How a check of a second factor's code ended. */
+export type CodeCheck = { ok: true } | { ok: false; reason: 'invalid' } | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
+
+/**
+ * How a sign-in ended: a session, a refusal, or a further step. The step's challenge stands for the password
+ * just checked, so that the step carries no password: `code` asks for the member's second factor, `setup`
+ * (MFA=required) has the member set one up first.
+ */
+export type SignInResult =
+  | Exclude<CredentialCheck, { ok: true }>
+  | { ok: true; member: MemberRow; issued: IssuedSession }
+  | { ok: false; reason: 'second-factor'; step: ChallengeStep; member: MemberRow; challenge: string };
+
+export type ChallengeStep = 'code' | 'setup';
+
+/** What the second step of a sign-in ends in: a session (and, after a set-up, the recovery codes), or not. */
+export type StepResult =
+  | { ok: true; member: MemberRow; issued: IssuedSession; recoveryCodes?: string[] }
+  | { ok: false; reason: 'expired' }
+  | Exclude<CodeCheck, { ok: true }>;
+
+/** How long the second step may take after the password. */
+const CHALLENGE_TTL_MS = 5 * 60_000;
+
+/** Whether members must have a second factor (MFA=required) or choose (optional). */
+export type MfaPolicy = 'optional' | 'required';
 
 /**
  * Signing in with a username or email and a password: on the sign-in page, and through AuthenticateUser,
@@ -38,12 +68,97 @@ export class SignInService {
     private readonly throttle: SignInThrottle,
     private readonly secrets: Secrets,
     private readonly clock: Clock,
+    private readonly secondFactor: SecondFactorService,
+    private readonly mfa: MfaPolicy,
   ) {}
 
   async signIn(request: SignInRequest): Promise<SignInResult> {
     const check = await this.checkCredentials(request);
     if (!check.ok) return check;
-    return { ok: true, member: check.member, issued: await this.sessions.create(check.member.id, request.cookieDomain) };
+    const { member } = check;
+    const step: ChallengeStep | null = (await this.secondFactor.isEnabled(member.id)) ? 'code' : this.mfa === 'required' ? 'setup' : null;
+    if (step) return { ok: false, reason: 'second-factor', step, member, challenge: this.#challenge(step, member.id, request.login.trim()) };
+    return { ok: true, member, issued: await this.#open(member, request) };
+  }
+
+  /** The second step with a code from the member's app or a recovery code; the session only after it. */
+  async completeWithCode(challenge: string, code: string, place: SessionPlace): Promise<StepResult> {
+    const pending = await this.#pending(challenge, 'code');
+    if (!pending) return { ok: false, reason: 'expired' };
+    const checked = await this.checkCode(pending.member.id, pending.login, code, place.clientAddress);
+    if (!checked.ok) return checked;
+    return { ok: true, member: pending.member, issued: await this.#open(pending.member, place) };
+  }
+
+  /** The set-up step (MFA=required): the secret to show, begun once and shown again on a reload. */
+  async setupFor(challenge: string): Promise<{ member: MemberRow; setup: SecondFactorSetup } | null> {
+    const pending = await this.#pending(challenge, 'setup');
+    if (!pending) return null;
+    const account = pending.member.email || pending.member.username;
+    const setup = (await this.secondFactor.pendingSetup(pending.member.id, account)) ?? (await this.secondFactor.beginSetup(pending.member.id, account));
+    return { member: pending.member, setup };
+  }
+
+  /** Confirms the set-up with its first code, then opens the session: the recovery codes come with it. */
+  async completeSetup(challenge: string, code: string, place: SessionPlace): Promise<StepResult> {
+    const pending = await this.#pending(challenge, 'setup');
+    if (!pending) return { ok: false, reason: 'expired' };
+    const lock = await this.throttle.check(pending.login, place.clientAddress, this.clock());
+    if (lock) return { ok: false, reason: 'throttled', retryAfterSeconds: lock.retryAfterSeconds };
+    const recoveryCodes = await this.secondFactor.confirmSetup(pending.member.id, code);
+    if (!recoveryCodes) return this.#failed(pending.login, place.clientAddress);
+    await this.throttle.success(pending.login);
+    return { ok: true, member: pending.member, issued: await this.#open(pending.member, place), recoveryCodes };
+  }
+
+  /**
+   * A second factor's code for a member whose password was just checked under `login`: throttled and
+   * counted with the same counters as passwords, and used up when right.
+   */
+  async checkCode(memberId: string, login: string, code: string, clientAddress: string): Promise<CodeCheck> {
+    const lock = await this.throttle.check(login, clientAddress, this.clock());
+    if (lock) return { ok: false, reason: 'throttled', retryAfterSeconds: lock.retryAfterSeconds };
+    if (!(await this.secondFactor.check(memberId, code)).ok) return this.#failed(login, clientAddress);
+    await this.throttle.success(login);
+    return { ok: true };
+  }
+
+  /** Whether this member may finish signing in with a password alone. */
+  async needsSecondFactor(memberId: string): Promise<boolean> {
+    return this.mfa === 'required' || (await this.secondFactor.isEnabled(memberId));
+  }
+
+  async #failed(login: string, clientAddress: string): Promise<Exclude<CodeCheck, { ok: true }>> {
+    const locked = await this.throttle.failure(login, clientAddress, this.clock());
+    return locked ? { ok: false, reason: 'throttled', retryAfterSeconds: locked.retryAfterSeconds } : { ok: false, reason: 'invalid' };
+  }
+
+  #open(member: MemberRow, place: SessionPlace): Promise<IssuedSession> {
+    const { cookieDomain, ...origin } = place;
+    return this.sessions.create(member.id, cookieDomain, {}, origin);
+  }
+
+  /** `step.memberId.login.expiresAt`, base64url, then its keyed hash: it cannot be made or changed without the server key. */
+  #challenge(step: ChallengeStep, memberId: string, login: string): string {
+    const payload = Buffer.from(JSON.stringify([step, memberId, login, this.clock() + CHALLENGE_TTL_MS])).toString('base64url');
+    return `${payload}.${this.secrets.hash('signin-challenge', payload)}`;
+  }
+
+  /** The member and login a challenge stands for, while it is fresh, of this step, and its member enabled. */
+  async #pending(challenge: string, step: ChallengeStep): Promise<{ member: MemberRow; login: string } | null> {
+    const [payload = '', proof = ''] = challenge.split('.');
+    if (!payload || !this.secrets.proves('signin-challenge', payload, proof)) return null;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    } catch {
+      return null;
+    }
+    if (!Array.isArray(parsed)) return null;
+    const [kind, memberId, login, expiresAt] = parsed as unknown[];
+    if (kind !== step || typeof memberId !== 'string' || typeof login !== 'string' || typeof expiresAt !== 'number' || this.clock() >= expiresAt) return null;
+    const member = await this.store.getMember(memberId);
+    return member?.enabled ? { member, login } : null;
   }
 
   /** The password check alone, throttled and counted as a sign-in is; a legacy hash is replaced on success. */
@@ -63,7 +178,9 @@ export class SignInService {
       return locked ? { ok: false, reason: 'throttled', retryAfterSeconds: locked.retryAfterSeconds } : { ok: false, reason: 'invalid' };
     }
     if (verified.needsRehash) await this.store.setMemberPassword(member.id, await hashPassword(request.password));
-    await this.throttle.success(login);
+    // With a second step to come, the count stays until its code is right: a right password alone clearing
+    // it would give whoever knows the password a fresh set of guesses at the code on every sign-in.
+    if (!(await this.needsSecondFactor(member.id))) await this.throttle.success(login);
     return { ok: true, member };
   }
 

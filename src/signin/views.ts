@@ -3,7 +3,9 @@ import type { MemberRow } from '../service/index.js';
 export type LoginProblem =
   | { reason: 'missing'; login: boolean; password: boolean }
   | { reason: 'invalid' }
-  | { reason: 'throttled'; retryAfterSeconds: number };
+  | { reason: 'throttled'; retryAfterSeconds: number }
+  /** The second step's challenge was too old, or not one the service made: the password is asked again. */
+  | { reason: 'expired' };
 
 export interface LoginState {
   loginAction: string;
@@ -15,7 +17,7 @@ export interface LoginState {
   problem?: LoginProblem;
 }
 
-interface FieldView {
+export interface FieldView {
   value?: string;
   error?: string;
   /** Set on an invalid field: the id of the message that explains it. */
@@ -23,6 +25,7 @@ interface FieldView {
 }
 
 const INVALID = 'The username, email address or password is not correct';
+const EXPIRED = 'Signing in took too long, or the page was too old. Sign in again.';
 
 /** The login template's view: field errors, and the summary at the top that links to each field. */
 export function loginView(state: LoginState): object {
@@ -38,7 +41,9 @@ export function loginView(state: LoginState): object {
     Object.assign(password, { error: INVALID, describedBy: 'password-error' });
     login.describedBy = 'password-error';
   } else if (problem?.reason === 'throttled') {
-    Object.assign(login, { error: `Too many failed attempts to sign in. Try again in ${waitText(problem.retryAfterSeconds)}.`, describedBy: 'login-error' });
+    Object.assign(login, { error: throttledText(problem.retryAfterSeconds), describedBy: 'login-error' });
+  } else if (problem?.reason === 'expired') {
+    Object.assign(login, { error: EXPIRED, describedBy: 'login-error' });
   }
   const errors = [
     ...(login.error ? [{ field: 'login', message: login.error }] : []),
@@ -57,14 +62,35 @@ export function loginView(state: LoginState): object {
   };
 }
 
+/** What a throttled visitor reads, on every page that counts failures. */
+export function throttledText(retryAfterSeconds: number): string {
+  return `Too many failed attempts to sign in. Try again in ${waitText(retryAfterSeconds)}.`;
+}
+
 function waitText(seconds: number): string {
   const minutes = Math.ceil(seconds / 60);
   return minutes === 1 ? '1 minute' : `${minutes} minutes`;
 }
 
-export function signedInView(member: MemberRow, logoutAction: string, returnUrl: string | undefined): object {
-  const fullName = `${member.firstName} ${member.lastName}`.trim();
-  return { title: 'Signed in', memberName: fullName || member.username, logoutAction, returnUrl };
+/** The member's name as the pages show it: first and last name, or the username. */
+export function memberName(member: MemberRow): string {
+  return `${member.firstName} ${member.lastName}`.trim() || member.username;
+}
+
+export function signedInView(member: MemberRow, paths: { logoutAction: string; accountHref: string }, returnUrl: string | undefined): object {
+  return { title: 'Signed in', memberName: memberName(member), ...paths, returnUrl };
+}
+
+/** The error summary's entries (each links to its field by id) from fields that may carry an error. */
+export function errorSummary(fields: Array<[id: string, field: FieldView]>): { errors: Array<{ field: string; message: string }>; hasErrors: boolean } {
+  const errors = fields.flatMap(([id, field]) => (field.error ? [{ field: id, message: field.error }] : []));
+  return { errors, hasErrors: errors.length > 0 };
+}
+
+/** A form field's view: its error and the ids that describe it (a hint first, then the error). */
+export function fieldView(id: string, error: string | undefined, hintId?: string): FieldView {
+  const describedBy = [hintId, error ? `${id}-error` : undefined].filter(Boolean).join(' ');
+  return { ...(error ? { error } : {}), ...(describedBy ? { describedBy } : {}) };
 }
 
 export function messageView(title: string, message: string, link?: { href: string; text: string }): object {

@@ -7,6 +7,7 @@ import type {
   MemberCredentials,
   MemberRow,
   NewMember,
+  SecondFactorRow,
   SessionRow,
   SessionWithMember,
   ThrottleRow,
@@ -90,6 +91,8 @@ export interface SessionRecord {
   last_seen_at: number;
   expires_at: number;
   revoked_at: number | null;
+  client_address: string | null;
+  user_agent: string | null;
 }
 
 export interface SessionMemberRecord<F extends Flag> extends SessionRecord {
@@ -102,12 +105,22 @@ export interface SessionMemberRecord<F extends Flag> extends SessionRecord {
   member_attributes: string;
 }
 
+export interface SecondFactorRecord {
+  member_id: string;
+  secret_sealed: string;
+  created_at: number;
+  confirmed_at: number | null;
+  last_step: number | null;
+}
+
 export const CALLER_COLUMNS = 'id, name, enabled, created_at';
 export const MEMBER_COLUMNS = 'id, username, email, first_name, last_name, enabled, created_at, attributes';
 export const CALLER_ORIGIN_COLUMNS = 'caller_id, origin, receives_token, created_at';
 export const THROTTLE_COLUMNS = 'key, failures, window_started_at, locked_until';
 export const SESSION_COLUMNS =
-  'id, member_id, cookie_domain, cookie_hash, token_hash, token_sealed, cookie_sealed, created_at, last_seen_at, expires_at, revoked_at';
+  'id, member_id, cookie_domain, cookie_hash, token_hash, token_sealed, cookie_sealed, created_at, last_seen_at, expires_at, revoked_at, ' +
+  'client_address, user_agent';
+export const SECOND_FACTOR_COLUMNS = 'member_id, secret_sealed, created_at, confirmed_at, last_step';
 
 /**
  * One read for the hot path: verification needs the session and its member together. `placeholder` is the
@@ -175,6 +188,8 @@ export function fromSession(session: SessionRow): SessionRecord {
     last_seen_at: session.lastSeenAt,
     expires_at: session.expiresAt,
     revoked_at: session.revokedAt,
+    client_address: session.clientAddress,
+    user_agent: session.userAgent,
   };
 }
 
@@ -191,6 +206,28 @@ export function toSession(record: SessionRecord): SessionRow {
     lastSeenAt: record.last_seen_at,
     expiresAt: record.expires_at,
     revokedAt: record.revoked_at,
+    clientAddress: record.client_address,
+    userAgent: record.user_agent,
+  };
+}
+
+export function fromSecondFactor(row: SecondFactorRow): SecondFactorRecord {
+  return {
+    member_id: row.memberId,
+    secret_sealed: row.secretSealed,
+    created_at: row.createdAt,
+    confirmed_at: row.confirmedAt,
+    last_step: row.lastStep,
+  };
+}
+
+export function toSecondFactor(record: SecondFactorRecord): SecondFactorRow {
+  return {
+    memberId: record.member_id,
+    secretSealed: record.secret_sealed,
+    createdAt: record.created_at,
+    confirmedAt: record.confirmed_at,
+    lastStep: record.last_step,
   };
 }
 

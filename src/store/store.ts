@@ -105,6 +105,23 @@ export interface SessionRow {
   /** Absolute end of life, fixed at creation. */
   expiresAt: number;
   revokedAt: number | null;
+  /** Where the session began, for the member's own list: the client's address and browser, when known. */
+  clientAddress: string | null;
+  userAgent: string | null;
+}
+
+/**
+ * A member's second factor: a TOTP secret (RFC 6238), sealed under the server key. At most one per member;
+ * removed with the member.
+ */
+export interface SecondFactorRow {
+  memberId: string;
+  secretSealed: string;
+  createdAt: number;
+  /** Null until the member confirmed it with a first code: only a confirmed factor is asked for. */
+  confirmedAt: number | null;
+  /** The last time step a code was accepted for: a code of this step or an earlier one is a replay. */
+  lastStep: number | null;
 }
 
 /** A session together with its member, as verification needs both in one read. */
@@ -198,6 +215,29 @@ export interface Store {
   /** Returns how many sessions were revoked. */
   revokeMemberSessions(memberId: string, revokedAt: number): Promise<number>;
   listSessions(filter?: SessionFilter): Promise<SessionRow[]>;
+
+  getSecondFactor(memberId: string): Promise<SecondFactorRow | null>;
+  /**
+   * Puts an unconfirmed second factor in place of the member's (confirmed or not), and deletes the member's
+   * recovery codes: the old factor and its codes stop counting at once.
+   */
+  replaceSecondFactor(row: SecondFactorRow): Promise<void>;
+  /**
+   * Confirms the member's unconfirmed factor at this time step and stores its recovery codes' hashes, in one
+   * transaction. False when the member has no unconfirmed factor (none, or it was confirmed meanwhile).
+   */
+  confirmSecondFactor(memberId: string, confirmedAt: number, step: number, recoveryCodeHashes: readonly string[]): Promise<boolean>;
+  /**
+   * Records that a code of this time step was accepted, atomically, unless one of this step or a later one was:
+   * false for a replay (on any instance sharing the store) or when the member has no confirmed factor.
+   */
+  useSecondFactorStep(memberId: string, step: number): Promise<boolean>;
+  /** Marks an unused recovery code of the member used; false when it has none with this hash. */
+  useRecoveryCode(memberId: string, codeHash: string, usedAt: number): Promise<boolean>;
+  /** How many of the member's recovery codes are still unused. */
+  countRecoveryCodes(memberId: string): Promise<number>;
+  /** Removes the member's second factor and recovery codes; false when it had none. */
+  deleteSecondFactor(memberId: string): Promise<boolean>;
 }
 
 export class StoreConflictError extends Error {

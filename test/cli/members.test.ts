@@ -1,3 +1,4 @@
+import { totpCode } from '../../src/service/totp.js';
 import { cliHarness } from './harness.js';
 
 let h: Awaited<ReturnType<typeof cliHarness>>;
@@ -153,6 +154,8 @@ describe('members list and show', () => {
       attributes: {},
     });
     expect((await h.run('members', 'show', 'm1')).stdout).toMatch(/^email\s+ada@example.com$/m);
+    expect((await h.run('members', 'show', 'm1')).stdout).toMatch(/^second factor\s+no$/m);
+    expect(JSON.parse((await h.run('members', 'show', 'm1', '--json')).stdout)).toMatchObject({ secondFactor: false });
     const unknown = await h.run('members', 'show', 'nobody');
     expect(unknown).toMatchObject({ code: 1, stderr: 'error: No member has this id: nobody\n', stdout: '' });
   });
@@ -251,5 +254,123 @@ describe('members disable, enable and remove', () => {
     for (const verb of ['disable', 'enable', 'remove']) {
       expect(await h.run('members', verb, 'ghost')).toMatchObject({ code: 1, stderr: 'error: No member has this id: ghost\n' });
     }
+  });
+});
+
+/** Sets up and confirms the member's second factor, as the account page does; returns its recovery codes. */
+async function enableSecondFactor(id: string): Promise<string[]> {
+  const { secret } = await h.services.secondFactor.beginSetup(id, 'ada@example.com');
+  const codes = await h.services.secondFactor.confirmSetup(id, totpCode(secret, Date.now()));
+  if (!codes) throw new Error('the set-up was not confirmed');
+  return codes;
+}
+
+describe('members show and the second factor', () => {
+  it('says whether the member has a confirmed second factor', async () => {
+    await h.run(...ADA);
+    await h.services.secondFactor.beginSetup('m1', 'ada@example.com');
+    expect((await h.run('members', 'show', 'm1')).stdout).toMatch(/^second factor\s+no$/m);
+    await h.services.secondFactor.remove('m1');
+    await enableSecondFactor('m1');
+    expect((await h.run('members', 'show', 'm1')).stdout).toMatch(/^second factor\s+yes$/m);
+    expect(JSON.parse((await h.run('members', 'show', 'm1', '--json')).stdout)).toMatchObject({ id: 'm1', secondFactor: true });
+  });
+});
+
+describe('members mfa status', () => {
+  beforeEach(async () => {
+    await h.run(...ADA);
+  });
+
+  it('shows none, a set-up in progress, and a confirmed factor with its recovery codes left', async () => {
+    expect(await h.run('members', 'mfa', 'status', '--id', 'm1', '--json')).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse((await h.run('members', 'mfa', 'status', '--id', 'm1', '--json')).stdout)).toEqual({
+      member: 'm1',
+      enabled: false,
+      pending: false,
+      recoveryCodesLeft: 0,
+    });
+
+    await h.services.secondFactor.beginSetup('m1', 'ada@example.com');
+    expect(JSON.parse((await h.run('members', 'mfa', 'status', '--id', 'm1', '--json')).stdout)).toEqual({
+      member: 'm1',
+      enabled: false,
+      pending: true,
+      recoveryCodesLeft: 0,
+    });
+    await h.services.secondFactor.remove('m1');
+
+    const codes = await enableSecondFactor('m1');
+    await h.services.secondFactor.check('m1', codes[0] ?? '');
+    await h.services.secondFactor.check('m1', codes[1] ?? '');
+    const text = await h.run('members', 'mfa', 'status', '--id', 'm1');
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^member\s+m1$/m);
+    expect(text.stdout).toMatch(/^enabled\s+yes$/m);
+    expect(text.stdout).toMatch(/^pending\s+no$/m);
+    expect(text.stdout).toMatch(/^recovery codes left\s+8$/m);
+    expect(JSON.parse((await h.run('members', 'mfa', 'status', '--id', 'm1', '--json')).stdout)).toEqual({
+      member: 'm1',
+      enabled: true,
+      pending: false,
+      recoveryCodesLeft: 8,
+    });
+  });
+
+  it('never prints the secret or a recovery code', async () => {
+    const { secret } = await h.services.secondFactor.beginSetup('m1', 'ada@example.com');
+    const codes = (await h.services.secondFactor.confirmSetup('m1', totpCode(secret, Date.now()))) ?? [];
+    for (const args of [['members', 'mfa', 'status', '--id', 'm1'], ['members', 'mfa', 'status', '--id', 'm1', '--json'], ['members', 'show', 'm1', '--json']]) {
+      const output = JSON.stringify(await h.run(...args));
+      for (const value of [secret, ...codes]) expect(output).not.toContain(value);
+    }
+  });
+
+  it('fails clearly for an unknown member, and requires --id', async () => {
+    expect(await h.run('members', 'mfa', 'status', '--id', 'ghost')).toMatchObject({ code: 1, stderr: 'error: No member has this id: ghost\n', stdout: '' });
+    const missing = await h.run('members', 'mfa', 'status');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("required option '--id <id>' not specified");
+    expect(await h.run('members', 'mfa', 'status', '--id', ' ')).toMatchObject({ code: 2, stderr: 'error: --id must not be empty\n' });
+  });
+});
+
+describe('members mfa reset', () => {
+  beforeEach(async () => {
+    await h.run(...ADA);
+    await h.run('members', 'add', '--id', 'm2', '--username', 'bob');
+  });
+
+  it('removes a confirmed factor and its recovery codes, and says so', async () => {
+    const codes = await enableSecondFactor('m1');
+    await h.services.secondFactor.check('m1', codes[0] ?? '');
+    await enableSecondFactor('m2');
+    const result = await h.run('members', 'mfa', 'reset', '--id', 'm1');
+    expect(result).toMatchObject({ code: 0, stdout: 'Second factor of member m1 removed, with its 9 unused recovery codes.\n', stderr: '' });
+    await expect(h.services.secondFactor.status('m1')).resolves.toEqual({ enabled: false, pending: false, recoveryCodesLeft: 0 });
+    await expect(h.services.secondFactor.check('m1', codes[1] ?? '')).resolves.toEqual({ ok: false });
+    // Only that member's.
+    await expect(h.services.secondFactor.status('m2')).resolves.toMatchObject({ enabled: true, recoveryCodesLeft: 10 });
+    expect((await h.run('members', 'show', 'm1')).stdout).toMatch(/^second factor\s+no$/m);
+  });
+
+  it('removes a set-up in progress, and reports a member without one', async () => {
+    await h.services.secondFactor.beginSetup('m1', 'ada@example.com');
+    expect(await h.run('members', 'mfa', 'reset', '--id', 'm1')).toMatchObject({
+      code: 0,
+      stdout: 'Second factor of member m1 removed: it was being set up, not yet confirmed.\n',
+    });
+    await expect(h.services.secondFactor.status('m1')).resolves.toEqual({ enabled: false, pending: false, recoveryCodesLeft: 0 });
+    expect(await h.run('members', 'mfa', 'reset', '--id', 'm1')).toMatchObject({ code: 0, stdout: 'Member m1 has no second factor: nothing to remove.\n' });
+  });
+
+  it('lets the member set a new factor up afterwards', async () => {
+    await enableSecondFactor('m1');
+    await h.run('members', 'mfa', 'reset', '--id', 'm1');
+    await expect(enableSecondFactor('m1')).resolves.toHaveLength(10);
+  });
+
+  it('fails clearly for an unknown member', async () => {
+    expect(await h.run('members', 'mfa', 'reset', '--id', 'ghost')).toMatchObject({ code: 1, stderr: 'error: No member has this id: ghost\n', stdout: '' });
   });
 });

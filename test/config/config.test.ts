@@ -46,6 +46,8 @@ describe('defaults', () => {
       signin: {
         loginPath: '/Login',
         logoutPath: '/Logout',
+        accountPath: '/Account',
+        mfa: 'optional',
         defaultReturnPath: '/Login',
         cookieDomain: undefined,
         cookieName: '.ASPXAUTH',
@@ -658,6 +660,7 @@ describe('the contract settings', () => {
     ['unknown documentation', { OPERATION_DOCUMENTATION: '{"Nope":"x"}' }, /^OPERATION_DOCUMENTATION: must be a JSON object of operation names/],
     ['documentation that is not JSON', { OPERATION_DOCUMENTATION: 'Verifies' }, /^OPERATION_DOCUMENTATION: must be a JSON object/],
     ['a bad member id format', { MEMBER_ID_FORMAT: 'uuid' }, /^MEMBER_ID_FORMAT: must be one of any, guid/],
+    ['a bad MFA policy', { MFA: 'always' }, /^MFA: must be one of optional, required/],
     ['a bad token cookie name', { TOKEN_COOKIE_NAME: 'To ken' }, /^TOKEN_COOKIE_NAME: must be a cookie name/],
     ['a cookie name with the USER_COOKIE separator', { LOGIN_COOKIE_NAME: 'a|b' }, /^LOGIN_COOKIE_NAME: must be a cookie name/],
     ['an extra named like a core iBridge attribute', { IBRIDGE_USER_ATTRIBUTES: 'ROLES,attr:TOKEN' }, /^IBRIDGE_USER_ATTRIBUTES: "attr:TOKEN" would repeat the TOKEN every result has/],

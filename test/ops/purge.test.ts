@@ -43,6 +43,8 @@ function session(id: string, times: { createdAt: number; lastSeenAt?: number; re
     lastSeenAt: times.lastSeenAt ?? times.createdAt,
     expiresAt: times.expiresAt ?? times.createdAt + ABSOLUTE,
     revokedAt: times.revokedAt ?? null,
+    clientAddress: null,
+    userAgent: null,
   };
 }
 

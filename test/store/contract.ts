@@ -1,4 +1,4 @@
-import type { CallerOriginRow, MemberAttributes, MemberRow, SessionRow, Store } from '../../src/store/store.js';
+import type { CallerOriginRow, MemberAttributes, MemberRow, SecondFactorRow, SessionRow, Store } from '../../src/store/store.js';
 import { StoreConflictError } from '../../src/store/store.js';
 
 /** Well past 2^31, so a store that kept epoch milliseconds in 32 bits would fail. */
@@ -49,6 +49,22 @@ function aSession(id: string, memberId: string, overrides: Partial<SessionRow> =
     lastSeenAt: T0,
     expiresAt: T0 + HOUR,
     revokedAt: null,
+    clientAddress: '192.0.2.10',
+    userAgent: `Mozilla/5.0 (session ${id})`,
+    ...overrides,
+  };
+}
+
+/** A TOTP time step (30 s) around T0. */
+const STEP = Math.floor(T0 / 30_000);
+
+function aSecondFactor(memberId: string, overrides: Partial<SecondFactorRow> = {}): SecondFactorRow {
+  return {
+    memberId,
+    secretSealed: `sealed-secret-${memberId}`,
+    createdAt: T0,
+    confirmedAt: null,
+    lastStep: null,
     ...overrides,
   };
 }
@@ -954,6 +970,26 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect((await store.findSessionByTokenHash(session.tokenHash))?.session).toEqual(session);
       });
 
+      test('createSession() keeps clientAddress and userAgent, and every read returns them', async () => {
+        const session = aSession('s1', 'm1', {
+          clientAddress: '2001:db8::1',
+          userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Gecko/20100101 Firefox/128.0 «Zoë» 日本',
+        });
+        await store.createSession(session);
+        expect(await sessionById('s1')).toStrictEqual(session);
+        expect(await store.listSessions({ memberId: 'm1', liveAt: T0 })).toStrictEqual([session]);
+        expect((await store.findSessionByTokenHash(session.tokenHash))?.session).toStrictEqual(session);
+        expect((await store.findSessionByCookieHash(session.cookieHash))?.session).toStrictEqual(session);
+      });
+
+      test('createSession() keeps a null clientAddress and userAgent (not known)', async () => {
+        const session = aSession('s1', 'm1', { clientAddress: null, userAgent: null });
+        await store.createSession(session);
+        expect(await sessionById('s1')).toStrictEqual(session);
+        expect((await store.findSessionByTokenHash(session.tokenHash))?.session).toStrictEqual(session);
+        expect((await store.findSessionByCookieHash(session.cookieHash))?.session).toStrictEqual(session);
+      });
+
       test('createSession() keeps revokedAt when given', async () => {
         const session = aSession('s1', 'm1', { revokedAt: T0 + MINUTE });
         await store.createSession(session);
@@ -1182,6 +1218,244 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         await store.createSession(aSession('expired', 'm1', { expiresAt: T0 + 1 }));
         await store.createSession(aSession('other-member', 'm2'));
         expect(await store.listSessions({ memberId: 'm1', liveAt: T0 + MINUTE })).toEqual([wanted]);
+      });
+    });
+
+    describe('second factors', () => {
+      const CODES = ['code-hash-1', 'code-hash-2', 'code-hash-3'];
+
+      beforeEach(async () => {
+        await store.createMember(aMember('m1'));
+        await store.createMember(aMember('m2'));
+      });
+
+      /** m1 with a factor confirmed at STEP, and CODES as its recovery codes. */
+      async function confirmed(memberId = 'm1', codes: readonly string[] = CODES): Promise<SecondFactorRow> {
+        await store.replaceSecondFactor(aSecondFactor(memberId));
+        expect(await store.confirmSecondFactor(memberId, T0 + MINUTE, STEP, codes)).toBe(true);
+        return aSecondFactor(memberId, { confirmedAt: T0 + MINUTE, lastStep: STEP });
+      }
+
+      test('getSecondFactor() returns null for a member without one, and for an unknown member', async () => {
+        expect(await store.getSecondFactor('m1')).toBeNull();
+        expect(await store.getSecondFactor('nobody')).toBeNull();
+      });
+
+      test('replaceSecondFactor() stores an unconfirmed factor, and getSecondFactor() reads back every field', async () => {
+        const row = aSecondFactor('m1', { secretSealed: 'sealed «secret» 日本', createdAt: T0 + 5 });
+        await store.replaceSecondFactor(row);
+        expect(await store.getSecondFactor('m1')).toStrictEqual(row);
+        expect(await store.getSecondFactor('m2')).toBeNull();
+        expect(await store.countRecoveryCodes('m1')).toBe(0);
+      });
+
+      test('replaceSecondFactor() stores the factor unconfirmed and with no step used, whatever the row says', async () => {
+        await store.replaceSecondFactor(aSecondFactor('m1', { confirmedAt: T0, lastStep: STEP }));
+        expect(await store.getSecondFactor('m1')).toStrictEqual(aSecondFactor('m1'));
+        expect(await store.useSecondFactorStep('m1', STEP + 1)).toBe(false);
+      });
+
+      test('replaceSecondFactor() rejects an unknown member', async () => {
+        await expect(store.replaceSecondFactor(aSecondFactor('nobody'))).rejects.toBeDefined();
+        expect(await store.getSecondFactor('nobody')).toBeNull();
+      });
+
+      test("replaceSecondFactor() over a confirmed factor unconfirms it and discards the old factor's recovery codes", async () => {
+        await confirmed();
+        expect(await store.useRecoveryCode('m1', 'code-hash-1', T0 + 2 * MINUTE)).toBe(true);
+        const next = aSecondFactor('m1', { secretSealed: 'sealed-secret-2', createdAt: T0 + HOUR });
+        await store.replaceSecondFactor(next);
+        expect(await store.getSecondFactor('m1')).toStrictEqual(next);
+        expect(await store.countRecoveryCodes('m1')).toBe(0);
+        expect(await store.useRecoveryCode('m1', 'code-hash-2', T0 + HOUR)).toBe(false);
+        expect(await store.useSecondFactorStep('m1', STEP + 10)).toBe(false);
+
+        // The new factor is confirmed with codes of its own; the old ones stay gone, used or not.
+        expect(await store.confirmSecondFactor('m1', T0 + 2 * HOUR, STEP + 20, ['new-hash-1', 'new-hash-2'])).toBe(true);
+        expect(await store.countRecoveryCodes('m1')).toBe(2);
+        expect(await store.useRecoveryCode('m1', 'code-hash-1', T0 + 2 * HOUR)).toBe(false);
+        expect(await store.useRecoveryCode('m1', 'code-hash-3', T0 + 2 * HOUR)).toBe(false);
+        expect(await store.useRecoveryCode('m1', 'new-hash-1', T0 + 2 * HOUR)).toBe(true);
+      });
+
+      test("replaceSecondFactor() leaves other members' factors and codes alone", async () => {
+        const other = await confirmed('m2');
+        await store.replaceSecondFactor(aSecondFactor('m1'));
+        await store.replaceSecondFactor(aSecondFactor('m1', { secretSealed: 'again' }));
+        expect(await store.getSecondFactor('m2')).toStrictEqual(other);
+        expect(await store.countRecoveryCodes('m2')).toBe(CODES.length);
+      });
+
+      test('confirmSecondFactor() confirms the factor at that step and stores the recovery codes', async () => {
+        const row = await confirmed();
+        expect(row).toStrictEqual({ ...aSecondFactor('m1'), confirmedAt: T0 + MINUTE, lastStep: STEP });
+        expect(await store.getSecondFactor('m1')).toStrictEqual(row);
+        expect(await store.countRecoveryCodes('m1')).toBe(CODES.length);
+        for (const code of CODES) expect(await store.useRecoveryCode('m1', code, T0 + HOUR)).toBe(true);
+      });
+
+      test('confirmSecondFactor() with no recovery codes confirms the factor', async () => {
+        await store.replaceSecondFactor(aSecondFactor('m1'));
+        expect(await store.confirmSecondFactor('m1', T0 + MINUTE, STEP, [])).toBe(true);
+        expect((await store.getSecondFactor('m1'))?.confirmedAt).toBe(T0 + MINUTE);
+        expect(await store.countRecoveryCodes('m1')).toBe(0);
+      });
+
+      test('confirmSecondFactor() confirms once: a second call returns false and changes nothing, codes included', async () => {
+        const row = await confirmed();
+        expect(await store.confirmSecondFactor('m1', T0 + HOUR, STEP + 100, ['other-hash-1', 'other-hash-2'])).toBe(false);
+        expect(await store.getSecondFactor('m1')).toStrictEqual(row);
+        expect(await store.countRecoveryCodes('m1')).toBe(CODES.length);
+        expect(await store.useRecoveryCode('m1', 'other-hash-1', T0 + HOUR)).toBe(false);
+      });
+
+      test('confirmSecondFactor() by several callers at once: exactly one confirms', async () => {
+        await store.replaceSecondFactor(aSecondFactor('m1'));
+        const results = await Promise.all(
+          [1, 2, 3].map((n) => store.confirmSecondFactor('m1', T0 + n, STEP + n, [`hash-${n}-a`, `hash-${n}-b`])),
+        );
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect(await store.countRecoveryCodes('m1')).toBe(2);
+      });
+
+      test('confirmSecondFactor() returns false and stores no codes for a member without a factor, or an unknown one', async () => {
+        expect(await store.confirmSecondFactor('m1', T0, STEP, CODES)).toBe(false);
+        expect(await store.confirmSecondFactor('nobody', T0, STEP, CODES)).toBe(false);
+        expect(await store.getSecondFactor('m1')).toBeNull();
+        expect(await store.countRecoveryCodes('m1')).toBe(0);
+        expect(await store.countRecoveryCodes('nobody')).toBe(0);
+        expect(await store.useRecoveryCode('m1', 'code-hash-1', T0)).toBe(false);
+      });
+
+      test('useSecondFactorStep() accepts a later step only: the same or an earlier one is a replay', async () => {
+        await confirmed();
+        expect(await store.useSecondFactorStep('m1', STEP)).toBe(false); // the confirming code's step
+        expect(await store.useSecondFactorStep('m1', STEP - 1)).toBe(false);
+        expect(await store.useSecondFactorStep('m1', STEP + 1)).toBe(true);
+        expect((await store.getSecondFactor('m1'))?.lastStep).toBe(STEP + 1);
+        expect(await store.useSecondFactorStep('m1', STEP + 1)).toBe(false);
+        expect(await store.useSecondFactorStep('m1', STEP)).toBe(false);
+        expect(await store.useSecondFactorStep('m1', STEP + 3)).toBe(true);
+        expect(await store.useSecondFactorStep('m1', STEP + 2)).toBe(false);
+        expect(await store.getSecondFactor('m1')).toStrictEqual({ ...aSecondFactor('m1'), confirmedAt: T0 + MINUTE, lastStep: STEP + 3 });
+      });
+
+      test('useSecondFactorStep() returns false for an unconfirmed factor and records nothing', async () => {
+        await store.replaceSecondFactor(aSecondFactor('m1'));
+        expect(await store.useSecondFactorStep('m1', STEP)).toBe(false);
+        expect(await store.getSecondFactor('m1')).toStrictEqual(aSecondFactor('m1'));
+      });
+
+      test('useSecondFactorStep() returns false for a member without a factor, or an unknown one', async () => {
+        expect(await store.useSecondFactorStep('m1', STEP)).toBe(false);
+        expect(await store.useSecondFactorStep('nobody', STEP)).toBe(false);
+      });
+
+      test('useSecondFactorStep() changes only that member', async () => {
+        await confirmed('m1');
+        const other = await confirmed('m2');
+        expect(await store.useSecondFactorStep('m1', STEP + 1)).toBe(true);
+        expect(await store.getSecondFactor('m2')).toStrictEqual(other);
+        expect(await store.useSecondFactorStep('m2', STEP + 1)).toBe(true);
+      });
+
+      test('useSecondFactorStep() with the same step by two callers at once: exactly one succeeds', async () => {
+        await confirmed();
+        const results = await Promise.all([store.useSecondFactorStep('m1', STEP + 1), store.useSecondFactorStep('m1', STEP + 1)]);
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect((await store.getSecondFactor('m1'))?.lastStep).toBe(STEP + 1);
+      });
+
+      test('useSecondFactorStep() with the same step by many callers at once: exactly one succeeds', async () => {
+        await confirmed();
+        const results = await Promise.all(Array.from({ length: 8 }, () => store.useSecondFactorStep('m1', STEP + 2)));
+        expect(results.filter(Boolean)).toHaveLength(1);
+      });
+
+      test('useRecoveryCode() accepts each code once', async () => {
+        await confirmed();
+        expect(await store.useRecoveryCode('m1', 'code-hash-2', T0 + HOUR)).toBe(true);
+        expect(await store.useRecoveryCode('m1', 'code-hash-2', T0 + 2 * HOUR)).toBe(false);
+        expect(await store.useRecoveryCode('m1', 'code-hash-1', T0 + 2 * HOUR)).toBe(true);
+      });
+
+      test('useRecoveryCode() by two callers at once with one code: exactly one succeeds', async () => {
+        await confirmed();
+        const results = await Promise.all([
+          store.useRecoveryCode('m1', 'code-hash-1', T0 + HOUR),
+          store.useRecoveryCode('m1', 'code-hash-1', T0 + HOUR),
+        ]);
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect(await store.countRecoveryCodes('m1')).toBe(CODES.length - 1);
+      });
+
+      test("useRecoveryCode() refuses another member's code, an unknown code and an unknown member", async () => {
+        await confirmed('m1');
+        await confirmed('m2', ['m2-hash-1']);
+        expect(await store.useRecoveryCode('m2', 'code-hash-1', T0 + HOUR)).toBe(false);
+        expect(await store.useRecoveryCode('m1', 'm2-hash-1', T0 + HOUR)).toBe(false);
+        expect(await store.useRecoveryCode('m1', 'unknown', T0 + HOUR)).toBe(false);
+        expect(await store.useRecoveryCode('nobody', 'code-hash-1', T0 + HOUR)).toBe(false);
+        expect(await store.countRecoveryCodes('m1')).toBe(CODES.length);
+        expect(await store.countRecoveryCodes('m2')).toBe(1);
+        expect(await store.useRecoveryCode('m1', 'code-hash-1', T0 + HOUR)).toBe(true);
+      });
+
+      test('useRecoveryCode() with one hash for two members uses only that member\'s code', async () => {
+        await confirmed('m1', ['shared-hash']);
+        await confirmed('m2', ['shared-hash']);
+        expect(await store.useRecoveryCode('m1', 'shared-hash', T0 + HOUR)).toBe(true);
+        expect(await store.countRecoveryCodes('m1')).toBe(0);
+        expect(await store.countRecoveryCodes('m2')).toBe(1);
+        expect(await store.useRecoveryCode('m2', 'shared-hash', T0 + HOUR)).toBe(true);
+      });
+
+      test('countRecoveryCodes() counts unused codes only, and 0 for a member without any or an unknown one', async () => {
+        await confirmed();
+        expect(await store.countRecoveryCodes('m1')).toBe(3);
+        await store.useRecoveryCode('m1', 'code-hash-3', T0 + HOUR);
+        expect(await store.countRecoveryCodes('m1')).toBe(2);
+        await store.useRecoveryCode('m1', 'code-hash-1', T0 + HOUR);
+        await store.useRecoveryCode('m1', 'code-hash-2', T0 + HOUR);
+        expect(await store.countRecoveryCodes('m1')).toBe(0);
+        expect(await store.countRecoveryCodes('m2')).toBe(0);
+        expect(await store.countRecoveryCodes('nobody')).toBe(0);
+      });
+
+      test("deleteSecondFactor() removes the member's factor and codes and returns true; then false", async () => {
+        await confirmed('m1');
+        const other = await confirmed('m2');
+        expect(await store.deleteSecondFactor('m1')).toBe(true);
+        expect(await store.getSecondFactor('m1')).toBeNull();
+        expect(await store.countRecoveryCodes('m1')).toBe(0);
+        expect(await store.useRecoveryCode('m1', 'code-hash-1', T0 + HOUR)).toBe(false);
+        expect(await store.useSecondFactorStep('m1', STEP + 1)).toBe(false);
+        expect(await store.deleteSecondFactor('m1')).toBe(false);
+        expect(await store.getSecondFactor('m2')).toStrictEqual(other);
+        expect(await store.countRecoveryCodes('m2')).toBe(CODES.length);
+      });
+
+      test('deleteSecondFactor() removes an unconfirmed factor, and returns false for a member without one or an unknown one', async () => {
+        await store.replaceSecondFactor(aSecondFactor('m1'));
+        expect(await store.deleteSecondFactor('m1')).toBe(true);
+        expect(await store.getSecondFactor('m1')).toBeNull();
+        expect(await store.deleteSecondFactor('m2')).toBe(false);
+        expect(await store.deleteSecondFactor('nobody')).toBe(false);
+      });
+
+      test('deleteMember() removes its second factor and recovery codes', async () => {
+        await confirmed('m1');
+        const other = await confirmed('m2');
+        expect(await store.deleteMember('m1')).toBe(true);
+        expect(await store.getSecondFactor('m1')).toBeNull();
+        expect(await store.countRecoveryCodes('m1')).toBe(0);
+        // A member created again under the id starts without any.
+        await store.createMember(aMember('m1'));
+        expect(await store.getSecondFactor('m1')).toBeNull();
+        expect(await store.countRecoveryCodes('m1')).toBe(0);
+        expect(await store.useRecoveryCode('m1', 'code-hash-1', T0 + HOUR)).toBe(false);
+        expect(await store.getSecondFactor('m2')).toStrictEqual(other);
+        expect(await store.countRecoveryCodes('m2')).toBe(CODES.length);
       });
     });
 

@@ -24,3 +24,41 @@ export async function expectUpgradedAda(store: Store): Promise<void> {
   expect(found?.session.cookieSealed).toBeNull();
   expect(await store.updateMember('m1', { attributes: { isMember: true } })).toStrictEqual({ ...ADA, attributes: { isMember: true } });
 }
+
+/**
+ * What a store holds once migrated from a schema without session origins and second factors, into which ADA
+ * and her session (token hash 'token-hash', cookie hash 'cookie-hash') were written: the session with neither
+ * client address nor browser, ADA without a second factor, and second factors that work and go with her.
+ */
+export async function expectUpgradedWithSecondFactors(store: Store): Promise<void> {
+  const found = await store.findSessionByTokenHash('token-hash');
+  expect(found?.member).toStrictEqual(ADA);
+  expect(found?.session).toMatchObject({ id: 's1', clientAddress: null, userAgent: null });
+  expect((await store.findSessionByCookieHash('cookie-hash'))?.session).toMatchObject({ clientAddress: null, userAgent: null });
+  expect((await store.listSessions()).map((s) => [s.id, s.clientAddress, s.userAgent])).toEqual([['s1', null, null]]);
+  expect(await store.getSecondFactor('m1')).toBeNull();
+  expect(await store.countRecoveryCodes('m1')).toBe(0);
+
+  const factor = { memberId: 'm1', secretSealed: 'sealed-secret', createdAt: ADA.createdAt, confirmedAt: null, lastStep: null };
+  await store.replaceSecondFactor(factor);
+  expect(await store.confirmSecondFactor('m1', ADA.createdAt + 1, 100, ['hash-1', 'hash-2'])).toBe(true);
+  expect(await store.getSecondFactor('m1')).toStrictEqual({ ...factor, confirmedAt: ADA.createdAt + 1, lastStep: 100 });
+  expect(await store.useSecondFactorStep('m1', 101)).toBe(true);
+  expect(await store.useRecoveryCode('m1', 'hash-1', ADA.createdAt + 2)).toBe(true);
+  expect(await store.countRecoveryCodes('m1')).toBe(1);
+  await store.createSession({
+    ...found!.session,
+    id: 's2',
+    cookieHash: 'cookie-hash-2',
+    tokenHash: 'token-hash-2',
+    clientAddress: '192.0.2.1',
+    userAgent: 'curl/8.0',
+  });
+  expect((await store.findSessionByTokenHash('token-hash-2'))?.session).toMatchObject({ clientAddress: '192.0.2.1', userAgent: 'curl/8.0' });
+
+  // The new tables' foreign keys cascade.
+  expect(await store.deleteMember('m1')).toBe(true);
+  await store.createMember(ADA);
+  expect(await store.getSecondFactor('m1')).toBeNull();
+  expect(await store.countRecoveryCodes('m1')).toBe(0);
+}

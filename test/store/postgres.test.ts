@@ -9,12 +9,12 @@ import { MIGRATIONS, migrate } from '../../src/store/postgres/migrations.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { adminQuery, createTestSchema, describeWithPostgres, POSTGRES_TEST_URL, tempPostgresStore } from '../helpers/postgres.js';
 import { storeContract } from './contract.js';
-import { ADA, expectUpgradedAda } from './fixtures.js';
+import { ADA, expectUpgradedAda, expectUpgradedWithSecondFactors } from './fixtures.js';
 
 const LATEST = Math.max(...MIGRATIONS.map((m) => m.version));
 
 /** Children before parents, although ON DELETE CASCADE would manage either way. */
-const TABLES = ['sessions', 'members', 'caller_origins', 'caller_passwords', 'callers', 'throttles'];
+const TABLES = ['sessions', 'member_recovery_codes', 'member_second_factors', 'members', 'caller_origins', 'caller_passwords', 'callers', 'throttles'];
 
 /** DATABASE_URL with the schema as every connection's search_path, as an operator could write it. */
 function urlWithSchema(schema: string): string {
@@ -86,7 +86,10 @@ describeWithPostgres('PostgresStore', () => {
       expect(existsSync(dataDir)).toBe(false);
       expect(await appliedMigrations(schema.schema)).toEqual(MIGRATIONS.map(({ version, name }) => ({ version, name })));
       expect(await tableNames(schema.schema)).toEqual(
-        ['caller_origins', 'caller_passwords', 'callers', 'deployment_settings', 'members', 'schema_migrations', 'schema_migrations_lock', 'sessions', 'throttles'],
+        [
+          'caller_origins', 'caller_passwords', 'callers', 'deployment_settings', 'member_recovery_codes', 'member_second_factors', 'members',
+          'schema_migrations', 'schema_migrations_lock', 'sessions', 'throttles',
+        ],
       );
     });
 
@@ -220,6 +223,35 @@ describeWithPostgres('PostgresStore', () => {
         await store.close();
       }
       expect(await appliedMigrations(schema.schema)).toEqual(MIGRATIONS.map(({ version, name }) => ({ version, name })));
+    });
+
+    test('a schema at version 3 is upgraded: its sessions get no client address or browser, its members no second factor', async () => {
+      const pool = poolIn(schema.schema);
+      try {
+        await migrate(pool, MIGRATIONS.filter((m) => m.version <= 3));
+      } finally {
+        await pool.end();
+      }
+      expect(await tableNames(schema.schema)).not.toContain('member_second_factors');
+      const t0 = ADA.createdAt;
+      await adminQuery(
+        `INSERT INTO members (id, username, email, first_name, last_name, enabled, created_at)
+          VALUES ('m1', 'ada', 'ada@example.org', 'Ada', 'Lovelace', TRUE, ${t0});
+        INSERT INTO sessions (id, member_id, cookie_domain, cookie_hash, token_hash, token_sealed, cookie_sealed,
+            created_at, last_seen_at, expires_at)
+          VALUES ('s1', 'm1', 'example.org', 'cookie-hash', 'token-hash', 'sealed-token', 'sealed-cookie', ${t0}, ${t0}, ${t0})`,
+        schema.schema,
+      );
+
+      const store = new PostgresStore({ connectionString: POSTGRES_TEST_URL, schema: schema.schema });
+      try {
+        await store.migrate();
+        await expectUpgradedWithSecondFactors(store);
+      } finally {
+        await store.close();
+      }
+      expect(await appliedMigrations(schema.schema)).toEqual(MIGRATIONS.map(({ version, name }) => ({ version, name })));
+      expect(await tableNames(schema.schema)).toEqual(expect.arrayContaining(['member_recovery_codes', 'member_second_factors']));
     });
 
     test('a failing migration is rolled back entirely', async () => {

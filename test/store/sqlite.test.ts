@@ -8,7 +8,7 @@ import type { Migration } from '../../src/store/migration.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 import { storeContract } from './contract.js';
-import { ADA, expectUpgradedAda } from './fixtures.js';
+import { ADA, expectUpgradedAda, expectUpgradedWithSecondFactors } from './fixtures.js';
 
 let dir: string;
 let files = 0;
@@ -178,6 +178,33 @@ describe('SQLite migrations', () => {
     await expectUpgradedAda(store);
     await store.close();
     expect(appliedMigrations(file)).toEqual(MIGRATIONS.map(({ version, name }) => ({ version, name })));
+  });
+
+  test('a database at schema version 4 is upgraded: its sessions get no client address or browser, its members no second factor', async () => {
+    const file = `${freshPath('v4')}.sqlite`;
+    const db = new Database(file);
+    migrate(db, MIGRATIONS.filter((m) => m.version <= 4));
+    db.prepare(
+      `INSERT INTO members (id, username, email, first_name, last_name, enabled, created_at)
+        VALUES (@id, @username, @email, @firstName, @lastName, 1, @createdAt)`,
+    ).run(ADA);
+    db.prepare(
+      `INSERT INTO sessions (id, member_id, cookie_domain, cookie_hash, token_hash, token_sealed, cookie_sealed,
+          created_at, last_seen_at, expires_at)
+        VALUES ('s1', 'm1', 'example.org', 'cookie-hash', 'token-hash', 'sealed-token', 'sealed-cookie',
+          @createdAt, @createdAt, @createdAt)`,
+    ).run(ADA);
+    expect(tableNames(db)).not.toContain('member_second_factors');
+    db.close();
+
+    const store = new SqliteStore(file);
+    await store.migrate();
+    await expectUpgradedWithSecondFactors(store);
+    await store.close();
+    expect(appliedMigrations(file)).toEqual(MIGRATIONS.map(({ version, name }) => ({ version, name })));
+    const upgraded = new Database(file, { readonly: true });
+    expect(tableNames(upgraded)).toEqual(expect.arrayContaining(['member_recovery_codes', 'member_second_factors']));
+    upgraded.close();
   });
 
   test('a failing migration is rolled back entirely', () => {

@@ -17,6 +17,8 @@ export const IN_BAND_ERRORS = {
   cookieNotSignedIn: { number: 1002, description: 'Invalid login cookie: no live session token was issued for this cookie and domain' },
   sessionNotDeleted: { number: 1003, description: 'Invalid token: no live session has this token to delete' },
   invalidCredentials: { number: 1004, description: 'Invalid username or password' },
+  // The vendor's own number and text, which partner code already handles by asking for the code.
+  secondFactorRequired: { number: 16000, description: 'Multi factor Authenticator token is required.' },
   locked: (retryAfterSeconds: number): InBandError => ({
     number: 1005,
     description: `Sign-in is locked after repeated failures for this account or address; try again in ${retryAfterSeconds} seconds`,
@@ -34,5 +36,7 @@ export function inBandError(outcome: Extract<Outcome, { kind: 'refused' }>): InB
       return IN_BAND_ERRORS.invalidCredentials;
     case 'locked':
       return IN_BAND_ERRORS.locked(refusal.retryAfterSeconds);
+    case 'second-factor-required':
+      return IN_BAND_ERRORS.secondFactorRequired;
   }
 }

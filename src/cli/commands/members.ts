@@ -210,16 +210,71 @@ function list(ctx: CliContext): Command {
 
 function show(ctx: CliContext): Command {
   return new Command('show')
-    .description('show one member')
+    .description('show one member, and whether it has a second factor')
     .argument('<id>', 'member id')
     .addOption(jsonOption())
     .action(
       action(async (id: unknown, options: object) => {
         const input = z.object({ id: required('ID'), json }).parse({ id, ...options });
-        printMember(ctx.io, input.json, await ctx.withServices((s) => s.members.get(input.id)));
+        const { member, secondFactor } = await ctx.withServices(async (s) => {
+          const row = await s.members.get(input.id);
+          return { member: row, secondFactor: await s.secondFactor.isEnabled(row.id) };
+        });
+        if (input.json) printJson(ctx.io, { ...memberJson(member), secondFactor });
+        else printRecord(ctx.io, false, { ...memberFields(member), secondFactor });
         return ExitCode.ok;
       }),
     );
+}
+
+/** `members mfa status`: whether the member has a confirmed factor, one being set up, and its recovery codes left. */
+function mfaStatus(ctx: CliContext): Command {
+  const schema = z.object({ id: required('--id'), json });
+  return new Command('status')
+    .description("show a member's second factor: enabled, being set up, and how many recovery codes are left")
+    .requiredOption('--id <id>', 'member id')
+    .addOption(jsonOption())
+    .action(
+      action(async (options: object) => {
+        const input = schema.parse(options);
+        const { member, status } = await ctx.withServices(async (s) => {
+          const row = await s.members.get(input.id);
+          return { member: row, status: await s.secondFactor.status(row.id) };
+        });
+        printRecord(ctx.io, input.json, { member: member.id, ...status });
+        return ExitCode.ok;
+      }),
+    );
+}
+
+/**
+ * `members mfa reset`: removes the member's factor (confirmed or being set up) and its recovery codes, for a
+ * member who lost the device; the next sign-in needs the password alone, or a new set-up under MFA=required.
+ */
+function mfaReset(ctx: CliContext): Command {
+  const schema = z.object({ id: required('--id') });
+  return new Command('reset')
+    .description("remove a member's second factor and its recovery codes (for support: a lost device)")
+    .requiredOption('--id <id>', 'member id')
+    .action(
+      action(async (options: object) => {
+        const input = schema.parse(options);
+        const message = await ctx.withServices(async (s) => {
+          const { id } = await s.members.get(input.id);
+          const before = await s.secondFactor.status(id);
+          if (!(await s.secondFactor.remove(id))) return `Member ${id} has no second factor: nothing to remove.`;
+          if (!before.enabled) return `Second factor of member ${id} removed: it was being set up, not yet confirmed.`;
+          const codes = `${before.recoveryCodesLeft} unused recovery code${before.recoveryCodesLeft === 1 ? '' : 's'}`;
+          return `Second factor of member ${id} removed, with its ${codes}.`;
+        });
+        printDone(ctx.io, message);
+        return ExitCode.ok;
+      }),
+    );
+}
+
+function mfa(ctx: CliContext): Command {
+  return new Command('mfa').description("see or reset a member's second factor (TOTP)").addCommand(mfaStatus(ctx)).addCommand(mfaReset(ctx));
 }
 
 /**
@@ -334,6 +389,7 @@ export function membersCommand(ctx: CliContext): Command {
     .addCommand(list(ctx))
     .addCommand(show(ctx))
     .addCommand(setPassword(ctx))
+    .addCommand(mfa(ctx))
     .addCommand(importCommand(ctx))
     .addCommand(
       simpleCommand(ctx, {

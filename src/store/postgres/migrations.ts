@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { refuseNewerSchema, type Migration } from '../migration.js';
+import { inTransaction } from './transaction.js';
 
 
 /**
@@ -91,6 +92,28 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE sessions ADD COLUMN cookie_sealed TEXT;
     `,
   },
+  {
+    version: 4,
+    name: 'session origins and member second factors',
+    // Sessions created before this version have no known address or browser: NULL.
+    sql: `
+      ALTER TABLE sessions ADD COLUMN client_address TEXT;
+      ALTER TABLE sessions ADD COLUMN user_agent TEXT;
+      CREATE TABLE member_second_factors (
+        member_id TEXT NOT NULL PRIMARY KEY REFERENCES members (id) ON DELETE CASCADE,
+        secret_sealed TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        confirmed_at BIGINT,
+        last_step BIGINT
+      );
+      CREATE TABLE member_recovery_codes (
+        member_id TEXT NOT NULL REFERENCES members (id) ON DELETE CASCADE,
+        code_hash TEXT NOT NULL,
+        used_at BIGINT,
+        PRIMARY KEY (member_id, code_hash)
+      );
+    `,
+  },
 ];
 
 /**
@@ -138,37 +161,18 @@ const MAX_ATTEMPTS = 5;
  */
 export async function migrate(pool: pg.Pool, migrations: readonly Migration[] = MIGRATIONS, now: () => number = Date.now): Promise<void> {
   for (const sql of BOOTSTRAP_SQL) await withRetries(BOOTSTRAP_RETRY_CODES, () => pool.query(sql));
-  await withRetries(TRANSACTION_RETRY_CODES, async () => {
-    const client = await pool.connect();
-    // A connection lost mid-migration fails the query in flight; the client reports it as an event too, which
-    // would end the process unheard.
-    const ignoreLostConnection = () => {};
-    client.on('error', ignoreLostConnection);
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      try {
-        await client.query(`SET LOCAL statement_timeout = ${MIGRATION_STATEMENT_TIMEOUT_MS}`);
-        await client.query(LOCK_SQL);
-        const applied = new Set((await client.query<{ version: number }>(APPLIED_SQL)).rows.map((row) => Number(row.version)));
-        refuseNewerSchema(applied, migrations);
-        for (const migration of migrations.filter((m) => !applied.has(m.version))) {
-          await client.query(migration.sql);
-          await client.query(RECORD_SQL, [migration.version, migration.name, now()]);
-        }
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK').catch((rollbackError: Error) => {
-          broken = rollbackError;
-        });
-        throw error;
+  await withRetries(TRANSACTION_RETRY_CODES, () =>
+    inTransaction(pool, async (client) => {
+      await client.query(`SET LOCAL statement_timeout = ${MIGRATION_STATEMENT_TIMEOUT_MS}`);
+      await client.query(LOCK_SQL);
+      const applied = new Set((await client.query<{ version: number }>(APPLIED_SQL)).rows.map((row) => Number(row.version)));
+      refuseNewerSchema(applied, migrations);
+      for (const migration of migrations.filter((m) => !applied.has(m.version))) {
+        await client.query(migration.sql);
+        await client.query(RECORD_SQL, [migration.version, migration.name, now()]);
       }
-    } finally {
-      client.off('error', ignoreLostConnection);
-      // A connection that could not even roll back is closed rather than returned to the pool.
-      client.release(broken);
-    }
-  });
+    }),
+  );
 }
 
 async function withRetries<T>(codes: ReadonlySet<string>, run: () => Promise<T>): Promise<T> {

@@ -7,6 +7,7 @@ import type {
   MemberCredentials,
   MemberRow,
   NewMember,
+  SecondFactorRow,
   SessionFilter,
   SessionRow,
   SessionWithMember,
@@ -28,6 +29,8 @@ import {
   MEMBER_COLUMNS,
   type MemberCredentialsRecord,
   type MemberRecord,
+  SECOND_FACTOR_COLUMNS,
+  type SecondFactorRecord,
   SESSION_COLUMNS,
   type SessionMemberRecord,
   type SessionRecord,
@@ -36,10 +39,12 @@ import {
   THROTTLE_COLUMNS,
   type ThrottleRecord,
   toCallerPassword,
+  toSecondFactor,
   toSession,
   toThrottle,
 } from '../records.js';
 import { migrate as migrateSchema } from './migrations.js';
+import { inTransaction } from './transaction.js';
 
 export interface PostgresStoreOptions {
   /** A postgres:// URL, as in DATABASE_URL. */
@@ -134,6 +139,23 @@ const LOCK_THROTTLE_SQL = `
     failures = 0, window_started_at = excluded.window_started_at, locked_until = excluded.locked_until`;
 
 /**
+ * A new factor starts unconfirmed, whatever the row says, and with no step used: the old factor's state goes
+ * with it.
+ */
+const REPLACE_SECOND_FACTOR_SQL = `
+  INSERT INTO member_second_factors (${SECOND_FACTOR_COLUMNS}) VALUES ($1, $2, $3, NULL, NULL)
+  ON CONFLICT (member_id) DO UPDATE SET
+    secret_sealed = excluded.secret_sealed, created_at = excluded.created_at, confirmed_at = NULL, last_step = NULL`;
+
+/**
+ * One statement: of two requests with a code of the same step, on one instance or several, exactly one changes
+ * the row (under READ COMMITTED the second waits for the first's row lock, then finds its condition false).
+ */
+const USE_SECOND_FACTOR_STEP_SQL = `
+  UPDATE member_second_factors SET last_step = $2
+  WHERE member_id = $1 AND confirmed_at IS NOT NULL AND (last_step IS NULL OR last_step < $2)`;
+
+/**
  * DELETE … LIMIT is CockroachDB's, not PostgreSQL's; a primary-key subquery limits the batch in both. Ended
  * sessions and stale throttles are rows no request still writes, so a batch waits for no one and blocks no one.
  */
@@ -185,7 +207,7 @@ const SQL = {
   claimSetting: 'INSERT INTO deployment_settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
   setting: 'SELECT value FROM deployment_settings WHERE name = $1',
 
-  insertSession: `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+  insertSession: `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
   sessionByTokenHash: sessionWithMemberSql('token_hash', '$1'),
   sessionByCookieHash: sessionWithMemberSql('cookie_hash', '$1'),
   touchSession: 'UPDATE sessions SET last_seen_at = GREATEST(last_seen_at, $1) WHERE id = $2',
@@ -195,12 +217,29 @@ const SQL = {
   sessionsOfMember: sessionListSql('WHERE member_id = $1'),
   liveSessions: sessionListSql('WHERE revoked_at IS NULL AND expires_at > $1'),
   liveSessionsOfMember: sessionListSql('WHERE member_id = $1 AND revoked_at IS NULL AND expires_at > $2'),
+
+  secondFactor: `SELECT ${SECOND_FACTOR_COLUMNS} FROM member_second_factors WHERE member_id = $1`,
+  replaceSecondFactor: REPLACE_SECOND_FACTOR_SQL,
+  confirmSecondFactor: 'UPDATE member_second_factors SET confirmed_at = $2, last_step = $3 WHERE member_id = $1 AND confirmed_at IS NULL',
+  useSecondFactorStep: USE_SECOND_FACTOR_STEP_SQL,
+  deleteSecondFactor: 'DELETE FROM member_second_factors WHERE member_id = $1',
+  // One statement for all the codes; a hash given twice is one code.
+  insertRecoveryCodes: `INSERT INTO member_recovery_codes (member_id, code_hash, used_at)
+    SELECT $1, code_hash, NULL FROM unnest($2::TEXT[]) AS codes (code_hash)
+    ON CONFLICT (member_id, code_hash) DO NOTHING`,
+  useRecoveryCode: 'UPDATE member_recovery_codes SET used_at = $3 WHERE member_id = $1 AND code_hash = $2 AND used_at IS NULL',
+  countRecoveryCodes: 'SELECT COUNT(*) AS count FROM member_recovery_codes WHERE member_id = $1 AND used_at IS NULL',
+  deleteRecoveryCodes: 'DELETE FROM member_recovery_codes WHERE member_id = $1',
 } as const;
+
+/** A statement inside a transaction: on the transaction's own connection. */
+type TransactionQuery = (sql: string, values: unknown[]) => Promise<pg.QueryResult>;
 
 /**
  * The shared store for several instances: PostgreSQL, or a database that speaks its dialect (CockroachDB,
  * YugabyteDB). Every method is one parameterised statement on a pooled connection, except the purges, which
- * repeat one batch until it comes back short.
+ * repeat one batch until it comes back short, and the second-factor writes that change several tables, each
+ * one transaction on one connection.
  */
 export class PostgresStore implements Store {
   readonly #pool: pg.Pool;
@@ -247,6 +286,11 @@ export class PostgresStore implements Store {
       total += deleted;
       if (deleted < PURGE_BATCH_SIZE) return total;
     }
+  }
+
+  /** Runs work in one transaction on one connection: committed when it resolves, rolled back when it rejects. */
+  #transaction<T>(work: (query: TransactionQuery) => Promise<T>): Promise<T> {
+    return inTransaction(this.#pool, (client) => work((sql, values) => client.query(sql, values)));
   }
 
   async migrate(): Promise<void> {
@@ -429,6 +473,8 @@ export class PostgresStore implements Store {
         record.last_seen_at,
         record.expires_at,
         record.revoked_at,
+        record.client_address,
+        record.user_agent,
       ]),
       () => `session "${session.id}" or one of its hashes already exists`,
     );
@@ -465,6 +511,47 @@ export class PostgresStore implements Store {
           ? [SQL.sessionsOfMember, [memberId]]
           : [SQL.liveSessionsOfMember, [memberId, liveAt]];
     return (await this.#rows<SessionRecord>(sql, values)).map(toSession);
+  }
+
+  async getSecondFactor(memberId: string): Promise<SecondFactorRow | null> {
+    return mapOrNull(await this.#row<SecondFactorRecord>(SQL.secondFactor, [memberId]), toSecondFactor);
+  }
+
+  async replaceSecondFactor(row: SecondFactorRow): Promise<void> {
+    await this.#transaction(async (query) => {
+      await query(SQL.replaceSecondFactor, [row.memberId, row.secretSealed, row.createdAt]);
+      await query(SQL.deleteRecoveryCodes, [row.memberId]);
+    });
+  }
+
+  async confirmSecondFactor(memberId: string, confirmedAt: number, step: number, recoveryCodeHashes: readonly string[]): Promise<boolean> {
+    return this.#transaction(async (query) => {
+      // The UPDATE's row lock holds off a concurrent confirmation or replacement until this one commits.
+      if (((await query(SQL.confirmSecondFactor, [memberId, confirmedAt, step])).rowCount ?? 0) === 0) return false;
+      // An unconfirmed factor has no codes (replaceSecondFactor deleted them); none may linger from before.
+      await query(SQL.deleteRecoveryCodes, [memberId]);
+      await query(SQL.insertRecoveryCodes, [memberId, [...recoveryCodeHashes]]);
+      return true;
+    });
+  }
+
+  async useSecondFactorStep(memberId: string, step: number): Promise<boolean> {
+    return (await this.#changes(SQL.useSecondFactorStep, [memberId, step])) > 0;
+  }
+
+  async useRecoveryCode(memberId: string, codeHash: string, usedAt: number): Promise<boolean> {
+    return (await this.#changes(SQL.useRecoveryCode, [memberId, codeHash, usedAt])) > 0;
+  }
+
+  async countRecoveryCodes(memberId: string): Promise<number> {
+    return ((await this.#row<{ count: number }>(SQL.countRecoveryCodes, [memberId])) as { count: number }).count;
+  }
+
+  async deleteSecondFactor(memberId: string): Promise<boolean> {
+    return this.#transaction(async (query) => {
+      await query(SQL.deleteRecoveryCodes, [memberId]);
+      return ((await query(SQL.deleteSecondFactor, [memberId])).rowCount ?? 0) > 0;
+    });
   }
 }
 

@@ -92,6 +92,29 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE sessions ADD COLUMN cookie_sealed TEXT;
     `,
   },
+  {
+    version: 5,
+    name: 'session origins and member second factors',
+    // Sessions created before this version have no known address or browser: NULL. The foreign keys cascade
+    // because the store turns foreign_keys on for every connection.
+    sql: `
+      ALTER TABLE sessions ADD COLUMN client_address TEXT;
+      ALTER TABLE sessions ADD COLUMN user_agent TEXT;
+      CREATE TABLE member_second_factors (
+        member_id TEXT NOT NULL PRIMARY KEY REFERENCES members (id) ON DELETE CASCADE,
+        secret_sealed TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        confirmed_at BIGINT,
+        last_step BIGINT
+      );
+      CREATE TABLE member_recovery_codes (
+        member_id TEXT NOT NULL REFERENCES members (id) ON DELETE CASCADE,
+        code_hash TEXT NOT NULL,
+        used_at BIGINT,
+        PRIMARY KEY (member_id, code_hash)
+      );
+    `,
+  },
 ];
 
 const CREATE_SCHEMA_MIGRATIONS = `

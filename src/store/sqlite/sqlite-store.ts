@@ -7,6 +7,7 @@ import type {
   MemberCredentials,
   MemberRow,
   NewMember,
+  SecondFactorRow,
   SessionFilter,
   SessionRow,
   SessionWithMember,
@@ -23,12 +24,15 @@ import {
   type FlagCodec,
   flagRecordMappers,
   fromMemberChanges,
+  fromSecondFactor,
   fromSession,
   mapOrNull,
   MEMBER_COLUMNS,
   type MemberChangesRecord,
   type MemberCredentialsRecord,
   type MemberRecord,
+  SECOND_FACTOR_COLUMNS,
+  type SecondFactorRecord,
   SESSION_COLUMNS,
   type SessionMemberRecord,
   type SessionRecord,
@@ -37,6 +41,7 @@ import {
   THROTTLE_COLUMNS,
   type ThrottleRecord,
   toCallerPassword,
+  toSecondFactor,
   toSession,
   toThrottle,
 } from '../records.js';
@@ -96,6 +101,23 @@ const LOCK_THROTTLE_SQL = `
   INSERT INTO throttles (${THROTTLE_COLUMNS}) VALUES (@key, 0, @until, @until)
   ON CONFLICT (key) DO UPDATE SET
     failures = 0, window_started_at = excluded.window_started_at, locked_until = excluded.locked_until`;
+
+/**
+ * A new factor starts unconfirmed, whatever the row says, and with no step used: the old factor's state goes
+ * with it.
+ */
+const REPLACE_SECOND_FACTOR_SQL = `
+  INSERT INTO member_second_factors (${SECOND_FACTOR_COLUMNS}) VALUES (@member_id, @secret_sealed, @created_at, NULL, NULL)
+  ON CONFLICT (member_id) DO UPDATE SET
+    secret_sealed = excluded.secret_sealed, created_at = excluded.created_at, confirmed_at = NULL, last_step = NULL`;
+
+/**
+ * One statement: of two requests with a code of the same step, on one instance or several, exactly one changes
+ * the row.
+ */
+const USE_SECOND_FACTOR_STEP_SQL = `
+  UPDATE member_second_factors SET last_step = @step
+  WHERE member_id = @member_id AND confirmed_at IS NOT NULL AND (last_step IS NULL OR last_step < @step)`;
 
 function prepareSessionLists(db: Database.Database) {
   const list = <P extends unknown[]>(where: string) => db.prepare<P, SessionRecord>(sessionListSql(where));
@@ -178,7 +200,7 @@ function prepareStatements(db: Database.Database) {
     insertSession: db.prepare<[SessionRecord]>(
       `INSERT INTO sessions (${SESSION_COLUMNS})
         VALUES (@id, @member_id, @cookie_domain, @cookie_hash, @token_hash, @token_sealed, @cookie_sealed,
-          @created_at, @last_seen_at, @expires_at, @revoked_at)`,
+          @created_at, @last_seen_at, @expires_at, @revoked_at, @client_address, @user_agent)`,
     ),
     sessionByTokenHash: db.prepare<[string], SessionMemberRecord<number>>(sessionWithMemberSql('token_hash', '?')),
     sessionByCookieHash: db.prepare<[string], SessionMemberRecord<number>>(sessionWithMemberSql('cookie_hash', '?')),
@@ -188,10 +210,56 @@ function prepareStatements(db: Database.Database) {
       'UPDATE sessions SET revoked_at = ? WHERE member_id = ? AND revoked_at IS NULL AND expires_at > ?',
     ),
     sessionLists: prepareSessionLists(db),
+
+    secondFactor: db.prepare<[string], SecondFactorRecord>(
+      `SELECT ${SECOND_FACTOR_COLUMNS} FROM member_second_factors WHERE member_id = ?`,
+    ),
+    replaceSecondFactor: db.prepare<[SecondFactorRecord]>(REPLACE_SECOND_FACTOR_SQL),
+    confirmSecondFactor: db.prepare<[number, number, string]>(
+      'UPDATE member_second_factors SET confirmed_at = ?, last_step = ? WHERE member_id = ? AND confirmed_at IS NULL',
+    ),
+    useSecondFactorStep: db.prepare<[{ member_id: string; step: number }]>(USE_SECOND_FACTOR_STEP_SQL),
+    deleteSecondFactor: db.prepare<[string]>('DELETE FROM member_second_factors WHERE member_id = ?'),
+    // A hash given twice is one code.
+    insertRecoveryCode: db.prepare<[string, string]>(
+      'INSERT INTO member_recovery_codes (member_id, code_hash, used_at) VALUES (?, ?, NULL) ON CONFLICT (member_id, code_hash) DO NOTHING',
+    ),
+    useRecoveryCode: db.prepare<[number, string, string]>(
+      'UPDATE member_recovery_codes SET used_at = ? WHERE member_id = ? AND code_hash = ? AND used_at IS NULL',
+    ),
+    countRecoveryCodes: db.prepare<[string], { count: number }>(
+      'SELECT COUNT(*) AS count FROM member_recovery_codes WHERE member_id = ? AND used_at IS NULL',
+    ),
+    deleteRecoveryCodes: db.prepare<[string]>('DELETE FROM member_recovery_codes WHERE member_id = ?'),
   };
 }
 
 type Statements = ReturnType<typeof prepareStatements>;
+
+/** The writes that change several rows at once, each one transaction. */
+function prepareTransactions(db: Database.Database, statements: Statements) {
+  return {
+    replaceSecondFactor: db.transaction((record: SecondFactorRecord) => {
+      statements.replaceSecondFactor.run(record);
+      statements.deleteRecoveryCodes.run(record.member_id);
+    }),
+    confirmSecondFactor: db.transaction(
+      (memberId: string, confirmedAt: number, step: number, recoveryCodeHashes: readonly string[]): boolean => {
+        if (statements.confirmSecondFactor.run(confirmedAt, step, memberId).changes === 0) return false;
+        // An unconfirmed factor has no codes (replaceSecondFactor deleted them); none may linger from before.
+        statements.deleteRecoveryCodes.run(memberId);
+        for (const codeHash of recoveryCodeHashes) statements.insertRecoveryCode.run(memberId, codeHash);
+        return true;
+      },
+    ),
+    deleteSecondFactor: db.transaction((memberId: string): boolean => {
+      statements.deleteRecoveryCodes.run(memberId);
+      return statements.deleteSecondFactor.run(memberId).changes > 0;
+    }),
+  };
+}
+
+type Transactions = ReturnType<typeof prepareTransactions>;
 
 /**
  * The embedded store. better-sqlite3 is synchronous; a single-file database answers these small indexed
@@ -200,6 +268,7 @@ type Statements = ReturnType<typeof prepareStatements>;
 export class SqliteStore implements Store {
   readonly #db: Database.Database;
   #prepared: Statements | undefined;
+  #preparedTransactions: Transactions | undefined;
 
   /** `filename` may be ':memory:'. The schema is not touched until migrate(). */
   constructor(filename: string) {
@@ -213,6 +282,11 @@ export class SqliteStore implements Store {
   get #statements(): Statements {
     this.#prepared ??= prepareStatements(this.#db);
     return this.#prepared;
+  }
+
+  get #transactions(): Transactions {
+    this.#preparedTransactions ??= prepareTransactions(this.#db, this.#statements);
+    return this.#preparedTransactions;
   }
 
   async migrate(): Promise<void> {
@@ -403,6 +477,34 @@ export class SqliteStore implements Store {
           ? lists.ofMember.all(memberId)
           : lists.liveOfMember.all(memberId, liveAt);
     return records.map(toSession);
+  }
+
+  async getSecondFactor(memberId: string): Promise<SecondFactorRow | null> {
+    return mapOrNull(this.#statements.secondFactor.get(memberId), toSecondFactor);
+  }
+
+  async replaceSecondFactor(row: SecondFactorRow): Promise<void> {
+    this.#transactions.replaceSecondFactor(fromSecondFactor(row));
+  }
+
+  async confirmSecondFactor(memberId: string, confirmedAt: number, step: number, recoveryCodeHashes: readonly string[]): Promise<boolean> {
+    return this.#transactions.confirmSecondFactor(memberId, confirmedAt, step, recoveryCodeHashes);
+  }
+
+  async useSecondFactorStep(memberId: string, step: number): Promise<boolean> {
+    return this.#statements.useSecondFactorStep.run({ member_id: memberId, step }).changes > 0;
+  }
+
+  async useRecoveryCode(memberId: string, codeHash: string, usedAt: number): Promise<boolean> {
+    return this.#statements.useRecoveryCode.run(usedAt, memberId, codeHash).changes > 0;
+  }
+
+  async countRecoveryCodes(memberId: string): Promise<number> {
+    return (this.#statements.countRecoveryCodes.get(memberId) as { count: number }).count;
+  }
+
+  async deleteSecondFactor(memberId: string): Promise<boolean> {
+    return this.#transactions.deleteSecondFactor(memberId);
   }
 }
 

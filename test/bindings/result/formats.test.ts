@@ -28,6 +28,7 @@ const ALL_REFUSALS: Array<[string, OperationName, Refusal]> = [
   ...CREDENTIAL_OPERATIONS.flatMap((operation): Array<[string, OperationName, Refusal]> => [
     ['invalid credentials', operation, { kind: 'invalid-credentials' }],
     ['locked', operation, { kind: 'locked', retryAfterSeconds: 840 }],
+    ['second factor required', operation, { kind: 'second-factor-required' }],
   ]),
 ];
 
@@ -278,13 +279,15 @@ describe('ibridge', () => {
       cookieNotSignedIn: { number: 1002, description: 'Invalid login cookie: no live session token was issued for this cookie and domain' },
       sessionNotDeleted: { number: 1003, description: 'Invalid token: no live session has this token to delete' },
       invalidCredentials: { number: 1004, description: 'Invalid username or password' },
+      // The vendor's own number and text (with its capital A and full stop), which partner code matches.
+      secondFactorRequired: { number: 16000, description: 'Multi factor Authenticator token is required.' },
     });
     expect(IN_BAND_ERRORS.locked(840)).toEqual({
       number: 1005,
       description: 'Sign-in is locked after repeated failures for this account or address; try again in 840 seconds',
     });
     const numbers = new Set(ALL_REFUSALS.map(([, operation, refusal]) => errorOf(operation, refusal).number));
-    expect(numbers).toEqual(new Set([1001, 1002, 1003, 1004, 1005]));
+    expect(numbers).toEqual(new Set([1001, 1002, 1003, 1004, 1005, 16000]));
   });
 
   it.each(SESSION_OPERATIONS)('%s not signed in: the Description contains "token", so the PHP client signs the visitor out', async (operation) => {
@@ -302,6 +305,12 @@ describe('ibridge', () => {
     expect(Description).not.toMatch(/token/i);
     expect(Description).not.toMatch(/invalid username/i);
     expect(Description).toContain('840 seconds');
+  });
+
+  it.each(CREDENTIAL_OPERATIONS)('%s without the second factor: Error 16000 with the vendor\'s Description', (operation) => {
+    expect(render(refused(operation, { kind: 'second-factor-required' }))).toBe(
+      `${DECLARATION}<iBridge><Errors><Error Number="16000" Description="Multi factor Authenticator token is required." /></Errors></iBridge>`,
+    );
   });
 
   it('renders every not-signed-in reason the same way', () => {
@@ -457,6 +466,12 @@ describe('json', () => {
     const { description } = errorOf(operation, refusal);
     expect(text).toBe(JSON.stringify({ status: 'Failure', message: description }));
     expect(JSON.parse(text)).toEqual({ status: 'Failure', message: description });
+  });
+
+  it('renders the second factor wanted as the vendor\'s message', () => {
+    expect(render(refused('AuthenticateUser', { kind: 'second-factor-required' }))).toBe(
+      '{"status":"Failure","message":"Multi factor Authenticator token is required."}',
+    );
   });
 
   it.each(SESSION_OPERATIONS)('a failure never contains the word "success", in any case (%s)', (operation) => {

@@ -1,0 +1,83 @@
+import type { MemberRow, SessionRow, Store } from '../store/store.js';
+import type { Clock } from './clock.js';
+import { ServiceError } from './errors.js';
+import type { MemberService } from './members.js';
+import { verifyPassword } from './passwords.js';
+import type { SecondFactorService } from './second-factor.js';
+import type { SessionService } from './sessions.js';
+import type { SignInThrottle } from './throttle.js';
+
+/** Why a change a member asked for on the account page was not made. */
+export type AccountRefusal = 'wrong-password' | 'wrong-code' | 'too-short' | 'too-long' | 'throttled';
+
+export type AccountResult = { ok: true } | { ok: false; reason: AccountRefusal; retryAfterSeconds?: number };
+
+/**
+ * What a signed-in member may do on their own account: change the password, see and end their sessions, and
+ * turn a second factor on or off. Every change that needs the current password counts a wrong one against the
+ * member's sign-in throttle, so that a session left open does not let anyone guess it.
+ */
+export class AccountService {
+  constructor(
+    private readonly store: Store,
+    private readonly members: MemberService,
+    private readonly sessions: SessionService,
+    private readonly secondFactor: SecondFactorService,
+    private readonly throttle: SignInThrottle,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Sets a new password after checking the current one, and ends every other session of the member. */
+  async changePassword(member: MemberRow, current: string, next: string, keep: SessionRow, clientAddress: string): Promise<AccountResult> {
+    const checked = await this.#password(member, current, clientAddress);
+    if (!checked.ok) return checked;
+    try {
+      await this.members.setPassword(member.id, next);
+    } catch (error) {
+      if (error instanceof ServiceError && error.code === 'MEMBER_PASSWORD_TOO_SHORT') return { ok: false, reason: 'too-short' };
+      if (error instanceof ServiceError && error.code === 'MEMBER_PASSWORD_TOO_LONG') return { ok: false, reason: 'too-long' };
+      throw error;
+    }
+    await this.endOtherSessions(member.id, keep.id);
+    return { ok: true };
+  }
+
+  /** The member's live sessions, newest first. */
+  async liveSessions(memberId: string): Promise<SessionRow[]> {
+    return (await this.sessions.list({ memberId })).sort((a, b) => b.createdAt - a.createdAt);
+  }
+
+  /** Ends one of the member's own sessions; false when it is not a live session of theirs. */
+  async endSession(memberId: string, sessionId: string): Promise<boolean> {
+    const own = (await this.sessions.list({ memberId })).some((session) => session.id === sessionId);
+    return own && this.sessions.end(sessionId);
+  }
+
+  async endOtherSessions(memberId: string, keepId: string): Promise<number> {
+    const others = (await this.sessions.list({ memberId })).filter((session) => session.id !== keepId);
+    const ended = await Promise.all(others.map((session) => this.sessions.end(session.id)));
+    return ended.filter(Boolean).length;
+  }
+
+  /** Turns the second factor off: the current password and a code (or a recovery code) are both needed. */
+  async removeSecondFactor(member: MemberRow, current: string, code: string, clientAddress: string): Promise<AccountResult> {
+    const checked = await this.#password(member, current, clientAddress);
+    if (!checked.ok) return checked;
+    if (!(await this.secondFactor.check(member.id, code)).ok) return this.#failed(member, 'wrong-code', clientAddress);
+    await this.secondFactor.remove(member.id);
+    return { ok: true };
+  }
+
+  async #password(member: MemberRow, current: string, clientAddress: string): Promise<AccountResult> {
+    const lock = await this.throttle.check(member.username, clientAddress, this.clock());
+    if (lock) return { ok: false, reason: 'throttled', retryAfterSeconds: lock.retryAfterSeconds };
+    const stored = (await this.store.getMemberCredentials(member.id))?.passwordHash;
+    if (!stored || !(await verifyPassword(stored, current)).ok) return this.#failed(member, 'wrong-password', clientAddress);
+    return { ok: true };
+  }
+
+  async #failed(member: MemberRow, reason: AccountRefusal, clientAddress: string): Promise<AccountResult> {
+    const locked = await this.throttle.failure(member.username, clientAddress, this.clock());
+    return locked ? { ok: false, reason: 'throttled', retryAfterSeconds: locked.retryAfterSeconds } : { ok: false, reason };
+  }
+}

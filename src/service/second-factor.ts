@@ -1,0 +1,126 @@
+import { randomInt } from 'node:crypto';
+import type { Store } from '../store/store.js';
+import type { Clock } from './clock.js';
+import { ServiceError } from './errors.js';
+import type { Secrets } from './secrets.js';
+import { matchingStep, newTotpSecret, totpUri } from './totp.js';
+
+/** How many recovery codes a member gets when the factor is confirmed; each works once. */
+export const RECOVERY_CODE_COUNT = 10;
+/** Letters and digits that cannot be mistaken for one another when copied from paper. */
+const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
+const RECOVERY_GROUP = 5;
+
+export interface SecondFactorStatus {
+  /** A confirmed factor: sign-in asks for a code. */
+  enabled: boolean;
+  /** A factor being set up, not yet confirmed with a first code. */
+  pending: boolean;
+  recoveryCodesLeft: number;
+}
+
+/** What a member needs to add the factor to an authenticator app. */
+export interface SecondFactorSetup {
+  /** Base32, for typing in. */
+  secret: string;
+  /** otpauth:// URI, for the QR code. */
+  uri: string;
+}
+
+/** Which code was accepted, or why none was. */
+export type CodeCheck = { ok: true; kind: 'totp' | 'recovery' } | { ok: false };
+
+/**
+ * Members' second factor: a TOTP secret sealed under the server key, confirmed by a first code, and ten
+ * single-use recovery codes stored as keyed hashes. A code is accepted once: the store records the last time
+ * step used, atomically, so a replay is refused on every instance sharing it.
+ */
+export class SecondFactorService {
+  constructor(
+    private readonly store: Store,
+    private readonly secrets: Secrets,
+    private readonly clock: Clock,
+    /** The issuer authenticator apps show next to the account (ORGANIZATION_NAME). */
+    private readonly issuer: string,
+  ) {}
+
+  async status(memberId: string): Promise<SecondFactorStatus> {
+    const row = await this.store.getSecondFactor(memberId);
+    const enabled = row?.confirmedAt != null;
+    return { enabled, pending: row !== null && !enabled, recoveryCodesLeft: enabled ? await this.store.countRecoveryCodes(memberId) : 0 };
+  }
+
+  async isEnabled(memberId: string): Promise<boolean> {
+    return (await this.store.getSecondFactor(memberId))?.confirmedAt != null;
+  }
+
+  /** A new secret to set up, replacing one being set up; refused while a confirmed factor is in place. */
+  async beginSetup(memberId: string, account: string): Promise<SecondFactorSetup> {
+    if (await this.isEnabled(memberId)) throw new ServiceError('SECOND_FACTOR_ENABLED');
+    const secret = newTotpSecret();
+    await this.store.replaceSecondFactor({ memberId, secretSealed: this.secrets.seal(secret), createdAt: this.clock(), confirmedAt: null, lastStep: null });
+    return { secret, uri: totpUri(secret, this.issuer, account) };
+  }
+
+  /** The set-up in progress, to show again (a reload); null when none is. */
+  async pendingSetup(memberId: string, account: string): Promise<SecondFactorSetup | null> {
+    const row = await this.store.getSecondFactor(memberId);
+    const secret = row && row.confirmedAt === null ? this.secrets.unseal(row.secretSealed) : null;
+    return secret === null ? null : { secret, uri: totpUri(secret, this.issuer, account) };
+  }
+
+  /**
+   * Confirms the factor being set up with its first code. Returns the recovery codes, which are shown once and
+   * stored only as hashes; null when the code is not the secret's.
+   */
+  async confirmSetup(memberId: string, code: string): Promise<string[] | null> {
+    const row = await this.store.getSecondFactor(memberId);
+    if (!row || row.confirmedAt !== null) throw new ServiceError('SECOND_FACTOR_NOT_PENDING');
+    const secret = this.secrets.unseal(row.secretSealed);
+    const now = this.clock();
+    const step = secret === null ? null : matchingStep(secret, code, now);
+    if (step === null) return null;
+    const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+    const hashes = codes.map((recovery) => this.#recoveryHash(memberId, recovery));
+    if (!(await this.store.confirmSecondFactor(memberId, now, step, hashes))) throw new ServiceError('SECOND_FACTOR_NOT_PENDING');
+    return codes;
+  }
+
+  /**
+   * Checks a code from the authenticator app (six digits) or a recovery code, and uses it up. A code of a step
+   * already used, an unknown recovery code and anything when the member has no confirmed factor are refused.
+   */
+  async check(memberId: string, code: string): Promise<CodeCheck> {
+    const row = await this.store.getSecondFactor(memberId);
+    if (!row || row.confirmedAt === null) return { ok: false };
+    // Six digits are the app's; anything else may be a recovery code, some of which are all digits.
+    if (/^\d{6}$/.test(code.replace(/\s+/g, ''))) {
+      const secret = this.secrets.unseal(row.secretSealed);
+      const step = secret === null ? null : matchingStep(secret, code, this.clock());
+      return step !== null && (await this.store.useSecondFactorStep(memberId, step)) ? { ok: true, kind: 'totp' } : { ok: false };
+    }
+    const normalized = normalizeRecoveryCode(code);
+    if (normalized.length !== RECOVERY_GROUP * 2) return { ok: false };
+    return (await this.store.useRecoveryCode(memberId, this.#recoveryHash(memberId, normalized), this.clock())) ? { ok: true, kind: 'recovery' } : { ok: false };
+  }
+
+  /** Removes the member's factor and recovery codes (the member, with password and code; or support). */
+  async remove(memberId: string): Promise<boolean> {
+    return this.store.deleteSecondFactor(memberId);
+  }
+
+  #recoveryHash(memberId: string, code: string): string {
+    return this.secrets.hash('recovery-code', `${memberId}\0${normalizeRecoveryCode(code)}`);
+  }
+}
+
+/** Ten characters in two groups, as printed: `abcde-fghjk`. */
+function newRecoveryCode(): string {
+  const chars = Array.from({ length: RECOVERY_GROUP * 2 }, () => RECOVERY_ALPHABET[randomInt(RECOVERY_ALPHABET.length)]).join('');
+  return `${chars.slice(0, RECOVERY_GROUP)}-${chars.slice(RECOVERY_GROUP)}`;
+}
+
+/** As typed: any case, with or without the dash and spaces. */
+function normalizeRecoveryCode(code: string): string {
+  return code.toLowerCase().replace(/[\s-]+/g, '');
+}

@@ -1,0 +1,122 @@
+import bodyParser from 'body-parser';
+import type { CookieOptions, Request, RequestHandler, Response } from 'express';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../log/logger.js';
+import type { Services } from '../service/index.js';
+import { clientAddress } from '../web/client-address.js';
+import { endpointUrl, sessionCookieDomain } from '../web/endpoint-url.js';
+import { createHostPolicy } from '../web/host-policy.js';
+import { requestIdOf } from '../web/request-id.js';
+import { brandingView } from './branding.js';
+import { loginCookieOptions } from './cookies.js';
+import { CsrfGuard } from './csrf.js';
+import { securityHeaders } from './security-headers.js';
+import { loadTemplates, type PageName } from './templates.js';
+import { messageView } from './views.js';
+
+/**
+ * How a sign-in attempt ended, as logged: the password step (`second-factor` when a code or a set-up comes
+ * next), then the second step (`signed-in`, `invalid-code`, `throttled`, `expired` for a challenge too old or
+ * not the service's own).
+ */
+export type SignInAttemptOutcome =
+  | 'signed-in'
+  | 'invalid'
+  | 'throttled'
+  | 'incomplete'
+  | 'refused:csrf'
+  | 'second-factor'
+  | 'invalid-code'
+  | 'expired';
+
+/** Where sign-in attempts are counted besides the log; the app hands in src/ops/metrics.ts's. */
+export interface SigninMetrics {
+  signinAttempt(outcome: SignInAttemptOutcome): void;
+}
+
+export interface SigninDeps {
+  config: Config;
+  services: Services;
+  logger: Logger;
+  metrics?: SigninMetrics | undefined;
+}
+
+/** What a request tells about where it comes from and how it reached the service. */
+export interface RequestContext {
+  /** The service's origin as the browser reached it. */
+  ownOrigin: string;
+  /** The domain sessions are issued for: COOKIE_DOMAIN, or the request's host. */
+  cookieDomain: string;
+  client: string;
+  userAgent: string | undefined;
+}
+
+/**
+ * What the sign-in, second-step and account pages share: templates, branding, security headers, the host
+ * check, the sign-in form's CSRF guard, form parsing and the log of sign-in attempts. Made once per app.
+ */
+export interface PageKit extends SigninDeps {
+  headers: RequestHandler;
+  ownHost: RequestHandler;
+  readForm: RequestHandler;
+  /** The sign-in form's guard (its nonce cookie is scoped to LOGIN_PATH). */
+  loginCsrf: CsrfGuard;
+  cookieOptions: CookieOptions;
+  page(res: Response, status: number, name: PageName, view: object): void;
+  requestContext(req: Request): RequestContext;
+  logAttempt(req: Request, outcome: SignInAttemptOutcome, client: string, extra?: Record<string, unknown>): void;
+}
+
+/** Sign-in, sign-out and account forms are a few short fields; anything larger is not one of them. */
+const FORM_LIMIT = '16kb';
+
+/** A configured path matched literally (Express would read ':' or '*' in it as a pattern), in any letter case as on IIS. */
+export function exactPath(path: string): RegExp {
+  return new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/?$`, 'i');
+}
+
+/** A path below a configured one: `/Account` + `password` → `/Account/password`. */
+export function subPath(base: string, name: string): string {
+  return `${base.replace(/\/+$/, '')}/${name}`;
+}
+
+/** Templates load here, once, so that a broken template directory stops the start. */
+export function createPageKit(deps: SigninDeps): PageKit {
+  const { config, services, logger, metrics } = deps;
+  const { signin } = config;
+  const templates = loadTemplates(signin.branding.templateDir);
+  const branding = brandingView(signin.branding);
+  const hosts = createHostPolicy(config);
+
+  const page = (res: Response, status: number, name: PageName, view: object) => {
+    res.status(status).type('html').send(templates.render(name, { ...branding, nonce: res.locals.styleNonce, ...view }));
+  };
+
+  /** The pages answer only where the request's host can stand for the service's own origin (src/web/host-policy.ts). */
+  const ownHost: RequestHandler = (req, res, next) => {
+    if (hosts.ownsOrigin(req)) return next();
+    logger.warn('sign-in refused: host', { host: req.headers.host ?? null, requestId: requestIdOf(req) });
+    const message = 'This page is served only at the service\'s own address. Its operator sets that address with PUBLIC_URL or ALLOWED_HOSTS.';
+    page(res, 400, 'message', messageView('Wrong address', message));
+  };
+
+  return {
+    ...deps,
+    headers: securityHeaders(signin.branding.logoUrl),
+    ownHost,
+    readForm: bodyParser.urlencoded({ extended: false, limit: FORM_LIMIT }),
+    loginCsrf: new CsrfGuard({ path: signin.loginPath, secure: signin.cookieSecure, proof: (nonce) => services.signin.formProof(nonce) }),
+    cookieOptions: loginCookieOptions(signin),
+    page,
+    requestContext: (req) => ({
+      ownOrigin: new URL(endpointUrl(req, config)).origin,
+      cookieDomain: sessionCookieDomain(req, config),
+      client: clientAddress(req, config.trustProxy),
+      userAgent: req.headers['user-agent'],
+    }),
+    logAttempt: (req, outcome, client, extra = {}) => {
+      metrics?.signinAttempt(outcome);
+      logger.info('sign-in', { outcome, client, ...extra, requestId: requestIdOf(req) });
+    },
+  };
+}
