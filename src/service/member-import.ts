@@ -1,5 +1,8 @@
-import { CsvError, parse } from 'csv-parse/sync';
-import type { MemberAttributes } from '../store/store.js';
+import { CsvError, parse, type Info } from 'csv-parse';
+import { availableParallelism } from 'node:os';
+import { pipeline, Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import type { MemberAttributes, NewMember } from '../store/store.js';
 import { ServiceError } from './errors.js';
 import { EXTRA_KEY } from '../config/result-fields.js';
 import { parseRole } from './member-attributes.js';
@@ -11,14 +14,61 @@ export interface ImportOptions {
   hashAlgorithm?: MembershipAlgorithm;
 }
 
+/**
+ * What became of one data row: `imported`; `existing` when a member with its id and username is stored already
+ * (an earlier run of the same import, interrupted or not), which is no error; `refused`, with the reason.
+ */
 export interface ImportReportRow {
   /** The line the row starts on; the header is line 1. */
   line: number;
-  /** The id as stored when imported; as the row has it (null when empty) when refused. */
+  /** The id as stored when imported or existing; as the row has it (null when empty) when refused. */
   id: string | null;
-  status: 'imported' | 'refused';
+  status: 'imported' | 'existing' | 'refused';
   reason?: string;
 }
+
+/** Where an import stands; a batch's rows count once the batch is committed. */
+export interface ImportProgress {
+  /** The file's data rows, counted by the check that reads the file first. */
+  rowsTotal: number;
+  /** Data rows whose outcome is known: imported + existing + refused. */
+  rowsDone: number;
+  imported: number;
+  existing: number;
+  refused: number;
+}
+
+export interface ImportSummary extends ImportProgress {
+  /** The signal stopped the import before the end of the file: run it again to import the rest. */
+  interrupted: boolean;
+}
+
+/** Where the check of the whole file stands, before anything is imported. */
+export interface ImportCheckProgress {
+  bytesRead: number;
+  rows: number;
+}
+
+export interface FileImportOptions extends ImportOptions {
+  /** Rows written per transaction; 1,000 unless given. */
+  batchSize?: number;
+  /** Clear passwords hashed at once (argon2id, 19 MiB each); the CPUs, at most 4, unless given. */
+  hashConcurrency?: number;
+  /** Stops the import after the rows read so far are written; the summary says it was interrupted. */
+  signal?: AbortSignal;
+  /** Hears of every data row, in file order, once its batch is committed; the import waits for it. */
+  onRow?: (row: ImportReportRow) => void | Promise<void>;
+  /** Called during the check, every 1,000 rows, and at its end. */
+  onCheck?: (progress: ImportCheckProgress) => void;
+  /** Called after each batch. */
+  onProgress?: (progress: ImportProgress) => void;
+}
+
+/**
+ * The file's bytes, from the start, each time it is called: the import reads the file twice (a check, then the
+ * import). A Readable from fs.createReadStream will do; an array of buffers too.
+ */
+export type ImportSource = () => AsyncIterable<Buffer | string> | Iterable<Buffer | string>;
 
 export const IMPORT_HEADER = 'id,username,email,first_name,last_name,password_hash,password_format,salt';
 
@@ -97,23 +147,83 @@ interface ImportContext extends HeaderColumns {
   members: MemberService;
   options: ImportOptions;
   width: number;
-  /** The line each id and username first appeared on. */
+  /**
+   * The line each id and each username (lower-cased: usernames are compared ignoring case) first appeared on,
+   * so that a repeat is refused wherever it is in the file. This is the one thing the import keeps per row:
+   * two Map entries of the values' strings and a small integer, about 120 bytes a row for ids and usernames of
+   * 8 to 12 characters (measured: 115 MB of heap for 1,000,000 rows), where everything else is per batch.
+   */
   seen: Record<'id' | 'username', Map<string, number>>;
 }
 
-/** A syntax error refuses the whole file before anything is imported: past it, no row can be trusted. */
-function parseCsv(text: string): CsvRow[] {
-  let records: Array<{ record: string[]; info: { lines: number } }>;
+/** Rows written in one transaction. */
+const DEFAULT_BATCH_SIZE = 1000;
+/** A batch is also written once this old, so that rows with clear passwords (slow to hash) show progress. */
+const MAX_BATCH_MS = 1000;
+/**
+ * The longest row, in characters: past it the file is refused. A quote left open would otherwise make the
+ * rest of the file one field, held in memory; a real row is a few kilobytes at most.
+ */
+const MAX_ROW_CHARS = 1_000_000;
+
+/** Bytes taken from the source so far, for the check's progress. */
+interface ByteCount {
+  read: number;
+}
+
+/**
+ * The file as text: UTF-16 with a byte order mark (as SQL Server and Windows PowerShell tools write it), or
+ * else UTF-8, its BOM dropped; line ends made LF, because csv-parse counts the lines of a CRLF file wrong after
+ * an empty line. StringDecoder keeps a character split between two chunks whole.
+ */
+async function* textOf(source: ReturnType<ImportSource>, bytes: ByteCount): AsyncGenerator<string> {
+  let head = Buffer.alloc(0);
+  let decoder: StringDecoder | undefined;
+  // A CR that ends a chunk, held back: the next chunk may begin with its LF.
+  let heldCr = '';
+  const lines = (text: string): string => {
+    const all = heldCr + text;
+    heldCr = all.endsWith('\r') ? '\r' : '';
+    return (heldCr ? all.slice(0, -1) : all).replace(/\r\n?/g, '\n');
+  };
+  const start = (): string => {
+    decoder = new StringDecoder(head[0] === 0xff && head[1] === 0xfe ? 'utf16le' : 'utf8');
+    return decoder.write(head).replace(/^\uFEFF/, '');
+  };
+  for await (const chunk of source) {
+    const bytesOfChunk = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    bytes.read += bytesOfChunk.length;
+    let text: string;
+    if (decoder) text = decoder.write(bytesOfChunk);
+    else {
+      // Four bytes tell the byte order mark, and hold the whole of UTF-8's.
+      head = Buffer.concat([head, bytesOfChunk]);
+      if (head.length < 4) continue;
+      text = start();
+    }
+    const normalised = lines(text);
+    if (normalised) yield normalised;
+  }
+  const rest = lines((decoder ? '' : start()) + (decoder?.end() ?? '')) + (heldCr ? '\n' : '');
+  if (rest) yield rest;
+}
+
+/** The records of the file, streamed; a CSV syntax error is MEMBER_IMPORT_INVALID. */
+async function* csvRows(source: ReturnType<ImportSource>, bytes: ByteCount = { read: 0 }): AsyncGenerator<CsvRow> {
+  const parser = parse({ relax_column_count: true, skip_empty_lines: true, info: true, max_record_size: MAX_ROW_CHARS });
+  // An error of either stream reaches the loop below; leaving the loop early closes both.
+  const records = pipeline(Readable.from(textOf(source, bytes)), parser, () => {}) as AsyncIterable<{ record: string[]; info: Info }>;
   try {
-    // LF only: csv-parse counts the lines of a CRLF file wrong after an empty line.
-    const options = { bom: true, relax_column_count: true, skip_empty_lines: true, info: true };
-    records = parse(text.replace(/\r\n?/g, '\n'), options) as unknown as typeof records;
+    for await (const { record, info } of records) {
+      // info.lines is the line a record ends on, and a quoted field may span lines.
+      let newlines = 0;
+      for (const field of record) if (field.includes('\n')) newlines += field.split('\n').length - 1;
+      yield { fields: record, line: info.lines - newlines };
+    }
   } catch (error) {
     if (error instanceof CsvError) throw new ServiceError('MEMBER_IMPORT_INVALID', error.message);
     throw error;
   }
-  // info.lines is the line a record ends on, and a quoted field may span lines.
-  return records.map(({ record, info }) => ({ fields: record, line: info.lines - (record.join('').split('\n').length - 1) }));
 }
 
 /** An extra attribute's column; its key is checked here, so that a bad one refuses the file, not every row. */
@@ -195,10 +305,14 @@ function attributesOf(cells: Cells, fields: string[], extras: ReadonlyMap<string
   };
 }
 
-/** An id or username repeated in the file is refused even when its first row was: which one is right is unclear. */
+/**
+ * An id or username repeated in the file is refused even when its first row was: which one is right is unclear.
+ * Usernames are compared ignoring case, as sign-in compares them.
+ */
 function refuseRepeats(cells: Cells, line: number, seen: ImportContext['seen']): void {
   const repeated = (['id', 'username'] as const).flatMap((column) => {
-    const value = cells[column].trim();
+    const trimmed = cells[column].trim();
+    const value = column === 'username' ? trimmed.toLowerCase() : trimmed;
     const first = value ? seen[column].get(value) : undefined;
     if (value && first === undefined) seen[column].set(value, line);
     return first === undefined ? [] : [`line ${first} has the same ${column}`];
@@ -206,7 +320,8 @@ function refuseRepeats(cells: Cells, line: number, seen: ImportContext['seen']):
   if (repeated.length > 0) throw new RowRefused(`already exists in this file: ${repeated.join(' and ')}`);
 }
 
-async function storedPassword(cells: Cells, options: ImportOptions): Promise<string | null> {
+/** The row's password: a hash to store (null for none), or a clear password, hashed once the row is checked. */
+async function passwordOf(cells: Cells, options: ImportOptions): Promise<{ hash: string | null } | { clear: string }> {
   const formatName = cells.passwordFormat.trim();
   const format = PASSWORD_FORMATS.get(formatName.toLowerCase());
   if (formatName && !format) {
@@ -214,51 +329,198 @@ async function storedPassword(cells: Cells, options: ImportOptions): Promise<str
   }
   // A clear password is taken as it is, spaces included.
   const value = format === 'clear' ? cells.passwordHash : cells.passwordHash.trim();
-  if (!value) return null;
+  if (!value) return { hash: null };
   if (!format) throw new RowRefused('the password hash has no password format');
-  return importedPasswordHash(format, value, cells.salt.trim(), options);
+  if (format === 'clear') return { clear: value };
+  return { hash: await importedPasswordHash(format, value, cells.salt.trim(), options) };
 }
 
-/** Validates the whole row, then writes it in one createMember call, so a refused row leaves nothing behind. */
-async function importRow(row: CsvRow, context: ImportContext): Promise<ImportReportRow> {
-  const cells = cellsOf(row.fields, context.columns);
-  const id = cells.id.trim() || null;
+/** A row checked and ready for its batch, or already settled (refused, or found stored before hashing). */
+type PreparedRow =
+  | { settled: ImportReportRow }
+  | {
+      line: number;
+      member: NewMember;
+      /** The id was issued (an empty cell under the 'guid' id format): a new one each run. */
+      issuedId: boolean;
+    };
+
+function refusal(line: number, id: string | null, error: unknown): { settled: ImportReportRow } {
+  if (error instanceof RowRefused || error instanceof PasswordHashError || error instanceof ServiceError) {
+    return { settled: { line, id, status: 'refused', reason: error.message } };
+  }
+  throw error;
+}
+
+/** A member stored under the row's id: the row is there already, or its id is another member's. */
+function settledByStored(line: number, cellId: string | null, member: NewMember, stored: { id: string; username: string }): { settled: ImportReportRow } {
+  if (stored.username === member.username) return { settled: { line, id: stored.id, status: 'existing' } };
+  return refusal(line, cellId, new ServiceError('MEMBER_EXISTS', member.id));
+}
+
+/** Checks the whole row, then hashes a clear password, unless a member with the row's id is stored already. */
+async function prepareRow(row: CsvRow, cells: Cells, context: ImportContext): Promise<PreparedRow> {
+  const cellId = cells.id.trim() || null;
   try {
-    if (row.fields.length !== context.width) {
-      throw new RowRefused(`the row has ${row.fields.length} fields where the header row has ${context.width}`);
-    }
-    refuseRepeats(cells, row.line, context.seen);
-    if (id && (await context.members.exists(id))) throw new ServiceError('MEMBER_EXISTS', id);
     const attributes = attributesOf(cells, row.fields, context.extras);
-    const passwordHash = await storedPassword(cells, context.options);
+    const password = await passwordOf(cells, context.options);
     const { username, email, firstName, lastName } = cells;
-    const member = await context.members.add({ id: cells.id, username, email, firstName, lastName, attributes }, passwordHash);
-    // The id as stored: a GUID id policy lower-cases it, or issues one for an empty cell.
-    return { line: row.line, id: member.id, status: 'imported' };
-  } catch (error) {
-    if (error instanceof RowRefused || error instanceof PasswordHashError || error instanceof ServiceError) {
-      return { line: row.line, id, status: 'refused', reason: error.message };
+    const member = context.members.prepare({ id: cells.id, username, email, firstName, lastName, attributes });
+    if ('clear' in password) {
+      // An argon2id hash takes tens of milliseconds: none is spent on a row a previous run imported.
+      const stored = cellId ? await context.members.find(member.id) : null;
+      if (stored) return settledByStored(row.line, cellId, member, stored);
+      member.passwordHash = await importedPasswordHash('clear', password.clear, '', context.options);
+    } else {
+      member.passwordHash = password.hash;
     }
-    throw error;
+    return { line: row.line, member, issuedId: !cellId };
+  } catch (error) {
+    return refusal(row.line, cellId, error);
   }
 }
 
-/**
- * Imports members exported from the old membership store, one CSV row each, in file order. Returns one
- * report row per data row; a file that cannot be read as a whole (syntax, header) throws MEMBER_IMPORT_INVALID
- * before anything is imported. Members already in the store are refused, so a second run imports nothing.
- */
-export async function importMembers(csvText: string, members: MemberService, options: ImportOptions = {}): Promise<ImportReportRow[]> {
-  const [header, ...rows] = parseCsv(csvText);
-  if (!header) throw new ServiceError('MEMBER_IMPORT_INVALID', `the file is empty: its first row is the header ${IMPORT_HEADER}`);
-  const context: ImportContext = {
-    members,
-    options,
-    width: header.fields.length,
-    ...columnsOf(header.fields),
-    seen: { id: new Map(), username: new Map() },
-  };
+/** Writes a batch's members in one transaction and tells what became of each row, in file order. */
+async function writeBatch(batch: ReadonlyArray<Promise<PreparedRow>>, context: ImportContext): Promise<ImportReportRow[]> {
+  const rows = await Promise.all(batch);
+  const pending = rows.flatMap((row) => ('member' in row ? [row] : []));
+  const outcomes = pending.length === 0 ? [] : await context.members.addMany(pending.map((row) => row.member));
+  const outcomeOf = new Map(pending.map((row, index) => [row, outcomes[index]]));
   const report: ImportReportRow[] = [];
-  for (const row of rows) report.push(await importRow(row, context));
+  for (const row of rows) {
+    if ('settled' in row) {
+      report.push(row.settled);
+      continue;
+    }
+    const { line, member } = row;
+    const cellId = row.issuedId ? null : member.id;
+    const outcome = outcomeOf.get(row);
+    if (outcome === 'created') report.push({ line, id: member.id, status: 'imported' });
+    else if (outcome === 'existing') report.push({ line, id: member.id, status: 'existing' });
+    else if (outcome === 'idTaken') report.push(refusal(line, cellId, new ServiceError('MEMBER_EXISTS', member.id)).settled);
+    else {
+      // An issued id is new each run: a member with exactly this username is this row, imported before.
+      const stored = row.issuedId ? await context.members.findByUsername(member.username) : null;
+      report.push(stored ? { line, id: stored.id, status: 'existing' } : refusal(line, cellId, new ServiceError('MEMBER_EXISTS', member.username)).settled);
+    }
+  }
+  return report;
+}
+
+/** At most `size` tasks at once; acquire() waits for a free slot, which holds the reading of the file back. */
+class Slots {
+  #free: number;
+  readonly #waiting: Array<() => void> = [];
+
+  constructor(size: number) {
+    this.#free = Math.max(1, size);
+  }
+
+  async acquire(): Promise<void> {
+    if (this.#free > 0) {
+      this.#free -= 1;
+      return;
+    }
+    await new Promise<void>((resolve) => this.#waiting.push(resolve));
+  }
+
+  release(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#free += 1;
+  }
+}
+
+/** Reads the whole file once, streamed, before anything is imported: the header's columns and the data rows. */
+async function checkFile(source: ImportSource, onCheck: FileImportOptions['onCheck']): Promise<HeaderColumns & { width: number; rows: number }> {
+  const bytes = { read: 0 };
+  let header: (HeaderColumns & { width: number }) | undefined;
+  let rows = 0;
+  for await (const row of csvRows(source(), bytes)) {
+    if (!header) header = { ...columnsOf(row.fields), width: row.fields.length };
+    else if (++rows % 1000 === 0) onCheck?.({ bytesRead: bytes.read, rows });
+  }
+  if (!header) throw new ServiceError('MEMBER_IMPORT_INVALID', `the file is empty: its first row is the header ${IMPORT_HEADER}`);
+  onCheck?.({ bytesRead: bytes.read, rows });
+  return { ...header, rows };
+}
+
+function defaultHashConcurrency(): number {
+  return Math.min(4, availableParallelism());
+}
+
+/**
+ * Imports members exported from the old membership store, one CSV row each, streamed: the file is read twice,
+ * first whole to check its syntax and header (a file that cannot be read as a whole throws
+ * MEMBER_IMPORT_INVALID before anything is imported), then row by row, each batch of rows written in one
+ * transaction. Memory holds a batch, and the ids and usernames seen (ImportContext.seen), never the file.
+ * Members already stored with the row's id and username are `existing`, so that a run interrupted anywhere,
+ * even killed, is finished by running it again.
+ */
+export async function importMemberFile(source: ImportSource, members: MemberService, options: FileImportOptions = {}): Promise<ImportSummary> {
+  const { rows: rowsTotal, ...header } = await checkFile(source, options.onCheck);
+  const context: ImportContext = { members, options, ...header, seen: { id: new Map(), username: new Map() } };
+  const summary: ImportSummary = { rowsTotal, rowsDone: 0, imported: 0, existing: 0, refused: 0, interrupted: false };
+  const batchSize = Math.max(1, options.batchSize ?? DEFAULT_BATCH_SIZE);
+  const slots = new Slots(options.hashConcurrency ?? defaultHashConcurrency());
+  let batch: Array<Promise<PreparedRow>> = [];
+  let batchStartedAt = Date.now();
+
+  const flush = async (): Promise<void> => {
+    const written = batch;
+    batch = [];
+    for (const row of await writeBatch(written, context)) {
+      summary.rowsDone += 1;
+      summary[row.status === 'imported' ? 'imported' : row.status] += 1;
+      await options.onRow?.(row);
+    }
+    batchStartedAt = Date.now();
+    options.onProgress?.({ ...summary });
+  };
+
+  let isHeader = true;
+  for await (const row of csvRows(source())) {
+    if (isHeader) {
+      isHeader = false;
+      continue;
+    }
+    if (options.signal?.aborted) {
+      summary.interrupted = true;
+      break;
+    }
+    const cells = cellsOf(row.fields, context.columns);
+    try {
+      if (row.fields.length !== context.width) {
+        throw new RowRefused(`the row has ${row.fields.length} fields where the header row has ${context.width}`);
+      }
+      // In file order, before any await: which row came first decides.
+      refuseRepeats(cells, row.line, context.seen);
+      await slots.acquire();
+      const prepared = prepareRow(row, cells, context).finally(() => slots.release());
+      // Awaited when the batch is written; until then, a rejection is not an unhandled one.
+      prepared.catch(() => {});
+      batch.push(prepared);
+    } catch (error) {
+      batch.push(Promise.resolve(refusal(row.line, cells.id.trim() || null, error)));
+    }
+    if (batch.length >= batchSize || Date.now() - batchStartedAt >= MAX_BATCH_MS) await flush();
+  }
+  if (batch.length > 0 || summary.rowsDone === 0) await flush();
+  return summary;
+}
+
+/**
+ * importMemberFile over a text in memory, with the report of every row: for tests and small files. Returns one
+ * report row per data row.
+ */
+export async function importMembers(csvText: string, members: MemberService, options: FileImportOptions = {}): Promise<ImportReportRow[]> {
+  const report: ImportReportRow[] = [];
+  await importMemberFile(() => [Buffer.from(csvText)], members, {
+    ...options,
+    onRow: async (row) => {
+      report.push(row);
+      await options.onRow?.(row);
+    },
+  });
   return report;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { MemberAttributes, MemberChanges, MemberRow, Store } from '../store/store.js';
+import type { MemberAttributes, MemberChanges, MemberRow, NewMember, NewMemberOutcome, Store } from '../store/store.js';
 import { StoreConflictError } from '../store/store.js';
 import type { Clock } from './clock.js';
 import { ServiceError } from './errors.js';
@@ -41,6 +41,29 @@ export class MemberService {
 
   /** passwordHash is a stored hash from passwords.ts (an import's), or null: no password until one is set. */
   async add(input: MemberInput, passwordHash: string | null = null): Promise<MemberRow> {
+    const member = this.#checked(input);
+    // Sign-in matches usernames ignoring case, so two that differ only in case would lock each other out.
+    const sameLogin = await this.store.findMembersByLogin(member.username);
+    if (sameLogin.some(({ member: other }) => other.username.toLowerCase() === member.username.toLowerCase())) {
+      throw new ServiceError('MEMBER_EXISTS', member.username);
+    }
+    try {
+      return await this.store.createMember({ ...member, passwordHash });
+    } catch (error) {
+      if (error instanceof StoreConflictError) throw new ServiceError('MEMBER_EXISTS', member.id);
+      throw error;
+    }
+  }
+
+  /**
+   * The member as add would store it (id as the id format has it, fields trimmed and checked), without writing
+   * it: for addMany. Throws MEMBER_INVALID.
+   */
+  prepare(input: MemberInput, passwordHash: string | null = null): NewMember {
+    return { ...this.#checked(input), passwordHash };
+  }
+
+  #checked(input: MemberInput): MemberRow {
     const member: MemberRow = {
       id: this.#idOf(input.id),
       username: input.username.trim(),
@@ -53,17 +76,26 @@ export class MemberService {
     };
     if (!member.id || !member.username) throw new ServiceError('MEMBER_INVALID', 'id and username are required');
     refuseLongFields(member);
-    // Sign-in matches usernames ignoring case, so two that differ only in case would lock each other out.
-    const sameLogin = await this.store.findMembersByLogin(member.username);
-    if (sameLogin.some(({ member: other }) => other.username.toLowerCase() === member.username.toLowerCase())) {
-      throw new ServiceError('MEMBER_EXISTS', member.username);
-    }
-    try {
-      return await this.store.createMember({ ...member, passwordHash });
-    } catch (error) {
-      if (error instanceof StoreConflictError) throw new ServiceError('MEMBER_EXISTS', member.id);
-      throw error;
-    }
+    return member;
+  }
+
+  /**
+   * Stores prepared members in one transaction, skipping those whose id or username (ignoring case, as add
+   * refuses it) is taken; what became of each, in order, is Store.createMembers's answer.
+   */
+  addMany(members: readonly NewMember[]): Promise<NewMemberOutcome[]> {
+    return this.store.createMembers(members);
+  }
+
+  /** The stored member with this id, or null. */
+  find(id: string): Promise<MemberRow | null> {
+    return this.store.getMember(this.#lookup(id));
+  }
+
+  /** The stored member with exactly this username (not ignoring case), or null. */
+  async findByUsername(username: string): Promise<MemberRow | null> {
+    const matches = await this.store.findMembersByLogin(username);
+    return matches.find(({ member }) => member.username === username)?.member ?? null;
   }
 
   /** The id to store: as given under 'any' (empty when missing, which add refuses); see MemberIdFormat. */

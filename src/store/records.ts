@@ -7,6 +7,7 @@ import type {
   MemberCredentials,
   MemberRow,
   NewMember,
+  NewMemberOutcome,
   SecondFactorRow,
   SessionRow,
   SessionWithMember,
@@ -111,6 +112,24 @@ export interface SecondFactorRecord {
   created_at: number;
   confirmed_at: number | null;
   last_step: number | null;
+}
+
+/**
+ * createMembers' outcomes, once its inserts are done: `created` marks the members inserted, `storedUsernames`
+ * holds the username stored under each id of the list that was not inserted (read after the inserts, in the
+ * same transaction). A member not inserted whose id is not stored was skipped for its username.
+ */
+export function newMemberOutcomes(
+  members: readonly NewMember[],
+  created: readonly boolean[],
+  storedUsernames: ReadonlyMap<string, string>,
+): NewMemberOutcome[] {
+  return members.map((member, index) => {
+    if (created[index]) return 'created';
+    const stored = storedUsernames.get(member.id);
+    if (stored === undefined) return 'usernameTaken';
+    return stored === member.username ? 'existing' : 'idTaken';
+  });
 }
 
 export const CALLER_COLUMNS = 'id, name, enabled, created_at';

@@ -60,6 +60,17 @@ export type MemberChanges = Partial<Pick<MemberRow, 'email' | 'firstName' | 'las
 /** A member as created; passwordHash is a tagged hash from src/service/passwords.ts, or null (no password yet). */
 export type NewMember = MemberRow & { passwordHash?: string | null };
 
+/**
+ * What createMembers did with one member of its list:
+ * - `created`: inserted;
+ * - `existing`: not inserted, because a member with this id and exactly this username is stored (an earlier
+ *   import of the same row, or an earlier member of the same list);
+ * - `idTaken`: not inserted, because a member with this id is stored under another username;
+ * - `usernameTaken`: not inserted, because the id is free but a stored member (or an earlier member of the list)
+ *   has this username, ignoring case as findMembersByLogin folds it.
+ */
+export type NewMemberOutcome = 'created' | 'existing' | 'idTaken' | 'usernameTaken';
+
 /** A member with its password hash, for sign-in only; nothing else reads the hash. */
 export interface MemberCredentials {
   member: MemberRow;
@@ -170,6 +181,14 @@ export interface Store {
 
   /** Throws StoreConflictError when the id or username is taken. */
   createMember(member: NewMember): Promise<MemberRow>;
+  /**
+   * Inserts the members in one transaction, for bulk imports, and returns what became of each, in the order
+   * given. A member whose id is taken, or whose username is taken ignoring case (unlike createMember, which
+   * compares usernames exactly), is skipped rather than an error, so that importing the same members again
+   * inserts only the missing ones. A member repeating the id, or the username ignoring case, of an earlier one
+   * in the list is never inserted.
+   */
+  createMembers(members: readonly NewMember[]): Promise<NewMemberOutcome[]>;
   getMember(id: string): Promise<MemberRow | null>;
   listMembers(): Promise<MemberRow[]>;
   /** Changes the given fields in one write and returns the member as it is then; null when no member has this id. */

@@ -406,6 +406,85 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
       });
     });
 
+    describe('createMembers', () => {
+      test('inserts every member of the list, with every field, and says so for each', async () => {
+        const members = [
+          { ...aMember('m1', { attributes: ATTRIBUTES, enabled: false }), passwordHash: 'argon2:hash-1' },
+          aMember('m2', { username: 'zoë', email: '', firstName: 'Łukasz', lastName: '日本' }),
+          { ...aMember('m3'), passwordHash: null },
+        ];
+        expect(await store.createMembers(members)).toEqual(['created', 'created', 'created']);
+        expect(await store.getMember('m1')).toStrictEqual(aMember('m1', { attributes: ATTRIBUTES, enabled: false }));
+        expect(await store.getMember('m2')).toEqual(members[1]);
+        expect(await store.getMemberCredentials('m1')).toMatchObject({ passwordHash: 'argon2:hash-1' });
+        expect(await store.getMemberCredentials('m3')).toMatchObject({ passwordHash: null });
+      });
+
+      test('returns an empty list for an empty list', async () => {
+        expect(await store.createMembers([])).toEqual([]);
+      });
+
+      test('skips the members whose id or username is stored, ignoring the username case, and leaves the stored ones as they were', async () => {
+        const ada = aMember('m1', { username: 'ada', firstName: 'Ada' });
+        const grace = aMember('m2', { username: 'Grace' });
+        await store.createMember({ ...ada, passwordHash: 'argon2:kept' });
+        await store.createMember(grace);
+        const outcomes = await store.createMembers([
+          aMember('m1', { username: 'ada', firstName: 'Changed' }),
+          aMember('m1', { username: 'someone-else' }),
+          aMember('m1', { username: 'ADA' }),
+          aMember('m3', { username: 'grace' }),
+          aMember('m4', { username: 'Grace' }),
+          aMember('m5', { username: 'new' }),
+        ]);
+        expect(outcomes).toEqual(['existing', 'idTaken', 'idTaken', 'usernameTaken', 'usernameTaken', 'created']);
+        expect(await store.listMembers()).toEqual([ada, grace, aMember('m5', { username: 'new' })]);
+        expect(await store.getMemberCredentials('m1')).toMatchObject({ passwordHash: 'argon2:kept' });
+      });
+
+      test('inserts nothing the second time: every member of the list is then existing', async () => {
+        const members = ['a', 'b', 'c'].map((id) => aMember(id));
+        await store.createMembers(members);
+        expect(await store.createMembers(members)).toEqual(['existing', 'existing', 'existing']);
+        expect(await store.listMembers()).toEqual(members);
+      });
+
+      test('inserts the missing members of a list partly stored, as a resumed import does', async () => {
+        const members = Array.from({ length: 2500 }, (_, index) => aMember(`m${String(index).padStart(4, '0')}`));
+        expect(await store.createMembers(members.slice(0, 1000))).toEqual(Array(1000).fill('created'));
+        const outcomes = await store.createMembers(members);
+        expect(outcomes.slice(0, 1000)).toEqual(Array(1000).fill('existing'));
+        expect(outcomes.slice(1000)).toEqual(Array(1500).fill('created'));
+        expect(await store.listMembers()).toEqual(members);
+      });
+
+      test('never inserts a member repeating the id or the username (ignoring case) of an earlier one of the list', async () => {
+        const outcomes = await store.createMembers([
+          aMember('m1', { username: 'ada' }),
+          aMember('m1', { username: 'ada' }),
+          aMember('m1', { username: 'bob' }),
+          aMember('m2', { username: 'ADA' }),
+          aMember('m3', { username: 'cy' }),
+        ]);
+        expect(outcomes).toEqual(['created', 'existing', 'idTaken', 'usernameTaken', 'created']);
+        expect(await store.listMembers()).toEqual([aMember('m1', { username: 'ada' }), aMember('m3', { username: 'cy' })]);
+      });
+
+      test('never inserts a member repeating an earlier one of the list that was skipped', async () => {
+        await store.createMember(aMember('m1', { username: 'ada' }));
+        const outcomes = await store.createMembers([aMember('m1', { username: 'bob' }), aMember('m2', { username: 'bob' })]);
+        expect(outcomes).toEqual(['idTaken', 'usernameTaken']);
+        expect(await store.getMember('m2')).toBeNull();
+      });
+
+      test('inserts the list in one transaction: a member that cannot be stored rolls the others back', async () => {
+        await store.createMember(aMember('m0'));
+        const broken = { ...aMember('m2'), email: null } as unknown as MemberRow;
+        await expect(store.createMembers([aMember('m1'), broken, aMember('m3')])).rejects.toThrow();
+        expect(await store.listMembers()).toEqual([aMember('m0')]);
+      });
+    });
+
     describe('member credentials', () => {
       test('createMember() with a passwordHash stores it, and getMemberCredentials() reads it back with the member', async () => {
         const member = aMember('m1');

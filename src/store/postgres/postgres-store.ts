@@ -7,6 +7,7 @@ import type {
   MemberCredentials,
   MemberRow,
   NewMember,
+  NewMemberOutcome,
   SecondFactorRow,
   SessionFilter,
   SessionRow,
@@ -27,6 +28,7 @@ import {
   fromSession,
   mapOrNull,
   MEMBER_COLUMNS,
+  newMemberOutcomes,
   type MemberCredentialsRecord,
   type MemberRecord,
   SECOND_FACTOR_COLUMNS,
@@ -106,6 +108,28 @@ const MEMBERS_BY_LOGIN_SQL = `
   ORDER BY rank, id
   LIMIT 2`;
 
+/**
+ * createMembers' insert: the whole list in one statement, one array parameter per column. A member is inserted
+ * when it is the first of the list with its id and with its lower(username), and no stored member has either:
+ * the NOT EXISTS reads the members_lower_username index, and ON CONFLICT skips an id taken, or an exact
+ * username taken by a transaction that committed meanwhile. RETURNING gives the ids inserted.
+ */
+const INSERT_MEMBERS_IF_FREE_SQL = `
+  WITH list AS (
+    SELECT *,
+      row_number() OVER (PARTITION BY id ORDER BY position) AS id_rank,
+      row_number() OVER (PARTITION BY lower(username) ORDER BY position) AS username_rank
+    FROM unnest($1::TEXT[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TEXT[], $6::BOOLEAN[], $7::BIGINT[], $8::TEXT[], $9::TEXT[])
+      WITH ORDINALITY AS list (id, username, email, first_name, last_name, enabled, created_at, attributes, password_hash, position)
+  )
+  INSERT INTO members (${MEMBER_COLUMNS}, password_hash)
+    SELECT id, username, email, first_name, last_name, enabled, created_at, attributes, password_hash FROM list
+    WHERE id_rank = 1 AND username_rank = 1
+      AND NOT EXISTS (SELECT 1 FROM members m WHERE lower(m.username) = lower(list.username))
+    ORDER BY position
+  ON CONFLICT DO NOTHING
+  RETURNING id`;
+
 /** One statement, so that a change never mixes with another's; a NULL parameter leaves its column as it is. */
 const UPDATE_MEMBER_SQL = `
   UPDATE members SET
@@ -179,6 +203,8 @@ const SQL = {
     WHERE p.password_hash = $1`,
 
   insertMember: `INSERT INTO members (${MEMBER_COLUMNS}, password_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+  insertMembersIfFree: INSERT_MEMBERS_IF_FREE_SQL,
+  memberUsernames: 'SELECT id, username FROM members WHERE id = ANY($1::TEXT[])',
   member: `SELECT ${MEMBER_COLUMNS} FROM members WHERE id = $1`,
   members: `SELECT ${MEMBER_COLUMNS} FROM members ORDER BY id`,
   updateMember: UPDATE_MEMBER_SQL,
@@ -238,8 +264,8 @@ type TransactionQuery = (sql: string, values: unknown[]) => Promise<pg.QueryResu
 /**
  * The shared store for several instances: PostgreSQL, or a database that speaks its dialect (CockroachDB,
  * YugabyteDB). Every method is one parameterised statement on a pooled connection, except the purges, which
- * repeat one batch until it comes back short, and the second-factor writes that change several tables, each
- * one transaction on one connection.
+ * repeat one batch until it comes back short, and the bulk member insert and the second-factor writes that
+ * change several tables, each one transaction on one connection.
  */
 export class PostgresStore implements Store {
   readonly #pool: pg.Pool;
@@ -381,6 +407,32 @@ export class PostgresStore implements Store {
       () => `a member with id "${member.id}" or username "${member.username}" already exists`,
     );
     return toMember(record);
+  }
+
+  async createMembers(members: readonly NewMember[]): Promise<NewMemberOutcome[]> {
+    if (members.length === 0) return [];
+    const records = members.map(fromNewMember);
+    const column = <K extends keyof MemberCredentialsRecord<boolean>>(key: K) => records.map((record) => record[key]);
+    const columns = [
+      column('id'),
+      column('username'),
+      column('email'),
+      column('first_name'),
+      column('last_name'),
+      column('enabled'),
+      column('created_at'),
+      column('attributes'),
+      column('password_hash'),
+    ];
+    return this.#transaction(async (query) => {
+      const inserted = new Set((await query(SQL.insertMembersIfFree, columns)).rows.map((row: { id: string }) => row.id));
+      // Only the first member of the list with an inserted id is the one inserted.
+      const created = records.map((record) => inserted.delete(record.id));
+      const skipped = [...new Set(records.filter((_, index) => !created[index]).map((record) => record.id))];
+      const stored =
+        skipped.length === 0 ? [] : (await query(SQL.memberUsernames, [skipped])).rows as Array<{ id: string; username: string }>;
+      return newMemberOutcomes(members, created, new Map(stored.map((row) => [row.id, row.username])));
+    });
   }
 
   async getMember(id: string): Promise<MemberRow | null> {

@@ -7,6 +7,7 @@ import type {
   MemberCredentials,
   MemberRow,
   NewMember,
+  NewMemberOutcome,
   SecondFactorRow,
   SessionFilter,
   SessionRow,
@@ -28,6 +29,7 @@ import {
   fromSession,
   mapOrNull,
   MEMBER_COLUMNS,
+  newMemberOutcomes,
   type MemberChangesRecord,
   type MemberCredentialsRecord,
   type MemberRecord,
@@ -69,6 +71,22 @@ const MEMBERS_BY_LOGIN_SQL = `
   ) matches
   ORDER BY rank, id
   LIMIT 2`;
+
+/**
+ * createMembers' insert: skipped, not failing, when the id or the username is taken, the username ignoring
+ * case as findMembersByLogin folds it (lower() folds ASCII letters only in SQLite). The members_lower_username
+ * index serves the NOT EXISTS. (The WHERE also keeps SQLite from reading ON CONFLICT as a join's ON.)
+ */
+const INSERT_MEMBER_IF_FREE_SQL = `
+  INSERT INTO members (${MEMBER_COLUMNS}, password_hash)
+    SELECT @id, @username, @email, @first_name, @last_name, @enabled, @created_at, @attributes, @password_hash
+    WHERE NOT EXISTS (SELECT 1 FROM members WHERE lower(username) = lower(@username))
+  ON CONFLICT DO NOTHING`;
+
+/** SQLite's lower() without ICU, as better-sqlite3 builds it: ASCII letters only. */
+function sqliteLower(text: string): string {
+  return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+}
 
 /** One statement, so that a change never mixes with another's; a NULL parameter leaves its column as it is. */
 const UPDATE_MEMBER_SQL = `
@@ -154,6 +172,8 @@ function prepareStatements(db: Database.Database) {
       `INSERT INTO members (${MEMBER_COLUMNS}, password_hash)
         VALUES (@id, @username, @email, @first_name, @last_name, @enabled, @created_at, @attributes, @password_hash)`,
     ),
+    insertMemberIfFree: db.prepare<[MemberCredentialsRecord<number>]>(INSERT_MEMBER_IF_FREE_SQL),
+    memberUsername: db.prepare<[string], { username: string }>('SELECT username FROM members WHERE id = ?'),
     member: db.prepare<[string], MemberRecord<number>>(`SELECT ${MEMBER_COLUMNS} FROM members WHERE id = ?`),
     members: db.prepare<[], MemberRecord<number>>(`SELECT ${MEMBER_COLUMNS} FROM members ORDER BY id`),
     updateMember: db.prepare<[MemberChangesRecord & { id: string }], MemberRecord<number>>(UPDATE_MEMBER_SQL),
@@ -239,6 +259,25 @@ type Statements = ReturnType<typeof prepareStatements>;
 /** The writes that change several rows at once, each one transaction. */
 function prepareTransactions(db: Database.Database, statements: Statements) {
   return {
+    createMembers: db.transaction((records: ReadonlyArray<MemberCredentialsRecord<number>>) => {
+      // A repeat of an earlier member of the list is never inserted, even when that one was skipped.
+      const ids = new Set<string>();
+      const usernames = new Set<string>();
+      const created = records.map((record) => {
+        const username = sqliteLower(record.username);
+        const repeat = ids.has(record.id) || usernames.has(username);
+        ids.add(record.id);
+        usernames.add(username);
+        return !repeat && statements.insertMemberIfFree.run(record).changes > 0;
+      });
+      const storedUsernames = new Map<string, string>();
+      records.forEach((record, index) => {
+        if (created[index] || storedUsernames.has(record.id)) return;
+        const stored = statements.memberUsername.get(record.id);
+        if (stored) storedUsernames.set(record.id, stored.username);
+      });
+      return { created, storedUsernames };
+    }),
     replaceSecondFactor: db.transaction((record: SecondFactorRecord) => {
       statements.replaceSecondFactor.run(record);
       statements.deleteRecoveryCodes.run(record.member_id);
@@ -365,6 +404,12 @@ export class SqliteStore implements Store {
       () => `a member with id "${member.id}" or username "${member.username}" already exists`,
     );
     return toMember(record);
+  }
+
+  async createMembers(members: readonly NewMember[]): Promise<NewMemberOutcome[]> {
+    if (members.length === 0) return [];
+    const { created, storedUsernames } = this.#transactions.createMembers(members.map(fromNewMember));
+    return newMemberOutcomes(members, created, storedUsernames);
   }
 
   async getMember(id: string): Promise<MemberRow | null> {
