@@ -8,6 +8,8 @@ import { openStore } from '../store/open.js';
 export interface CliIo {
   out(text: string): void;
   err(text: string): void;
+  /** stderr is a terminal: progress may redraw one line there. Unset (tests, pipes) means plain lines. */
+  readonly errIsTerminal?: boolean;
 }
 
 /** What a command needs from outside the program; tests pass their own services and io. */
@@ -22,6 +24,7 @@ export interface CliContext {
 export const processIo: CliIo = {
   out: (text) => void process.stdout.write(text),
   err: (text) => void process.stderr.write(text),
+  errIsTerminal: process.stderr.isTTY === true,
 };
 
 export function createCliContext(env: Environment, io: CliIo = processIo): CliContext {

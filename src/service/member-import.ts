@@ -5,6 +5,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { MemberAttributes, NewMember } from '../store/store.js';
 import { ServiceError } from './errors.js';
 import { EXTRA_KEY } from '../config/result-fields.js';
+import { FirstSeen } from './first-seen.js';
 import { parseRole } from './member-attributes.js';
 import type { MemberService } from './members.js';
 import { importedPasswordHash, PasswordHashError, type ImportedPasswordFormat, type MembershipAlgorithm } from './passwords.js';
@@ -149,11 +150,10 @@ interface ImportContext extends HeaderColumns {
   width: number;
   /**
    * The line each id and each username (lower-cased: usernames are compared ignoring case) first appeared on,
-   * so that a repeat is refused wherever it is in the file. This is the one thing the import keeps per row:
-   * two Map entries of the values' strings and a small integer, about 120 bytes a row for ids and usernames of
-   * 8 to 12 characters (measured: 115 MB of heap for 1,000,000 rows), where everything else is per batch.
+   * so that a repeat is refused wherever it is in the file: the one thing the import keeps per row (FirstSeen
+   * tells its cost); everything else is per batch.
    */
-  seen: Record<'id' | 'username', Map<string, number>>;
+  seen: Record<'id' | 'username', FirstSeen>;
 }
 
 /** Rows written in one transaction. */
@@ -179,12 +179,15 @@ interface ByteCount {
 async function* textOf(source: ReturnType<ImportSource>, bytes: ByteCount): AsyncGenerator<string> {
   let head = Buffer.alloc(0);
   let decoder: StringDecoder | undefined;
-  // A CR that ends a chunk, held back: the next chunk may begin with its LF.
-  let heldCr = '';
+  // The end of a chunk held back: a CR, whose LF may begin the next chunk, or the first half of a surrogate
+  // pair, which Node's UTF-16 decoder hands out alone.
+  let held = '';
   const lines = (text: string): string => {
-    const all = heldCr + text;
-    heldCr = all.endsWith('\r') ? '\r' : '';
-    return (heldCr ? all.slice(0, -1) : all).replace(/\r\n?/g, '\n');
+    const all = held + text;
+    const last = all.charCodeAt(all.length - 1);
+    const hold = last === 0x0d || (last >= 0xd800 && last <= 0xdbff) ? 1 : 0;
+    held = all.slice(all.length - hold);
+    return all.slice(0, all.length - hold).replace(/\r\n?/g, '\n');
   };
   const start = (): string => {
     decoder = new StringDecoder(head[0] === 0xff && head[1] === 0xfe ? 'utf16le' : 'utf8');
@@ -204,25 +207,35 @@ async function* textOf(source: ReturnType<ImportSource>, bytes: ByteCount): Asyn
     const normalised = lines(text);
     if (normalised) yield normalised;
   }
-  const rest = lines((decoder ? '' : start()) + (decoder?.end() ?? '')) + (heldCr ? '\n' : '');
+  const rest = lines((decoder ? '' : start()) + (decoder?.end() ?? '')) + held.replace('\r', '\n');
   if (rest) yield rest;
 }
 
-/** The records of the file, streamed; a CSV syntax error is MEMBER_IMPORT_INVALID. */
-async function* csvRows(source: ReturnType<ImportSource>, bytes: ByteCount = { read: 0 }): AsyncGenerator<CsvRow> {
-  const parser = parse({ relax_column_count: true, skip_empty_lines: true, info: true, max_record_size: MAX_ROW_CHARS });
+/**
+ * The records of the file, streamed; a CSV syntax error is MEMBER_IMPORT_INVALID. Without `withLines` (the
+ * check, which needs none), every line number is 0 and the parsing is cheaper.
+ */
+async function* csvRows(source: ReturnType<ImportSource>, bytes: ByteCount = { read: 0 }, withLines = true): AsyncGenerator<CsvRow> {
+  const parser = parse({ relax_column_count: true, skip_empty_lines: true, info: withLines, max_record_size: MAX_ROW_CHARS });
   // An error of either stream reaches the loop below; leaving the loop early closes both.
-  const records = pipeline(Readable.from(textOf(source, bytes)), parser, () => {}) as AsyncIterable<{ record: string[]; info: Info }>;
+  const records = pipeline(Readable.from(textOf(source, bytes)), parser, () => {}) as AsyncIterable<{ record: string[]; info: Info } | string[]>;
   try {
-    for await (const { record, info } of records) {
+    for await (const parsed of records) {
+      if (Array.isArray(parsed)) {
+        yield { fields: parsed, line: 0 };
+        continue;
+      }
+      const { record, info } = parsed;
       // info.lines is the line a record ends on, and a quoted field may span lines.
       let newlines = 0;
       for (const field of record) if (field.includes('\n')) newlines += field.split('\n').length - 1;
       yield { fields: record, line: info.lines - newlines };
     }
   } catch (error) {
-    if (error instanceof CsvError) throw new ServiceError('MEMBER_IMPORT_INVALID', error.message);
-    throw error;
+    if (!(error instanceof CsvError)) throw error;
+    // csv-parse names the line where the row grew too long, not the line it began on.
+    const hint = error.code === 'CSV_MAX_RECORD_SIZE' ? ' (is a quote left open before it?)' : '';
+    throw new ServiceError('MEMBER_IMPORT_INVALID', `${error.message}${hint}`);
   }
 }
 
@@ -267,8 +280,9 @@ function columnsOf(header: string[]): HeaderColumns {
 }
 
 function cellsOf(fields: string[], columns: ReadonlyMap<Column, number>): Cells {
-  const cell = (column: Column) => fields[columns.get(column) ?? -1] ?? '';
-  return Object.fromEntries(COLUMNS.map((column) => [column, cell(column)])) as Cells;
+  const cells = {} as Cells;
+  for (const column of COLUMNS) cells[column] = fields[columns.get(column) ?? -1] ?? '';
+  return cells;
 }
 
 function isMemberOf(cell: string): boolean | undefined {
@@ -313,8 +327,7 @@ function refuseRepeats(cells: Cells, line: number, seen: ImportContext['seen']):
   const repeated = (['id', 'username'] as const).flatMap((column) => {
     const trimmed = cells[column].trim();
     const value = column === 'username' ? trimmed.toLowerCase() : trimmed;
-    const first = value ? seen[column].get(value) : undefined;
-    if (value && first === undefined) seen[column].set(value, line);
+    const first = value ? seen[column].firstLine(value, line) : undefined;
     return first === undefined ? [] : [`line ${first} has the same ${column}`];
   });
   if (repeated.length > 0) throw new RowRefused(`already exists in this file: ${repeated.join(' and ')}`);
@@ -340,6 +353,8 @@ type PreparedRow =
   | { settled: ImportReportRow }
   | {
       line: number;
+      /** As the row has it, for a refusal's report. */
+      cellId: string | null;
       member: NewMember;
       /** The id was issued (an empty cell under the 'guid' id format): a new one each run. */
       issuedId: boolean;
@@ -374,7 +389,7 @@ async function prepareRow(row: CsvRow, cells: Cells, context: ImportContext): Pr
     } else {
       member.passwordHash = password.hash;
     }
-    return { line: row.line, member, issuedId: !cellId };
+    return { line: row.line, cellId, member, issuedId: !cellId };
   } catch (error) {
     return refusal(row.line, cellId, error);
   }
@@ -392,8 +407,7 @@ async function writeBatch(batch: ReadonlyArray<Promise<PreparedRow>>, context: I
       report.push(row.settled);
       continue;
     }
-    const { line, member } = row;
-    const cellId = row.issuedId ? null : member.id;
+    const { line, cellId, member } = row;
     const outcome = outcomeOf.get(row);
     if (outcome === 'created') report.push({ line, id: member.id, status: 'imported' });
     else if (outcome === 'existing') report.push({ line, id: member.id, status: 'existing' });
@@ -436,7 +450,7 @@ async function checkFile(source: ImportSource, onCheck: FileImportOptions['onChe
   const bytes = { read: 0 };
   let header: (HeaderColumns & { width: number }) | undefined;
   let rows = 0;
-  for await (const row of csvRows(source(), bytes)) {
+  for await (const row of csvRows(source(), bytes, false)) {
     if (!header) header = { ...columnsOf(row.fields), width: row.fields.length };
     else if (++rows % 1000 === 0) onCheck?.({ bytesRead: bytes.read, rows });
   }
@@ -459,7 +473,7 @@ function defaultHashConcurrency(): number {
  */
 export async function importMemberFile(source: ImportSource, members: MemberService, options: FileImportOptions = {}): Promise<ImportSummary> {
   const { rows: rowsTotal, ...header } = await checkFile(source, options.onCheck);
-  const context: ImportContext = { members, options, ...header, seen: { id: new Map(), username: new Map() } };
+  const context: ImportContext = { members, options, ...header, seen: { id: new FirstSeen(), username: new FirstSeen() } };
   const summary: ImportSummary = { rowsTotal, rowsDone: 0, imported: 0, existing: 0, refused: 0, interrupted: false };
   const batchSize = Math.max(1, options.batchSize ?? DEFAULT_BATCH_SIZE);
   const slots = new Slots(options.hashConcurrency ?? defaultHashConcurrency());
@@ -471,7 +485,7 @@ export async function importMemberFile(source: ImportSource, members: MemberServ
     batch = [];
     for (const row of await writeBatch(written, context)) {
       summary.rowsDone += 1;
-      summary[row.status === 'imported' ? 'imported' : row.status] += 1;
+      summary[row.status] += 1;
       await options.onRow?.(row);
     }
     batchStartedAt = Date.now();
@@ -505,7 +519,7 @@ export async function importMemberFile(source: ImportSource, members: MemberServ
     }
     if (batch.length >= batchSize || Date.now() - batchStartedAt >= MAX_BATCH_MS) await flush();
   }
-  if (batch.length > 0 || summary.rowsDone === 0) await flush();
+  if (batch.length > 0) await flush();
   return summary;
 }
 

@@ -112,7 +112,7 @@ export class MemberService {
     return this.idFormat === 'guid' ? id.trim().toLowerCase() : id;
   }
 
-  /** Lets a bulk import skip known members before it spends a password hash on them. */
+  /** Whether a member has this id (GUIDs looked up lower-cased). */
   async exists(id: string): Promise<boolean> {
     return (await this.store.getMember(this.#lookup(id))) !== null;
   }

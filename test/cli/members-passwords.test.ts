@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -8,7 +8,9 @@ import { createServices, type Services } from '../../src/service/index.js';
 import { verifyPassword } from '../../src/service/passwords.js';
 import type { Store } from '../../src/store/store.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
-import { runWith, type CliResult } from './harness.js';
+import { runCli } from '../../src/cli/program.js';
+import type { MemberService } from '../../src/service/members.js';
+import { capturingIo, runWith, type CliResult } from './harness.js';
 
 const HEADER = 'id,username,email,first_name,last_name,password_hash,password_format,salt';
 
@@ -35,14 +37,17 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function run(...args: string[]): Promise<CliResult> {
-  const ctx: Omit<CliContext, 'io'> = {
+function contextOver(over: Services): Omit<CliContext, 'io'> {
+  return {
     config: () => {
       throw new Error('the admin commands under test do not read the configuration');
     },
-    withServices: (fn) => fn(services),
+    withServices: (fn) => fn(over),
   };
-  return runWith(ctx, ...args);
+}
+
+function run(...args: string[]): Promise<CliResult> {
+  return runWith(contextOver(services), ...args);
 }
 
 /** Standard input as a terminal that records its raw mode (echo off), or as a pipe. */
@@ -130,41 +135,112 @@ describe('members import', () => {
     return file;
   }
 
-  it('prints a row per line of the file and a summary, and fails when a row was refused', async () => {
+  it('prints the refused rows and a summary, fails when a row was refused, and reports rows imported before as there already', async () => {
     const file = await csvFile([HEADER, GOOD, BAD]);
     const result = await run('members', 'import', file);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('');
     const lines = result.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^LINE\s+ID\s+STATUS\s+REASON$/);
-    expect(lines[1]).toMatch(/^2\s+m2\s+imported\s+-$/);
-    expect(lines[2]).toMatch(/^3\s+m3\s+refused\s+encrypted passwords \(PasswordFormat 2\) cannot be imported: /);
-    expect(lines[3]).toBe('1 imported, 1 refused.');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^refused line 3 \(id m3\): encrypted passwords \(PasswordFormat 2\) cannot be imported: /);
+    expect(lines[1]).toMatch(/^1 imported, 0 already there, 1 refused, in \d+\.\d s\.$/);
     const credentials = await store.getMemberCredentials('m2');
     await expect(verifyPassword(credentials?.passwordHash ?? '', 'old password')).resolves.toEqual({ ok: true, needsRehash: true });
     await expect(store.getMember('m3')).resolves.toBeNull();
 
     const again = await run('members', 'import', file);
     expect(again.code).toBe(1);
-    expect(again.stdout).toMatch(/^2\s+m2\s+refused\s+A member with this id or username already exists: m2$/m);
-    expect(again.stdout).toMatch(/^0 imported, 2 refused\.$/m);
+    expect(again.stdout).toMatch(/^refused line 3 \(id m3\): encrypted passwords/m);
+    expect(again.stdout).toMatch(/^0 imported, 1 already there, 1 refused, in \d+\.\d s\.$/m);
   });
 
   it('succeeds when every row is imported, and reads UTF-16 files', async () => {
     const result = await run('members', 'import', await csvFile([HEADER, GOOD], 'utf16le'));
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^1 imported, 0 refused\.$/m);
+    expect(result.stdout).toMatch(/^1 imported, 0 already there, 0 refused, in \d+\.\d s\.\n$/);
     await expect(services.members.get('m2')).resolves.toMatchObject({ username: 'bob', lastName: 'Smith' });
   });
 
-  it('prints JSON with --json, and the summary on stderr', async () => {
-    const result = await run('members', 'import', await csvFile([HEADER, GOOD, BAD]), '--json');
+  it('succeeds when every row is there already', async () => {
+    const file = await csvFile([HEADER, GOOD]);
+    expect((await run('members', 'import', file)).code).toBe(0);
+    const again = await run('members', 'import', file);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/^0 imported, 1 already there, 0 refused, in \d+\.\d s\.\n$/);
+  });
+
+  it('prints one JSON document with --json, the refused rows and the counts, and the summary on stderr', async () => {
+    const result = await run('members', 'import', await csvFile([HEADER, GOOD, BAD, 'm4,dave,,,,,,']), '--json');
     expect(result.code).toBe(1);
-    expect(JSON.parse(result.stdout)).toEqual([
-      { line: 2, id: 'm2', status: 'imported', reason: null },
-      { line: 3, id: 'm3', status: 'refused', reason: expect.stringMatching(/^encrypted passwords/) },
-    ]);
-    expect(result.stderr).toBe('1 imported, 1 refused.\n');
+    expect(JSON.parse(result.stdout)).toEqual({
+      refused: [{ line: 3, id: 'm3', reason: expect.stringMatching(/^encrypted passwords/) }],
+      summary: { rowsTotal: 3, rowsDone: 3, imported: 2, existing: 0, refused: 1, interrupted: false, seconds: expect.any(Number) },
+    });
+    expect(result.stderr).toMatch(/^2 imported, 0 already there, 1 refused, in \d+\.\d s\.\n$/);
+
+    const none = await run('members', 'import', await csvFile([HEADER]), '--json');
+    expect(none.code).toBe(0);
+    expect(JSON.parse(none.stdout)).toMatchObject({ refused: [], summary: { rowsTotal: 0, rowsDone: 0 } });
+  });
+
+  it('writes every row with --report, the ids as stored, and refuses a report that would overwrite the file', async () => {
+    const file = await csvFile([HEADER, GOOD, BAD, 'm4,"dave, jr",,,,,,']);
+    const reportPath = join(dir, 'report.csv');
+    expect((await run('members', 'import', file, '--report', reportPath)).code).toBe(1);
+    const lines = (await readFile(reportPath, 'utf8')).split('\n');
+    expect(lines[0]).toBe('line,id,status,reason');
+    expect(lines[1]).toBe('2,m2,imported,');
+    expect(lines[2]).toMatch(/^3,m3,refused,"?encrypted passwords \(PasswordFormat 2\) cannot be imported: /);
+    expect(lines.slice(3)).toEqual(['4,m4,imported,', '']);
+    expect((await run('members', 'import', file, '--report', reportPath)).code).toBe(1);
+    expect((await readFile(reportPath, 'utf8')).split('\n')[1]).toBe('2,m2,already there,');
+
+    const same = await run('members', 'import', file, '--report', file);
+    expect(same).toEqual({ code: 1, stdout: '', stderr: 'error: --report names the file being imported\n' });
+    expect(await readFile(file, 'utf8')).toContain('dave, jr');
+  });
+
+  it('stops at Ctrl-C once the rows read so far are written, says how to finish, exits 130, and finishes when run again', async () => {
+    const file = await csvFile([HEADER, ...Array.from({ length: 2500 }, (_, n) => `x${n},user${n},,,,,,`)]);
+    const listeners = process.listenerCount('SIGINT');
+    // Ctrl-C while the first batch (1,000 rows) is being written.
+    const members = new Proxy(services.members, {
+      get(target, property) {
+        if (property === 'addMany') {
+          return async (list: Parameters<MemberService['addMany']>[0]) => {
+            const outcomes = await target.addMany(list);
+            process.emit('SIGINT');
+            return outcomes;
+          };
+        }
+        const value: unknown = Reflect.get(target, property);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const result = await runWith(contextOver({ ...services, members }), 'members', 'import', file);
+    expect(result.code).toBe(130);
+    expect(result.stderr).toBe('Stopping once the rows read so far are written (Ctrl-C again stops at once)…\n');
+    expect(result.stdout).toMatch(
+      /^Interrupted after 1,000 of 2,500 rows: 1,000 imported, 0 already there, 0 refused, in \d+\.\d s\. Run the same command again to import the other 1,500: the rows imported will be reported as already there\.\n$/,
+    );
+    expect(process.listenerCount('SIGINT')).toBe(listeners);
+    expect(await services.members.list()).toHaveLength(1001);
+
+    const again = await run('members', 'import', file);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/^1,500 imported, 1,000 already there, 0 refused, in \d+\.\d s\.\n$/);
+    expect(await services.members.list()).toHaveLength(2501);
+  });
+
+  it('draws its progress on one line of a terminal, and takes it away before the summary', async () => {
+    const file = await csvFile([HEADER, GOOD, BAD]);
+    const io = { ...capturingIo(), errIsTerminal: true };
+    const code = await runCli(['members', 'import', file], { ...contextOver(services), io }, '9.9.9-test');
+    expect(code).toBe(1);
+    expect(io.stderr).toContain('\r\x1b[2Kimported 2 of 2 rows');
+    expect(io.stderr.endsWith('\r\x1b[2K')).toBe(true);
+    expect(io.stderr).not.toContain('\n');
+    expect(io.stdout).toMatch(/^refused line 3 \(id m3\): encrypted passwords.*\n1 imported, 0 already there, 1 refused, in \d+\.\d s\.\n$/);
   });
 
   it('takes --hash-algorithm in any case and refuses unknown ones', async () => {
@@ -187,8 +263,9 @@ describe('members import', () => {
     const missing = await run('members', 'import', join(dir, 'nope.csv'));
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^error: ENOENT: no such file or directory/);
-    const headerless = await run('members', 'import', await csvFile([GOOD]));
+    const headerless = await run('members', 'import', await csvFile([GOOD]), '--json');
     expect(headerless.code).toBe(1);
+    expect(headerless.stdout).toBe('');
     expect(headerless.stderr).toContain(
       `error: The member file cannot be imported: unknown column "m2": the header row is ${HEADER}, and may add is_member, `,
     );

@@ -1,10 +1,12 @@
 import { hash as argon2Hash } from '@node-rs/argon2';
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import { createServices, type Services } from '../../src/service/index.js';
-import { importMembers } from '../../src/service/member-import.js';
+import { importMemberFile, importMembers, type ImportProgress } from '../../src/service/member-import.js';
+import type { MemberService } from '../../src/service/members.js';
 import { verifyPassword } from '../../src/service/passwords.js';
 import type { Store } from '../../src/store/store.js';
 import { serviceErrorOf } from '../helpers/service-error.js';
+import { describeWithPostgres, tempPostgresStore } from '../helpers/postgres.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 
 const SESSION = { absoluteTimeoutSeconds: 3600, idleTimeoutSeconds: 600, slidingIdle: true };
@@ -153,19 +155,13 @@ describe('importMembers', () => {
     await expect(store.getMemberCredentials('m-nopw')).resolves.toMatchObject({ passwordHash: null });
   });
 
-  it('imports nothing the second time', async () => {
+  it('imports nothing the second time: the rows imported are there already, the others refused as before', async () => {
     await addExisting();
     const csv = await csvOfEveryCase();
     await importMembers(csv, services.members);
     const before = await memberIds();
     const again = await importMembers(csv, services.members);
-    expect(again).toEqual(
-      EXPECTED_REPORT.map((row) =>
-        row.status === 'imported'
-          ? { ...row, status: 'refused', reason: `A member with this id or username already exists: ${row.id}` }
-          : row,
-      ),
-    );
+    expect(again).toEqual(EXPECTED_REPORT.map((row) => (row.status === 'imported' ? { ...row, status: 'existing' } : row)));
     expect(await memberIds()).toEqual(before);
   });
 
@@ -312,5 +308,176 @@ describe('importMembers with member attributes', () => {
       },
     ]);
     await expect(services.members.get(report[1]?.id ?? '')).resolves.toMatchObject({ username: 'bob' });
+  });
+});
+
+/** The member service with some methods replaced; the others run on the service itself (it has private fields). */
+function replacing(members: MemberService, methods: Partial<MemberService>): MemberService {
+  return new Proxy(members, {
+    get(target, property, receiver) {
+      if (property in methods) return methods[property as keyof MemberService];
+      const value: unknown = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/** The member service, with the batches it was given to write (their ids' numbers) and the ids it was asked for. */
+function countingMembers(members: MemberService): { members: MemberService; batches: number[][]; finds: string[] } {
+  const batches: number[][] = [];
+  const finds: string[] = [];
+  const counting = replacing(members, {
+    addMany: (list) => {
+      batches.push(list.map((member) => Number(member.id.replace(/\D/g, ''))));
+      return members.addMany(list);
+    },
+    find: (id) => {
+      finds.push(id);
+      return members.find(id);
+    },
+  });
+  return { members: counting, batches, finds };
+}
+
+function rowsCsv(count: number, row = (n: number) => `m${n},user${n},user${n}@example.org,First ${n},Last ${n}`): string {
+  return ['id,username,email,first_name,last_name', ...Array.from({ length: count }, (_, index) => row(index + 1))].join('\n');
+}
+
+describe('importMemberFile', () => {
+  it('writes the rows in batches of batchSize, in file order, and reports progress after each', async () => {
+    const { members, batches } = countingMembers(services.members);
+    const progress: ImportProgress[] = [];
+    const summary = await importMemberFile(() => [Buffer.from(rowsCsv(25))], members, { batchSize: 10, onProgress: (p) => progress.push(p) });
+    expect(summary).toEqual({ rowsTotal: 25, rowsDone: 25, imported: 25, existing: 0, refused: 0, interrupted: false });
+    expect(batches.map((batch) => batch.length)).toEqual([10, 10, 5]);
+    expect(batches.flat()).toEqual(Array.from({ length: 25 }, (_, index) => index + 1));
+    expect(progress.map((p) => p.rowsDone)).toEqual([10, 20, 25]);
+    expect((await services.members.list()).length).toBe(25);
+  });
+
+  it('stops after the batch in progress when the signal aborts, and a second run imports only what is missing', async () => {
+    const csv = rowsCsv(50);
+    const controller = new AbortController();
+    const first = await importMemberFile(() => [Buffer.from(csv)], services.members, {
+      batchSize: 10,
+      onProgress: (p) => p.rowsDone >= 20 && controller.abort(),
+      signal: controller.signal,
+    });
+    expect(first).toEqual({ rowsTotal: 50, rowsDone: 20, imported: 20, existing: 0, refused: 0, interrupted: true });
+    expect(await memberIds()).toHaveLength(20);
+
+    const second = await importMembers(csv, services.members, { batchSize: 10 });
+    expect(second.filter((row) => row.status === 'existing').map((row) => row.line)).toEqual(Array.from({ length: 20 }, (_, index) => index + 2));
+    expect(second.filter((row) => row.status === 'imported')).toHaveLength(30);
+    expect(second.filter((row) => row.status === 'refused')).toEqual([]);
+    const ids = await memberIds();
+    expect(ids).toHaveLength(50);
+    expect(new Set(ids).size).toBe(50);
+  });
+
+  it('resumes after a run that died between batches: the rows written are there, the rest imported', async () => {
+    const csv = rowsCsv(30);
+    let calls = 0;
+    const dying = replacing(services.members, {
+      addMany: (list) => (++calls === 2 ? Promise.reject(new Error('connection lost')) : services.members.addMany(list)),
+    });
+    await expect(importMembers(csv, dying, { batchSize: 10 })).rejects.toThrow('connection lost');
+    expect(await memberIds()).toHaveLength(10);
+    const report = await importMembers(csv, services.members, { batchSize: 7 });
+    expect(report.map((row) => row.status)).toEqual([...Array(10).fill('existing'), ...Array(20).fill('imported')]);
+    expect(await memberIds()).toHaveLength(30);
+  });
+
+  it('hashes no clear password of a row already imported, and refuses one whose id is another member', async () => {
+    const csv = [HEADER, 'm1,ada,,,,first password,0,', 'm2,bob,,,,second password,clear,', 'm3,cy,,,,third password,clear,'].join('\n');
+    await importMembers(csv, services.members);
+    await services.members.remove('m3');
+    await services.members.add({ id: 'm3', username: 'someone-else' });
+    const { members, batches, finds } = countingMembers(services.members);
+    const report = await importMembers(csv, members);
+    expect(report).toEqual([
+      { line: 2, id: 'm1', status: 'existing' },
+      { line: 3, id: 'm2', status: 'existing' },
+      { line: 4, id: 'm3', status: 'refused', reason: 'A member with this id or username already exists: m3' },
+    ]);
+    expect(finds).toEqual(['m1', 'm2', 'm3']);
+    expect(batches).toEqual([]);
+    await expect(verifyPassword((await store.getMemberCredentials('m1'))?.passwordHash ?? '', 'first password')).resolves.toMatchObject({ ok: true });
+  });
+
+  it('refuses a username repeated in the file in another case, and one taken by a stored member in another case', async () => {
+    await services.members.add({ id: 'm0', username: 'Zed' });
+    const report = await importMembers(['id,username', 'm1,Ada', 'm2,ada', 'm3,zed'].join('\n'), services.members);
+    expect(report).toEqual([
+      { line: 2, id: 'm1', status: 'imported' },
+      { line: 3, id: 'm2', status: 'refused', reason: 'already exists in this file: line 2 has the same username' },
+      { line: 4, id: 'm3', status: 'refused', reason: 'A member with this id or username already exists: zed' },
+    ]);
+  });
+
+  it("reports a row without id under the 'guid' id format as there already the second time, with the id issued the first", async () => {
+    services = createServices({ store, secretKey: randomBytes(32), session: SESSION, memberIdFormat: 'guid' });
+    const csv = ['id,username', ',bob'].join('\n');
+    const [first] = await importMembers(csv, services.members);
+    expect(first).toMatchObject({ status: 'imported' });
+    expect(await importMembers(csv, services.members)).toEqual([{ line: 2, id: first?.id, status: 'existing' }]);
+    expect(await memberIds()).toEqual([first?.id]);
+  });
+
+  it('reads UTF-16 and CRLF files whatever the chunks the bytes come in', async () => {
+    const text = `${['id,username,first_name', 'm1,ada,Zoë', '', 'm2,"bob', 'smith",Łukasz 日本', 'm3,cy,🎓'].join('\r\n')}\r\n`;
+    const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+    // One byte a chunk splits every character and every CRLF.
+    const chunks = [...bytes].map((byte) => Buffer.from([byte]));
+    const report: unknown[] = [];
+    await importMemberFile(() => chunks, services.members, { onRow: (row) => void report.push(row) });
+    expect(report).toEqual([
+      { line: 2, id: 'm1', status: 'imported' },
+      { line: 4, id: 'm2', status: 'imported' },
+      { line: 6, id: 'm3', status: 'imported' },
+    ]);
+    expect((await services.members.get('m1')).firstName).toBe('Zoë');
+    expect((await services.members.get('m2')).username).toBe('bob\nsmith');
+    expect((await services.members.get('m2')).firstName).toBe('Łukasz 日本');
+    expect((await services.members.get('m3')).firstName).toBe('🎓');
+  });
+
+  it('refuses a file with a quote left open before importing anything, without reading the rest into one field', async () => {
+    const csv = `id,username\nm1,ada\nm2,"bob\n${'m9,x\n'.repeat(250_000)}`;
+    const error = await serviceErrorOf(importMembers(csv, services.members));
+    expect(error.code).toBe('MEMBER_IMPORT_INVALID');
+    expect(error.message).toMatch(/maximum/i);
+    expect(await memberIds()).toEqual([]);
+  });
+});
+
+describeWithPostgres('importMemberFile on PostgreSQL', () => {
+  let pg: Awaited<ReturnType<typeof tempPostgresStore>>;
+  let pgServices: Services;
+
+  beforeEach(async () => {
+    pg = await tempPostgresStore();
+    pgServices = createServices({ store: pg.store, secretKey: randomBytes(32), session: SESSION });
+  });
+  afterEach(() => pg.cleanup());
+
+  it('stops when the signal aborts, and a second run imports only what is missing, refusing what the store refuses', async () => {
+    await pgServices.members.add({ id: 'taken', username: 'user7' });
+    const csv = rowsCsv(2500);
+    const controller = new AbortController();
+    const first = await importMemberFile(() => [Buffer.from(csv)], pgServices.members, {
+      onProgress: () => controller.abort(),
+      signal: controller.signal,
+    });
+    expect(first).toEqual({ rowsTotal: 2500, rowsDone: 1000, imported: 999, existing: 0, refused: 1, interrupted: true });
+    const report = await importMembers(csv, pgServices.members);
+    expect(report.filter((row) => row.status === 'existing')).toHaveLength(999);
+    expect(report.filter((row) => row.status === 'imported')).toHaveLength(1500);
+    expect(report.filter((row) => row.status === 'refused')).toEqual([
+      { line: 8, id: 'm7', status: 'refused', reason: 'A member with this id or username already exists: user7' },
+    ]);
+    const members = await pgServices.members.list();
+    expect(members).toHaveLength(2500);
+    expect(new Set(members.map((member) => member.username.toLowerCase())).size).toBe(2500);
   });
 });

@@ -480,7 +480,12 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
       test('inserts the list in one transaction: a member that cannot be stored rolls the others back', async () => {
         await store.createMember(aMember('m0'));
         const broken = { ...aMember('m2'), email: null } as unknown as MemberRow;
-        await expect(store.createMembers([aMember('m1'), broken, aMember('m3')])).rejects.toThrow();
+        // Not rejects.toThrow(): better-sqlite3's errors come from the realm that first loaded it, not always this test's.
+        const failure = await store.createMembers([aMember('m1'), broken, aMember('m3')]).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        expect((failure as { message?: unknown } | undefined)?.message).toMatch(/null/i);
         expect(await store.listMembers()).toEqual([aMember('m0')]);
       });
     });

@@ -1,9 +1,13 @@
 import { Command, Option } from 'commander';
-import { readFile } from 'node:fs/promises';
+import { once } from 'node:events';
+import { createReadStream, type WriteStream } from 'node:fs';
+import { resolve } from 'node:path';
+import { finished } from 'node:stream/promises';
+import { open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { z } from 'zod';
-import { IMPORT_HEADER, importMembers } from '../../service/member-import.js';
+import { IMPORT_HEADER, importMemberFile, type ImportReportRow, type ImportSummary } from '../../service/member-import.js';
 import { EXTRA_KEY } from '../../config/result-fields.js';
 import { definedOnly, parseRole, TEXT_ATTRIBUTES } from '../../service/member-attributes.js';
 import { MEMBERSHIP_ALGORITHMS } from '../../service/passwords.js';
@@ -13,6 +17,7 @@ import type { CliContext, CliIo } from '../context.js';
 import { ExitCode } from '../handle-error.js';
 import { emailOption, json, jsonOption, optionalText, repeatable, required } from '../options.js';
 import { isoTime, printDone, printJson, printList, printRecord, type Fields } from '../output.js';
+import { count, ImportProgressDisplay } from '../progress.js';
 import { simpleCommand } from '../simple-command.js';
 
 /** contactNumber → "contact-number": the option's name, which the text output uses too. */
@@ -331,10 +336,99 @@ function setPassword(ctx: CliContext): Command {
     );
 }
 
-/** UTF-16 with a byte order mark, as SQL Server and Windows PowerShell tools write it, or else UTF-8. */
-function decodeText(bytes: Buffer): string {
-  return bytes[0] === 0xff && bytes[1] === 0xfe ? bytes.toString('utf16le') : bytes.toString('utf8');
+/** The summary line: `N imported, K already there, J refused, in S s.` */
+function importSummaryText(summary: ImportSummary, seconds: number): string {
+  const counts = `${count(summary.imported)} imported, ${count(summary.existing)} already there, ${count(summary.refused)} refused`;
+  if (!summary.interrupted) return `${counts}, in ${seconds.toFixed(1)} s.`;
+  const left = summary.rowsTotal - summary.rowsDone;
+  return (
+    `Interrupted after ${count(summary.rowsDone)} of ${count(summary.rowsTotal)} rows: ${counts}, in ${seconds.toFixed(1)} s. ` +
+    `Run the same command again to import the other ${count(left)}: the rows imported will be reported as already there.`
+  );
 }
+
+/**
+ * The report of `members import`, written as the rows are settled, never held whole: the refused rows (line,
+ * id, reason) and the summary. With --json, one JSON document on stdout, { "refused": [...], "summary": {...} },
+ * its rows written as they come.
+ */
+class ImportReport {
+  #refusedRows = 0;
+
+  constructor(
+    private readonly io: CliIo,
+    private readonly asJson: boolean,
+    private readonly display: ImportProgressDisplay,
+  ) {}
+
+  row(row: ImportReportRow): void {
+    if (row.status !== 'refused') return;
+    const first = this.#refusedRows++ === 0;
+    this.display.clear();
+    if (this.asJson) {
+      // The document begins with its first row, so that a file refused as a whole prints nothing on stdout.
+      const json = JSON.stringify({ line: row.line, id: row.id, reason: row.reason ?? null });
+      this.io.out(`${first ? '{\n  "refused": [' : ','}\n    ${json}`);
+      return;
+    }
+    this.io.out(`refused line ${row.line} (${row.id === null ? 'no id' : `id ${row.id}`}): ${row.reason ?? ''}\n`);
+  }
+
+  end(summary: ImportSummary, seconds: number): void {
+    this.display.clear();
+    const text = importSummaryText(summary, seconds);
+    if (!this.asJson) return printDone(this.io, text);
+    const { rowsTotal, rowsDone, imported, existing, refused, interrupted } = summary;
+    const json = JSON.stringify({ rowsTotal, rowsDone, imported, existing, refused, interrupted, seconds: Number(seconds.toFixed(1)) });
+    this.io.out(`${this.#refusedRows > 0 ? '\n  ]' : '{\n  "refused": []'},\n  "summary": ${json}\n}\n`);
+    // With --json, stdout carries the one JSON document only.
+    this.io.err(`${text}\n`);
+  }
+}
+
+/** A CSV field, quoted when it has a quote, a comma or a line end. */
+function csvField(value: string | number | null): string {
+  const text = value === null ? '' : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/**
+ * `--report FILE`: every row's outcome as CSV (line,id,status,reason), written as the rows are settled, the
+ * import waiting whenever the file falls behind. It gives the ids as stored, which the terminal report does
+ * not: GUIDs lower-cased, or the one issued for an empty cell.
+ */
+class RowReportFile {
+  readonly #out: WriteStream;
+  #failed: Error | undefined;
+
+  private constructor(out: WriteStream) {
+    this.#out = out;
+    this.#out.on('error', (error) => (this.#failed = error));
+    this.#out.write('line,id,status,reason\n');
+  }
+
+  /** Opened before the import starts, so that a path it cannot write fails before anything is imported. */
+  static async create(path: string): Promise<RowReportFile> {
+    const handle = await open(path, 'w', 0o600);
+    return new RowReportFile(handle.createWriteStream());
+  }
+
+  async row(row: ImportReportRow): Promise<void> {
+    if (this.#failed) throw this.#failed;
+    const line = [row.line, row.id, row.status === 'existing' ? 'already there' : row.status, row.reason ?? null].map(csvField).join(',');
+    if (!this.#out.write(`${line}\n`)) await once(this.#out, 'drain');
+  }
+
+  /** Harmless to call again. */
+  async close(): Promise<void> {
+    if (!this.#out.writableEnded) this.#out.end();
+    await finished(this.#out);
+    if (this.#failed) throw this.#failed;
+  }
+}
+
+/** 128 + SIGINT, as a shell reports a command stopped by Ctrl-C. */
+const EXIT_INTERRUPTED = 130;
 
 function importCommand(ctx: CliContext): Command {
   const schema = z.object({
@@ -344,10 +438,14 @@ function importCommand(ctx: CliContext): Command {
       .transform((name) => name.toUpperCase())
       .pipe(z.enum(MEMBERSHIP_ALGORITHMS, `--hash-algorithm must be one of ${MEMBERSHIP_ALGORITHMS.join(', ')}`))
       .optional(),
+    report: z.string().min(1, '--report needs a file name').optional(),
     json,
   });
   return new Command('import')
-    .description('import members from a CSV export of the old membership store; a row is imported whole or not at all')
+    .description(
+      'import members from a CSV export of the old membership store, streamed, in batches of 1,000 rows a transaction; ' +
+        'a row is imported whole or not at all, and running it again after an interruption imports only what is missing',
+    )
     .argument(
       '<file>',
       `CSV file whose header row is ${IMPORT_HEADER}, optionally with attribute columns (is_member, roles, attr:KEY, …)`,
@@ -356,26 +454,63 @@ function importCommand(ctx: CliContext): Command {
       '--hash-algorithm <name>',
       `algorithm of hashed (format 1) passwords: ${MEMBERSHIP_ALGORITHMS.join(', ')} (default: by hash length, 20 bytes SHA1, 32 HMACSHA256)`,
     )
+    .option('--report <file>', 'write every row\'s outcome to this CSV file (line,id,status,reason), with the ids as stored')
     .addOption(jsonOption())
     .action(
       action(async (file: unknown, options: object) => {
         const input = schema.parse({ file, ...options });
-        let text: string;
+        let fileBytes: number;
+        let reportFile: RowReportFile | undefined;
         try {
-          text = decodeText(await readFile(input.file));
+          const handle = await open(input.file, 'r');
+          try {
+            const stats = await handle.stat();
+            if (!stats.isFile()) throw new Error(`${input.file} is not a file`);
+            fileBytes = stats.size;
+          } finally {
+            await handle.close();
+          }
+          if (input.report !== undefined) {
+            if (resolve(input.report) === resolve(input.file)) throw new Error('--report names the file being imported');
+            reportFile = await RowReportFile.create(input.report);
+          }
         } catch (error) {
           ctx.io.err(`error: ${(error as Error).message}\n`);
           return ExitCode.failure;
         }
-        const report = await ctx.withServices((s) => importMembers(text, s.members, { hashAlgorithm: input.hashAlgorithm }));
-        const rows = report.map((r) => ({ line: r.line, id: r.id, status: r.status, reason: r.reason ?? null }));
-        printList(ctx.io, input.json, rows, 'No rows to import.');
-        const refused = report.filter((r) => r.status === 'refused').length;
-        const summary = `${report.length - refused} imported, ${refused} refused.`;
-        // With --json, stdout carries the one JSON document only.
-        if (input.json) ctx.io.err(`${summary}\n`);
-        else printDone(ctx.io, summary);
-        return refused > 0 ? ExitCode.failure : ExitCode.ok;
+        const display = new ImportProgressDisplay(ctx.io);
+        // The first Ctrl-C stops the import once the batch in progress is written; a second one, at once.
+        const stop = new AbortController();
+        const interrupt = () => {
+          stop.abort();
+          display.note('Stopping once the rows read so far are written (Ctrl-C again stops at once)…');
+        };
+        process.once('SIGINT', interrupt);
+        const startedAt = performance.now();
+        try {
+          const summary = await ctx.withServices(async (s) => {
+            const report = new ImportReport(ctx.io, input.json, display);
+            const result = await importMemberFile(() => createReadStream(input.file, { highWaterMark: 256 * 1024 }), s.members, {
+              hashAlgorithm: input.hashAlgorithm,
+              signal: stop.signal,
+              onCheck: (progress) => display.checking(progress, fileBytes),
+              onProgress: (progress) => display.importing(progress),
+              onRow: async (row) => {
+                report.row(row);
+                await reportFile?.row(row);
+              },
+            });
+            await reportFile?.close();
+            report.end(result, (performance.now() - startedAt) / 1000);
+            return result;
+          });
+          if (summary.interrupted) return EXIT_INTERRUPTED;
+          return summary.refused > 0 ? ExitCode.failure : ExitCode.ok;
+        } finally {
+          process.off('SIGINT', interrupt);
+          display.clear();
+          await reportFile?.close().catch(() => {});
+        }
       }),
     );
 }
