@@ -20,6 +20,7 @@ const ROWS = 200_000;
  * ceiling, the import holds more than a batch and its repeat check.
  */
 const RSS_CEILING_MB = 300;
+const HEAP_LIMIT_MB = 64;
 
 let cli: { cliPath: string; remove(): Promise<void> };
 let dir: string;
@@ -48,7 +49,8 @@ interface Run {
 
 /** The compiled CLI in a child process, its peak RSS printed on stderr at exit (`maxRSS <n> MB`). */
 function startImport(dataDir: string, ...args: string[]): Run {
-  const child = spawn(process.execPath, ['--require', reportRss, cli.cliPath, 'members', 'import', csv, ...args], {
+  // A JavaScript heap far smaller than the file's rows would take: an importer that held them all could not finish.
+  const child = spawn(process.execPath, [`--max-old-space-size=${HEAP_LIMIT_MB}`, '--require', reportRss, cli.cliPath, 'members', 'import', csv, ...args], {
     env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
