@@ -106,6 +106,38 @@ describe('SqliteStore', () => {
   });
 });
 
+describe('the purge at scale', () => {
+  test('deletes 20,000 ended sessions in batches, and a read made meanwhile is answered before it ends', async () => {
+    const file = `${freshPath('purge')}.sqlite`;
+    const store = new SqliteStore(file);
+    await store.migrate();
+    await store.createMember(ADA);
+    // Seeded in one transaction on a connection of its own: 20,000 store calls would take far longer.
+    const db = new Database(file);
+    const insert = db.prepare(
+      `INSERT INTO sessions (id, member_id, cookie_domain, cookie_hash, token_hash, token_sealed, created_at, last_seen_at, expires_at)
+       VALUES (?, ?, 'example.org', ?, ?, 'sealed', 0, 0, 1)`,
+    );
+    db.transaction(() => {
+      for (let i = 0; i < 20_000; i++) insert.run(`s${i}`, ADA.id, `c${i}`, `t${i}`);
+    })();
+    db.close();
+
+    const order: string[] = [];
+    const purge = store.purgeSessions(10, 10).then((count) => {
+      order.push('purge');
+      return count;
+    });
+    const read = store.getMember(ADA.id).then(() => order.push('read'));
+    await Promise.all([purge, read]);
+    expect(await purge).toBe(20_000);
+    // One statement over every row would have kept the read waiting until the purge was done.
+    expect(order).toEqual(['read', 'purge']);
+    expect(await store.listSessions()).toEqual([]);
+    await store.close();
+  });
+});
+
 describe('tempSqliteStore()', () => {
   test('gives a fresh migrated store each time', async () => {
     const first = await tempSqliteStore();

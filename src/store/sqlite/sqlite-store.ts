@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import type {
   CallerOriginRow,
@@ -48,6 +49,23 @@ import {
   toThrottle,
 } from '../records.js';
 import { migrate as migrateSchema } from './migrations.js';
+
+/**
+ * Purges delete this many rows per statement and let the event loop run between statements: SQLite's calls
+ * are synchronous, so one statement over a million ended sessions would hold every request for seconds.
+ */
+const PURGE_BATCH_SIZE = 1000;
+
+/** Runs one batch after another, each in a turn of the event loop of its own, until one comes back short. */
+async function inBatches(batch: () => number): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const deleted = batch();
+    total += deleted;
+    if (deleted < PURGE_BATCH_SIZE) return total;
+    await setImmediate();
+  }
+}
 
 /** How long a write waits for another process's write lock before failing with SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000;
@@ -207,11 +225,12 @@ function prepareStatements(db: Database.Database) {
     throttle: db.prepare<[string], ThrottleRecord>(`SELECT ${THROTTLE_COLUMNS} FROM throttles WHERE key = ?`),
     deleteThrottle: db.prepare<[string]>('DELETE FROM throttles WHERE key = ?'),
     purgeThrottles: db.prepare<[{ before: number }]>(
-      'DELETE FROM throttles WHERE window_started_at <= @before AND (locked_until IS NULL OR locked_until <= @before)',
+      `DELETE FROM throttles WHERE rowid IN (SELECT rowid FROM throttles
+        WHERE window_started_at <= @before AND (locked_until IS NULL OR locked_until <= @before) LIMIT ${PURGE_BATCH_SIZE})`,
     ),
     purgeSessions: db.prepare<[{ ended_before: number; idle_before: number }]>(
-      `DELETE FROM sessions
-        WHERE expires_at <= @ended_before OR revoked_at <= @ended_before OR last_seen_at <= @idle_before`,
+      `DELETE FROM sessions WHERE rowid IN (SELECT rowid FROM sessions
+        WHERE expires_at <= @ended_before OR revoked_at <= @ended_before OR last_seen_at <= @idle_before LIMIT ${PURGE_BATCH_SIZE})`,
     ),
     ping: db.prepare('SELECT 1'),
     claimSetting: db.prepare<[string, string]>('INSERT INTO deployment_settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING'),
@@ -345,12 +364,12 @@ export class SqliteStore implements Store {
     return (this.#statements.setting.get(name) as { value: string }).value;
   }
 
-  async purgeSessions(endedBefore: number, idleBefore: number): Promise<number> {
-    return this.#statements.purgeSessions.run({ ended_before: endedBefore, idle_before: idleBefore }).changes;
+  purgeSessions(endedBefore: number, idleBefore: number): Promise<number> {
+    return inBatches(() => this.#statements.purgeSessions.run({ ended_before: endedBefore, idle_before: idleBefore }).changes);
   }
 
-  async purgeThrottles(before: number): Promise<number> {
-    return this.#statements.purgeThrottles.run({ before }).changes;
+  purgeThrottles(before: number): Promise<number> {
+    return inBatches(() => this.#statements.purgeThrottles.run({ before }).changes);
   }
 
   async createCaller(name: string, createdAt: number): Promise<CallerRow> {
