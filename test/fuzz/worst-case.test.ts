@@ -132,12 +132,12 @@ afterAll(() => app.close());
 /**
  * Sends the request and measures the CPU time the process spent until it was answered. A sample can also carry
  * a garbage collection or some compiling that earlier requests left (on threads process.cpuUsage counts), so a
- * request over the budget is sent again, up to three times, and its cheapest sample counts: a request whose
+ * request over the budget is sent again, up to five times, and its cheapest sample counts: a request whose
  * own work is too costly is over it every time.
  */
 async function measured(request: WireRequest, port = app.port): Promise<{ response: WireResponse; cpuMs: number }> {
   let cheapest: { response: WireResponse; cpuMs: number } | undefined;
-  for (let attempt = 0; attempt < 3 && (cheapest === undefined || cheapest.cpuMs >= CPU_BUDGET_MS); attempt++) {
+  for (let attempt = 0; attempt < 5 && (cheapest === undefined || cheapest.cpuMs >= CPU_BUDGET_MS); attempt++) {
     const start = process.cpuUsage();
     const response = await exchange(port, request, { timeoutMs: 10_000 });
     const used = process.cpuUsage(start);
