@@ -4,7 +4,6 @@ import { MAX_FIELD_LENGTH, MAX_PASSWORD_LENGTH } from './members.js';
 import type { Clock } from './clock.js';
 import { CallerThrottledError, ServiceError } from './errors.js';
 import type { NotSignedInReason, SessionCheck, SessionService } from './sessions.js';
-import type { SecondFactorService } from './second-factor.js';
 import type { CredentialCheck, SignInService } from './signin.js';
 import type { KeyedThrottle } from './throttle.js';
 import type {
@@ -71,7 +70,6 @@ export class AuthenticationService {
     private readonly callers: CallerService,
     private readonly sessions: SessionService,
     private readonly signin: SignInService,
-    private readonly secondFactor: SecondFactorService,
     private readonly throttle: KeyedThrottle,
     private readonly clock: Clock,
   ) {}
@@ -137,10 +135,10 @@ export class AuthenticationService {
       return { ok: false, reason: 'invalid' };
     }
     const check = await this.signin.checkCredentials({ login: username, password, clientAddress: context.clientAddress });
-    if (!check.ok || !(await this.signin.needsSecondFactor(check.member.id))) return check;
+    if (!check.ok || check.step === null) return check;
     const code = 'authenticationToken' in request ? request.authenticationToken?.trim() : undefined;
     // Without a factor (MFA=required, none set up yet) no code can be right: nothing to check or count.
-    if (!code || !(await this.secondFactor.isEnabled(check.member.id))) return { ok: false, reason: 'second-factor' };
+    if (!code || check.step === 'setup') return { ok: false, reason: 'second-factor' };
     const checked = await this.signin.checkCode(check.member.id, username.trim(), code, context.clientAddress);
     if (checked.ok) return check;
     return checked.reason === 'throttled' ? checked : { ok: false, reason: 'second-factor' };

@@ -77,7 +77,7 @@ export function createServices(options: {
     sessions,
     secondFactor,
     account: new AccountService(options.store, members, sessions, secondFactor, signinThrottle, clock),
-    authentication: new AuthenticationService(callers, sessions, signIn, secondFactor, throttle, clock),
+    authentication: new AuthenticationService(callers, sessions, signIn, throttle, clock),
     signin: signIn,
     returnUrls: new ReturnUrlPolicy(options.store, signinPolicy.defaultReturnPath),
   };

@@ -24,7 +24,8 @@ export type SignInRequest = CredentialRequest & SessionPlace;
 
 /** How a check of a login and password ended. */
 export type CredentialCheck =
-  | { ok: true; member: MemberRow }
+  /** `step`: what the member must still give before a session (a code, or a set-up), or null for nothing. */
+  | { ok: true; member: MemberRow; step: ChallengeStep | null }
   | { ok: false; reason: 'invalid' }
   | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
 
@@ -75,8 +76,7 @@ export class SignInService {
   async signIn(request: SignInRequest): Promise<SignInResult> {
     const check = await this.checkCredentials(request);
     if (!check.ok) return check;
-    const { member } = check;
-    const step: ChallengeStep | null = (await this.secondFactor.isEnabled(member.id)) ? 'code' : this.mfa === 'required' ? 'setup' : null;
+    const { member, step } = check;
     if (step) return { ok: false, reason: 'second-factor', step, member, challenge: this.#challenge(step, member.id, request.login.trim()) };
     return { ok: true, member, issued: await this.#open(member, request) };
   }
@@ -123,9 +123,10 @@ export class SignInService {
     return { ok: true };
   }
 
-  /** Whether this member may finish signing in with a password alone. */
-  async needsSecondFactor(memberId: string): Promise<boolean> {
-    return this.mfa === 'required' || (await this.secondFactor.isEnabled(memberId));
+  /** What this member must give after the password: a code (a confirmed factor), a set-up (MFA=required), or nothing. */
+  async secondFactorStep(memberId: string): Promise<ChallengeStep | null> {
+    if (await this.secondFactor.isEnabled(memberId)) return 'code';
+    return this.mfa === 'required' ? 'setup' : null;
   }
 
   async #failed(login: string, clientAddress: string): Promise<Exclude<CodeCheck, { ok: true }>> {
@@ -180,8 +181,9 @@ export class SignInService {
     if (verified.needsRehash) await this.store.setMemberPassword(member.id, await hashPassword(request.password));
     // With a second step to come, the count stays until its code is right: a right password alone clearing
     // it would give whoever knows the password a fresh set of guesses at the code on every sign-in.
-    if (!(await this.needsSecondFactor(member.id))) await this.throttle.success(login);
-    return { ok: true, member };
+    const step = await this.secondFactorStep(member.id);
+    if (step === null) await this.throttle.success(login);
+    return { ok: true, member, step };
   }
 
   /** Ends the session this login cookie belongs to, at once for every instance sharing the store. */

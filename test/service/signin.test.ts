@@ -256,7 +256,7 @@ describe('signing in with a second factor', () => {
     expect(JSON.stringify(result)).not.toContain(PASSWORD);
     expect(Buffer.from(challengeOf(result, 'code').split('.')[0] ?? '', 'base64url').toString()).not.toContain(PASSWORD);
     await expect(services.sessions.list()).resolves.toEqual([]);
-    await expect(services.signin.needsSecondFactor('m1')).resolves.toBe(true);
+    await expect(services.signin.secondFactorStep('m1')).resolves.toBe('code');
   });
 
   it('a wrong password is refused as before: no step', async () => {
@@ -359,7 +359,7 @@ describe('signing in with a second factor', () => {
   it('a member whose factor was removed signs in with the password alone', async () => {
     await services.secondFactor.remove('m1');
     await expect(attempt()).resolves.toMatchObject({ ok: true, member: { id: 'm1' } });
-    await expect(services.signin.needsSecondFactor('m1')).resolves.toBe(false);
+    await expect(services.signin.secondFactorStep('m1')).resolves.toBeNull();
   });
 });
 
@@ -453,7 +453,7 @@ describe('MFA=required', () => {
   });
 
   it('a member without a factor is asked to set one up, and no session is opened', async () => {
-    await expect(required.signin.needsSecondFactor('m1')).resolves.toBe(true);
+    await expect(required.signin.secondFactorStep('m1')).resolves.toBe('setup');
     challengeOf(await signInRequired(), 'setup');
     await expect(signInRequired({ password: 'wrong' })).resolves.toEqual({ ok: false, reason: 'invalid' });
     await expect(services.sessions.list()).resolves.toEqual([]);
@@ -503,6 +503,6 @@ describe('MFA=required', () => {
 
   it('MFA=optional (the default) lets a member without a factor in with the password', async () => {
     await expect(attempt()).resolves.toMatchObject({ ok: true });
-    await expect(services.signin.needsSecondFactor('m1')).resolves.toBe(false);
+    await expect(services.signin.secondFactorStep('m1')).resolves.toBeNull();
   });
 });
