@@ -1,5 +1,5 @@
 import { createServer, IncomingMessage, ServerResponse, STATUS_CODES, type RequestListener, type Server, type ServerOptions } from 'node:http';
-import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
+import { connect, Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import { DEFAULT_SERVER_TIMEOUTS, type ServerTimeouts } from './config/config.js';
 import { StartupError } from './startup-error.js';
 
@@ -15,16 +15,16 @@ export interface StopReport {
 
 interface ServerState {
   readonly inFlight: Set<ServerResponse>;
-  /** A stop has begun: every response closes its connection. */
+  /** A stop has closed the listener: every response closes its connection (the client's next one is refused). */
   draining: boolean;
   /** The stop's drain window has ended: connections are closed as soon as they are idle. */
   drained: boolean;
 }
 
 /**
- * How long a stop still answers requests that arrive on keep-alive connections already open: a client that
- * sent one just before the stop began, or sends one now, gets its answer (closing its connection) instead of a
- * reset. Connections still idle when the window ends are closed.
+ * How long, once its listener is closed, a stop still answers requests that arrive on keep-alive connections
+ * already open: a client that sent one just before, or sends one now, gets its answer (closing its connection)
+ * instead of a reset. Connections still idle when the window ends are closed.
  */
 export const DRAIN_WINDOW_MS = 500;
 
@@ -143,44 +143,106 @@ export function startServer(server: Server, options: { host: string; port: numbe
 }
 
 /**
- * Stops a server without losing a request. It stops accepting at once; for the drain window (DRAIN_WINDOW_MS,
- * or less before an earlier deadline) the connections already open are still served, each response with
- * `Connection: close`, so that a request already on its way is answered rather than reset; then the idle
- * ones are closed. Requests in flight finish; once every connection has closed, it resolves. Requests still
- * running after timeoutMs, or when `force` is aborted (a second signal), have their connections cut. It always
- * resolves.
+ * Where this process reaches a listener: its own address, or the loopback one of its family when it listens
+ * on every address. Undefined for a server that is not listening on TCP.
+ */
+function listenerAddress(server: Server): { host: string; port: number } | undefined {
+  const address = server.address();
+  if (address === null || typeof address === 'string') return undefined;
+  const host = address.address === '0.0.0.0' ? '127.0.0.1' : address.address === '::' ? '::1' : address.address;
+  return { host, port: address.port };
+}
+
+/**
+ * Closes the listener without resetting the connections already made. The kernel completes a connection, and
+ * takes the client's request on it, before the server accepts it, and Node accepts one connection per turn of
+ * its event loop: under load, a burst of new connections waits in the listener's queue for many turns. Closing
+ * the listener resets every one still there, and their clients cannot tell that reset from a request lost on
+ * the way. So, given its address, this connects to the listener itself and closes it when that connection is
+ * accepted: the queue is first in, first out, so every connection made before has been accepted by then. One
+ * made meanwhile is reset, not refused; the stop does not send Connection: close until the listener is closed
+ * (on.closing), so that its own clients, told to reconnect, are refused instead. Without an address, or if that
+ * connection fails, it closes the listener at once. Returns what closes it at once (when the wait runs out, at
+ * a cut). on.closed: once no connection is left.
+ */
+function closeListener(server: Server, address: { host: string; port: number } | undefined, on: { closing: () => void; closed: () => void }): () => void {
+  let closing = false;
+  let marker: Socket | undefined;
+  const onConnection = (socket: Socket) => {
+    if (socket.remotePort !== marker?.localPort || socket.remoteAddress !== marker?.localAddress) return;
+    socket.destroy();
+    close();
+  };
+  const close = () => {
+    if (closing) return;
+    closing = true;
+    server.off('connection', onConnection);
+    marker?.destroy();
+    on.closing();
+    // net.Server's close stops accepting and calls back once no connection is left; http.Server's own close
+    // would also close the idle keep-alive connections at once, resetting a request a client is sending on one.
+    NetServer.prototype.close.call(server, on.closed);
+  };
+  if (!address) {
+    close();
+    return close;
+  }
+  server.on('connection', onConnection);
+  marker = connect(address.port, address.host);
+  marker.once('error', close);
+  return close;
+}
+
+/**
+ * Stops a server without losing a request. First it takes the connections already made and closes the
+ * listener (closeListener), serving as usual meanwhile; it waits for them until a drain window before the
+ * deadline at most. From then on every response carries `Connection: close`, and for the drain window
+ * (DRAIN_WINDOW_MS) the connections open are still served, so that a request already on its way is answered
+ * rather than reset; then the idle ones are closed. Requests in flight finish; once every connection has
+ * closed, it resolves. Requests still running after timeoutMs, or when `force` is aborted (a second signal),
+ * have their connections cut. It always resolves.
  */
 export function stopServer(server: Server, options: { timeoutMs: number; force?: AbortSignal }): Promise<StopReport> {
   const state = states.get(server) ?? { inFlight: new Set<ServerResponse>(), draining: false, drained: false };
-  state.draining = true;
-  for (const res of state.inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
   const report: StopReport = { inFlight: state.inFlight.size, cut: 0, forced: false };
+  const queueMs = Math.max(0, options.timeoutMs - DRAIN_WINDOW_MS);
+  const address = queueMs > 0 ? listenerAddress(server) : undefined;
 
   return new Promise<StopReport>((resolve) => {
+    let drain: NodeJS.Timeout | undefined;
     const endDrain = () => {
       state.drained = true;
-      server.closeIdleConnections();
+      // After the event loop's next look at the sockets: a request that reached an idle connection while the
+      // loop was busy (this timer then fires late, before the sockets are read) makes it busy, not idle.
+      setImmediate(() => server.closeIdleConnections());
     };
     const cut = () => {
       clearTimeout(drain);
       state.drained = true;
+      stopAccepting();
       if (report.forced) return;
       report.forced = state.inFlight.size > 0;
       report.cut = state.inFlight.size;
       server.closeAllConnections();
     };
-    const drain = setTimeout(endDrain, Math.min(DRAIN_WINDOW_MS, options.timeoutMs));
     const deadline = setTimeout(cut, options.timeoutMs);
     options.force?.addEventListener('abort', cut, { once: true });
-    if (options.force?.aborted) cut();
-    // net.Server's close stops accepting and calls back once no connection is left; http.Server's own close
-    // would also close the idle keep-alive connections at once, resetting a request a client is sending on one.
-    NetServer.prototype.close.call(server, () => {
-      clearTimeout(drain);
-      clearTimeout(deadline);
-      options.force?.removeEventListener('abort', cut);
-      resolve(report);
+    const stopAccepting = closeListener(server, address, {
+      closing: () => {
+        state.draining = true;
+        for (const res of state.inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+        if (!state.drained) drain = setTimeout(endDrain, DRAIN_WINDOW_MS);
+      },
+      closed: () => {
+        clearTimeout(queue);
+        clearTimeout(drain);
+        clearTimeout(deadline);
+        options.force?.removeEventListener('abort', cut);
+        resolve(report);
+      },
     });
+    const queue = address ? setTimeout(stopAccepting, queueMs) : undefined;
+    if (options.force?.aborted) cut();
   });
 }
 

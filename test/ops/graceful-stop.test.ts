@@ -1,19 +1,22 @@
 /**
- * Stopping the HTTP server without losing a request (src/server.ts): new connections are refused at once;
- * for the drain window, requests on keep-alive connections already open are answered with
- * `Connection: close`, and the connections still idle after it are closed; requests in flight finish with
+ * Stopping the HTTP server without losing a request (src/server.ts): new connections are refused once the
+ * ones already made are accepted, including one still waiting to be; for the drain window, requests on
+ * keep-alive connections already open are answered with `Connection: close`, and the connections still idle
+ * after it are closed, a request the event loop had not read yet answered too; requests in flight finish with
  * `Connection: close`, and the stop resolves; a request still running at the deadline, or at a forced stop,
  * is cut and the stop resolves all the same.
  */
 import { jest } from '@jest/globals';
 import { Agent, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import { createHttpServer, DRAIN_WINDOW_MS, inFlightRequests, startServer, stopServer, type StopReport } from '../../src/server.js';
 import { useFakeTimers } from '../helpers/fake-timers.js';
 import { tryConnect } from '../helpers/ports.js';
 import { rawRequest, requestArrival, sendPartly } from '../helpers/raw-http.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { sleep, waitUntil } from '../helpers/wait.js';
 
 interface Deferred {
   promise: Promise<void>;
@@ -65,6 +68,37 @@ function get(port: number, path: string, agent?: Agent): Promise<Answer> {
   });
 }
 
+/** A connection of its own, written to by hand; closed resolves with everything that came back, or the error. */
+function rawConnection(port: number) {
+  const socket = connect(port, '127.0.0.1');
+  let text = '';
+  socket.setEncoding('latin1');
+  socket.on('data', (chunk: string) => (text += chunk));
+  socket.on('error', (error: NodeJS.ErrnoException) => (text += `[${error.code}]`));
+  const closed = new Promise<string>((resolve) => socket.once('close', () => resolve(text)));
+  const receivedUntil = (pattern: RegExp) => new Promise<void>((resolve) => socket.on('data', () => pattern.test(text) && resolve()));
+  return { socket, receivedUntil, closed };
+}
+
+/**
+ * A client on a thread of its own: it connects, sends workerData.request and, once the request is out, sets
+ * workerData.sent[0] to 1; then it posts back everything it received, or the error, once the connection closes.
+ */
+const THREAD_CLIENT = `
+const { workerData, parentPort } = require('node:worker_threads');
+const socket = require('node:net').connect(workerData.port, '127.0.0.1', () => {
+  socket.write(workerData.request, 'latin1', () => {
+    Atomics.store(workerData.sent, 0, 1);
+    Atomics.notify(workerData.sent, 0);
+  });
+});
+let text = '';
+socket.setEncoding('latin1');
+socket.on('data', (chunk) => (text += chunk));
+socket.on('error', (error) => (text += '[' + error.code + ']'));
+socket.on('close', () => parentPort.postMessage(text));
+`;
+
 const closed = (socket: Socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
 
 let server: Server | undefined;
@@ -98,6 +132,7 @@ describe('stopServer', () => {
 
       let report: StopReport | undefined;
       const stopping = stopServer(slow.server, { timeoutMs: 5000 }).then((r) => (report = r));
+      await waitUntil(() => !slow.server.listening, 'the listener to close');
       expect(await tryConnect(port)).toBe('ECONNREFUSED');
       await jest.advanceTimersByTimeAsync(DRAIN_WINDOW_MS - 1);
       expect((idleSocket as Socket).destroyed).toBe(false);
@@ -127,6 +162,7 @@ describe('stopServer', () => {
     try {
       expect((await get(port, '/fast', agent)).headers.connection).toBe('keep-alive');
       const stopping = stopServer(slow.server, { timeoutMs: 5000 });
+      await waitUntil(() => !slow.server.listening, 'the listener to close');
       await jest.advanceTimersByTimeAsync(DRAIN_WINDOW_MS - 1);
       // The agent reuses its idle connection: without the drain window, this request would meet a reset.
       const answer = await get(port, '/fast', agent);
@@ -135,6 +171,50 @@ describe('stopServer', () => {
       await expect(stopping).resolves.toEqual({ inFlight: 0, cut: 0, forced: false });
     } finally {
       agent.destroy();
+    }
+  });
+
+  it('answers a request that reached an idle keep-alive connection while the event loop was busy as the drain window ended', async () => {
+    useFakeTimers();
+    const slow = slowServer();
+    server = slow.server;
+    const port = await startServer(server, { host: '127.0.0.1', port: 0 });
+    const fast = rawRequest(port, { method: 'GET', target: '/fast' });
+    const conn = rawConnection(port);
+    conn.socket.write(fast);
+    await conn.receivedUntil(/\r\n\r\nok$/);
+    const stopping = stopServer(slow.server, { timeoutMs: 5000 });
+    await waitUntil(() => !slow.server.listening, 'the listener to close');
+    await sleep(0); // on in the event loop's timers phase, where the window's timer fires
+    // The request goes out, and the window's timer fires before the event loop has read it: the request waits
+    // in the connection's buffer, unread, as it does when the loop was held up past the window by other work.
+    conn.socket.write(fast);
+    jest.advanceTimersByTime(DRAIN_WINDOW_MS);
+    const received = await conn.closed;
+    expect(received.split('HTTP/1.1 200 OK\r\n')).toHaveLength(3);
+    expect(received).toMatch(/\r\nConnection: close\r\n[^]*\r\n\r\nok$/i);
+    await expect(stopping).resolves.toEqual({ inFlight: 0, cut: 0, forced: false });
+  });
+
+  it('answers a client that had connected and sent its request before the stop, while the connection still waited to be accepted', async () => {
+    const slow = slowServer();
+    server = slow.server;
+    const port = await startServer(server, { host: '127.0.0.1', port: 0 });
+    const sent = new Int32Array(new SharedArrayBuffer(4));
+    const request = rawRequest(port, { method: 'GET', target: '/fast' }).toString('latin1');
+    const client = new Worker(THREAD_CLIENT, { eval: true, workerData: { port, request, sent } });
+    try {
+      const received = new Promise<string>((resolve) => client.once('message', resolve));
+      // This thread's event loop is held until the request is out: the kernel has completed the connection, which
+      // waits in the listener's queue with the request, not yet accepted, as happens when the server is busy.
+      expect(Atomics.wait(sent, 0, 0, 5000)).toBe('ok');
+      const stopping = stopServer(slow.server, { timeoutMs: 5000 });
+      const answer = await received; // once the connection has closed
+      expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*\r\n\r\nok$/);
+      await expect(stopping).resolves.toEqual({ inFlight: 0, cut: 0, forced: false });
+      expect(await tryConnect(port)).toBe('ECONNREFUSED');
+    } finally {
+      await client.terminate();
     }
   });
 
@@ -188,7 +268,8 @@ describe('stopServer', () => {
     const force = new AbortController();
     const started = Date.now();
     const stopping = stopServer(slow.server, { timeoutMs: 60_000, force: force.signal });
-    expect(await tryConnect(port)).toBe('ECONNREFUSED'); // the stop is under way
+    await waitUntil(() => !slow.server.listening, 'the listener to close'); // the stop is under way
+    expect(await tryConnect(port)).toBe('ECONNREFUSED');
     force.abort();
     await expect(stopping).resolves.toEqual({ inFlight: 1, cut: 1, forced: true });
     expect(Date.now() - started).toBeLessThan(2000);
@@ -240,6 +321,7 @@ describe('the whole app', () => {
     app.readiness.drain();
     let report: StopReport | undefined;
     const stopping = stopServer(app.server, { timeoutMs: 5000 }).then((r) => (report = r));
+    await waitUntil(() => !app.server.listening, 'the listener to close');
     expect(await tryConnect(app.port)).toBe('ECONNREFUSED');
     await jest.advanceTimersByTimeAsync(4999);
     expect(report).toBeUndefined(); // still waiting for the rest of the body, up to the deadline
