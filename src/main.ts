@@ -25,8 +25,9 @@ const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
 /**
  * Starts the service and resolves once it has stopped. SIGTERM or SIGINT stops it gracefully: /readyz
  * answers 503 (draining), the listener stops accepting, requests in flight finish (up to SHUTDOWN_TIMEOUT,
- * then their connections are cut), the purge and the metrics listener stop, the store closes. A second
- * signal during the stop cuts the requests still in flight at once.
+ * then their connections are cut), the purge and the metrics listener stop, the sessions' last-seen moves still
+ * queued are written, the store closes. A second signal during the stop cuts the requests still in flight at
+ * once.
  */
 export async function serve(config: Config, options: ServeOptions = {}): Promise<void> {
   const signals: EventEmitter = options.signals ?? process;
@@ -98,6 +99,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     else logger.info('stopping: every request finished', { ...report });
     await purge.stop();
     logger.info('stopping: purge stopped');
+    await instance.services.sessions.flushLastSeen();
     if (metricsServer) {
       await stopServer(metricsServer, { timeoutMs: METRICS_STOP_TIMEOUT_MS, force: force.signal });
       logger.info('stopping: metrics listener closed');

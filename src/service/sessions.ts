@@ -4,6 +4,7 @@ import type { Clock } from './clock.js';
 import { isValidCookieDomain, normalizeCookieDomain } from './domains.js';
 import { ServiceError } from './errors.js';
 import { randomSecret, type Secrets } from './secrets.js';
+import { LastSeenWriter } from './last-seen-writer.js';
 import { ShortLivedCache } from './short-lived-cache.js';
 
 export interface SessionPolicy {
@@ -64,8 +65,12 @@ export type SessionCheck =
  * default); whatever is decided from a cached row (expiry, idleness) is decided against the current time.
  */
 export class SessionService {
-  /** Writes of lastSeenAt are spaced out so that busy sessions do not turn every read into a write. */
+  /**
+   * Moves of lastSeenAt are spaced out so that busy sessions do not turn every read into a write, and are
+   * written in batches, off the call's path.
+   */
   readonly #touchIntervalMs: number;
+  readonly #lastSeen: LastSeenWriter;
 
   constructor(
     private readonly store: Store,
@@ -76,6 +81,12 @@ export class SessionService {
     private readonly cache = new ShortLivedCache<FoundSession>(0),
   ) {
     this.#touchIntervalMs = Math.min(60_000, (policy.idleTimeoutSeconds * 1000) / 10);
+    this.#lastSeen = new LastSeenWriter(store);
+  }
+
+  /** Writes the idle-deadline moves still queued (a graceful stop; tests). */
+  flushLastSeen(): Promise<void> {
+    return this.#lastSeen.flush();
   }
 
   /**
@@ -85,11 +96,29 @@ export class SessionService {
   async create(memberId: string, cookieDomain: string, values: { cookie?: string; token?: string } = {}, origin: SessionOrigin = {}): Promise<IssuedSession> {
     const member = await this.store.getMember(memberId);
     if (!member) throw new ServiceError('MEMBER_NOT_FOUND', memberId);
+    const issued = this.#issue({ memberId, cookieDomain, ...values }, origin, this.clock());
+    await this.store.createSession(issued.session);
+    this.events?.sessionsCreated(1);
+    return issued;
+  }
+
+  /**
+   * Creates many sessions with the values given, in one store transaction (bulk seeding and imports): all or
+   * none. Unlike create, it does not look each member up: a member that does not exist fails the whole list
+   * in the store.
+   */
+  async createMany(sessions: ReadonlyArray<{ memberId: string; cookieDomain: string; cookie: string; token: string }>): Promise<void> {
+    const now = this.clock();
+    await this.store.createSessions(sessions.map((values) => this.#issue(values, {}, now).session));
+    this.events?.sessionsCreated(sessions.length);
+  }
+
+  #issue(values: { memberId: string; cookieDomain: string; cookie?: string; token?: string }, origin: SessionOrigin, now: number): IssuedSession {
+    const { memberId, cookieDomain } = values;
     const domain = normalizeCookieDomain(cookieDomain);
     if (!isValidCookieDomain(domain)) throw new ServiceError('DOMAIN_INVALID', cookieDomain);
     const cookie = values.cookie ?? randomSecret();
     const token = values.token ?? (this.policy.tokenFormat === 'guid' ? randomUUID() : randomSecret());
-    const now = this.clock();
     const session: SessionRow = {
       id: randomUUID(),
       memberId,
@@ -106,8 +135,6 @@ export class SessionService {
       // Browsers' own strings; a longer one is cut rather than stored whole.
       userAgent: origin.userAgent?.slice(0, MAX_USER_AGENT_LENGTH) ?? null,
     };
-    await this.store.createSession(session);
-    this.events?.sessionsCreated(1);
     return { session, cookie, token };
   }
 
@@ -121,7 +148,7 @@ export class SessionService {
       const { cookieSealed } = found.session;
       return { found, token, cookie: cookieSealed === null ? null : this.secrets.unseal(cookieSealed) };
     });
-    return this.#check(key, entry);
+    return this.#check(entry);
   }
 
   async checkCookie(cookie: string | null, cookieDomain: string | null): Promise<SessionCheck> {
@@ -135,7 +162,7 @@ export class SessionService {
     if (entry && normalizeCookieDomain(cookieDomain ?? '') !== entry.found.session.cookieDomain) {
       return { ok: false, reason: 'domain-mismatch' };
     }
-    return this.#check(key, entry);
+    return this.#check(entry);
   }
 
   /** Forgets every cached session: a member was disabled or removed. */
@@ -143,22 +170,19 @@ export class SessionService {
     this.cache.clear();
   }
 
-  async #check(key: string, entry: FoundSession | null): Promise<SessionCheck> {
+  #check(entry: FoundSession | null): SessionCheck {
     if (!entry) return { ok: false, reason: 'unknown' };
     const { found, token, cookie } = entry;
     const { session, member } = found;
     const now = this.clock();
     if (session.revokedAt !== null) return { ok: false, reason: 'revoked' };
     if (now >= session.expiresAt) return { ok: false, reason: 'expired' };
-    if (now >= session.lastSeenAt + this.policy.idleTimeoutSeconds * 1000) return { ok: false, reason: 'idle' };
+    const lastSeenAt = this.#lastSeen.lastSeen(session.id, session.lastSeenAt);
+    if (now >= lastSeenAt + this.policy.idleTimeoutSeconds * 1000) return { ok: false, reason: 'idle' };
     if (!member.enabled) return { ok: false, reason: 'member-disabled' };
     // A token sealed under another key cannot be returned; such a session cannot be trusted either.
     if (token === null) return { ok: false, reason: 'unknown' };
-    if (this.policy.slidingIdle && now - session.lastSeenAt >= this.#touchIntervalMs) {
-      await this.store.touchSession(session.id, now);
-      // The cached row has the old lastSeenAt; the next call reads the new one.
-      this.cache.delete(key);
-    }
+    if (this.policy.slidingIdle && now - lastSeenAt >= this.#touchIntervalMs) this.#lastSeen.queue(session.id, now);
     return { ok: true, found, token, cookie };
   }
 

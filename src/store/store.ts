@@ -225,10 +225,19 @@ export interface Store {
   clearThrottle(key: string): Promise<void>;
 
   createSession(session: SessionRow): Promise<void>;
+  /**
+   * Inserts the sessions in one transaction, for seeding large data sets and for imports: all of them, or none
+   * when one fails. Throws StoreConflictError when a session's id, token hash or cookie hash is taken, by a
+   * stored session or by an earlier one of the list. An empty list writes nothing.
+   */
+  createSessions(sessions: readonly SessionRow[]): Promise<void>;
   findSessionByTokenHash(tokenHash: string): Promise<SessionWithMember | null>;
   findSessionByCookieHash(cookieHash: string): Promise<SessionWithMember | null>;
-  /** Moves lastSeenAt forward (never back). */
-  touchSession(id: string, lastSeenAt: number): Promise<void>;
+  /**
+   * Moves each session's lastSeenAt forward to the time given (never back), in one transaction; ids that are
+   * not stored are left out. The sessions' idle-deadline moves, written in batches (LastSeenWriter).
+   */
+  touchSessions(touches: ReadonlyArray<{ id: string; lastSeenAt: number }>): Promise<void>;
   /** Returns false when no unrevoked session has this id. */
   revokeSession(id: string, revokedAt: number): Promise<boolean>;
   /** Returns how many sessions were revoked. */

@@ -113,6 +113,7 @@ describe('authenticateToken', () => {
     const { token } = await services.sessions.create('10042', 'example.org');
     now = START + 20 * MINUTE;
     await errorOf(authenticateToken({ securityPassword: 'wrong-password', token }));
+    await services.sessions.flushLastSeen();
     expect((await store.listSessions())[0]?.lastSeenAt).toBe(START);
   });
 });

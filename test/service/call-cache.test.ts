@@ -152,15 +152,16 @@ describe('what is decided from a cached session', () => {
 
   it('moves the idle deadline in the store once per touch interval, not on every cached call', async () => {
     const touches: number[] = [];
-    const touch = store.touchSession.bind(store);
-    store.touchSession = async (id, at) => {
-      touches.push(at - START);
-      return touch(id, at);
+    const touch = store.touchSessions.bind(store);
+    store.touchSessions = async (moves) => {
+      touches.push(...moves.map((move) => move.lastSeenAt - START));
+      return touch(moves);
     };
-    // Idle 30 min: touches are spaced by min(60 s, idle / 10) = 60 s.
+    // Idle 30 min: moves are spaced by min(60 s, idle / 10) = 60 s. Each second's queued moves are written.
     for (let step = 0; step <= 130; step += 1) {
       now = START + step * 1000;
       expect(await signedIn()).toBe(true);
+      await here.sessions.flushLastSeen();
     }
     expect(touches).toEqual([60_000, 120_000]);
   });

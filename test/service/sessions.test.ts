@@ -37,6 +37,12 @@ beforeEach(async () => {
 });
 afterEach(() => cleanup());
 
+/** The first session's lastSeenAt in the store, once the queued moves are written. */
+async function storedLastSeen(): Promise<number | undefined> {
+  await services.sessions.flushLastSeen();
+  return (await store.listSessions())[0]?.lastSeenAt;
+}
+
 const codeOf = async (promise: Promise<unknown>) => (await serviceErrorOf(promise)).code;
 
 describe('create', () => {
@@ -182,7 +188,7 @@ describe('idle timeout', () => {
     const { token, session } = await services.sessions.create('m1', 'example.org');
     now = START + 20 * MINUTE;
     expect(await services.sessions.checkToken(token)).toMatchObject({ ok: true });
-    expect((await store.listSessions())[0]?.lastSeenAt).toBe(START + 20 * MINUTE);
+    expect(await storedLastSeen()).toBe(START + 20 * MINUTE);
     now = START + 45 * MINUTE; // past the original deadline (START + 30 min), before the new one (START + 50 min)
     expect(await services.sessions.checkToken(token)).toMatchObject({ ok: true, found: { session: { id: session.id } } });
     now = START + 45 * MINUTE + 30 * MINUTE;
@@ -193,7 +199,7 @@ describe('idle timeout', () => {
     const { cookie } = await services.sessions.create('m1', 'example.org');
     now = START + 20 * MINUTE;
     expect(await services.sessions.checkCookie(cookie, 'example.org')).toMatchObject({ ok: true });
-    expect((await store.listSessions())[0]?.lastSeenAt).toBe(START + 20 * MINUTE);
+    expect(await storedLastSeen()).toBe(START + 20 * MINUTE);
   });
 
   it('without sliding, a successful check does not move lastSeenAt and the session goes idle at the original deadline', async () => {
@@ -201,7 +207,7 @@ describe('idle timeout', () => {
     const { token } = await services.sessions.create('m1', 'example.org');
     now = START + 20 * MINUTE;
     expect(await services.sessions.checkToken(token)).toMatchObject({ ok: true });
-    expect((await store.listSessions())[0]?.lastSeenAt).toBe(START);
+    expect(await storedLastSeen()).toBe(START);
     now = START + 30 * MINUTE;
     expect(await services.sessions.checkToken(token)).toEqual({ ok: false, reason: 'idle' });
   });
@@ -210,26 +216,26 @@ describe('idle timeout', () => {
     const { cookie } = await services.sessions.create('m1', 'example.org');
     now = START + 20 * MINUTE;
     expect(await services.sessions.checkCookie(cookie, 'other.org')).toEqual({ ok: false, reason: 'domain-mismatch' });
-    expect((await store.listSessions())[0]?.lastSeenAt).toBe(START);
+    expect(await storedLastSeen()).toBe(START);
   });
 
   it('does not write lastSeenAt for a check within the touch interval (60 s), and does at the interval', async () => {
     const { token } = await services.sessions.create('m1', 'example.org');
-    const touch = jest.spyOn(store, 'touchSession');
+    const touch = jest.spyOn(store, 'touchSessions');
     now = START + 59 * SECOND;
     expect(await services.sessions.checkToken(token)).toMatchObject({ ok: true });
     expect(touch).not.toHaveBeenCalled();
-    expect((await store.listSessions())[0]?.lastSeenAt).toBe(START);
+    expect(await storedLastSeen()).toBe(START);
 
     now = START + 60 * SECOND;
     expect(await services.sessions.checkToken(token)).toMatchObject({ ok: true });
+    expect(await storedLastSeen()).toBe(START + 60 * SECOND);
     expect(touch).toHaveBeenCalledTimes(1);
-    expect((await store.listSessions())[0]?.lastSeenAt).toBe(START + 60 * SECOND);
 
     now = START + 90 * SECOND;
     expect(await services.sessions.checkToken(token)).toMatchObject({ ok: true });
     expect(touch).toHaveBeenCalledTimes(1);
-    expect((await store.listSessions())[0]?.lastSeenAt).toBe(START + 60 * SECOND);
+    expect(await storedLastSeen()).toBe(START + 60 * SECOND);
   });
 
   it('spaces writes by a tenth of a short idle timeout', async () => {
@@ -237,10 +243,90 @@ describe('idle timeout', () => {
     const { token } = await services.sessions.create('m1', 'example.org');
     now = START + 9 * SECOND;
     await services.sessions.checkToken(token);
-    expect((await store.listSessions())[0]?.lastSeenAt).toBe(START);
+    expect(await storedLastSeen()).toBe(START);
     now = START + 10 * SECOND;
     await services.sessions.checkToken(token);
-    expect((await store.listSessions())[0]?.lastSeenAt).toBe(START + 10 * SECOND);
+    expect(await storedLastSeen()).toBe(START + 10 * SECOND);
+  });
+});
+
+describe('createMany', () => {
+  it('creates every session with the values given, in one store call, and each verifies', async () => {
+    const bulk = jest.spyOn(store, 'createSessions');
+    await services.sessions.createMany([
+      { memberId: 'm1', cookieDomain: '.Example.org', cookie: 'cookie-of-one', token: 'token-of-one' },
+      { memberId: 'm2', cookieDomain: 'example.org', cookie: 'cookie-of-two', token: 'token-of-two' },
+    ]);
+    expect(bulk).toHaveBeenCalledTimes(1);
+    expect(await services.sessions.checkToken('token-of-one')).toMatchObject({ ok: true, cookie: 'cookie-of-one', found: { member: { id: 'm1' } } });
+    expect(await services.sessions.checkCookie('cookie-of-two', 'example.org')).toMatchObject({ ok: true, token: 'token-of-two', found: { member: { id: 'm2' } } });
+    expect((await store.listSessions()).map((s) => s.cookieDomain)).toEqual(['example.org', 'example.org']);
+  });
+
+  it('creates none when one of them cannot be created', async () => {
+    await expect(
+      services.sessions.createMany([
+        { memberId: 'm1', cookieDomain: 'example.org', cookie: 'c1', token: 't1' },
+        { memberId: 'nobody', cookieDomain: 'example.org', cookie: 'c2', token: 't2' },
+      ]),
+    ).rejects.toThrow();
+    expect(await codeOf(services.sessions.createMany([{ memberId: 'm1', cookieDomain: 'not a domain', cookie: 'c3', token: 't3' }]))).toBe('DOMAIN_INVALID');
+    expect(await store.listSessions()).toEqual([]);
+  });
+});
+
+describe('moves of the idle deadline', () => {
+  it('are written in one batch for many sessions, after the calls that made them', async () => {
+    const issued = await Promise.all([1, 2, 3].map(() => services.sessions.create('m1', 'example.org')));
+    const touch = jest.spyOn(store, 'touchSessions');
+    now = START + 60 * SECOND;
+    for (const { token } of issued) expect(await services.sessions.checkToken(token)).toMatchObject({ ok: true });
+    expect(touch).not.toHaveBeenCalled();
+    await services.sessions.flushLastSeen();
+    expect(touch).toHaveBeenCalledTimes(1);
+    expect(touch.mock.calls[0]?.[0]).toHaveLength(3);
+    expect((await store.listSessions()).map((s) => s.lastSeenAt)).toEqual([START + 60 * SECOND, START + 60 * SECOND, START + 60 * SECOND]);
+  });
+
+  it('count on this instance before they are written: a session moved but not yet written is not idle', async () => {
+    const { token } = await services.sessions.create('m1', 'example.org');
+    now = START + 20 * MINUTE;
+    expect(await services.sessions.checkToken(token)).toMatchObject({ ok: true });
+    now = START + 45 * MINUTE;
+    expect((await store.listSessions())[0]?.lastSeenAt).toBe(START);
+    expect(await services.sessions.checkToken(token)).toMatchObject({ ok: true });
+  });
+
+  it('are written within a second without a flush', async () => {
+    const { token } = await services.sessions.create('m1', 'example.org');
+    now = START + 60 * SECOND;
+    await services.sessions.checkToken(token);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect((await store.listSessions())[0]?.lastSeenAt).toBe(START + 60 * SECOND);
+  });
+
+  it('are written at once when a full batch is waiting', async () => {
+    const count = 1000;
+    await services.sessions.createMany(Array.from({ length: count }, (_, i) => ({ memberId: 'm1', cookieDomain: 'example.org', cookie: `c${i}`, token: `t${i}` })));
+    const touch = jest.spyOn(store, 'touchSessions');
+    now = START + 60 * SECOND;
+    for (let i = 0; i < count; i++) await services.sessions.checkToken(`t${i}`);
+    expect(touch).toHaveBeenCalledTimes(1);
+    expect(touch.mock.calls[0]?.[0]).toHaveLength(count);
+  });
+
+  it('are queued again after a failed write', async () => {
+    const { token } = await services.sessions.create('m1', 'example.org');
+    const touch = jest.spyOn(store, 'touchSessions').mockRejectedValueOnce(new Error('database down'));
+    now = START + 60 * SECOND;
+    await services.sessions.checkToken(token);
+    await services.sessions.flushLastSeen();
+    expect((await store.listSessions())[0]?.lastSeenAt).toBe(START);
+    now = START + 61 * SECOND;
+    await services.sessions.checkToken(token);
+    await services.sessions.flushLastSeen();
+    expect(touch).toHaveBeenCalledTimes(2);
+    expect((await store.listSessions())[0]?.lastSeenAt).toBe(START + 61 * SECOND);
   });
 });
 

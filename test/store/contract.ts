@@ -1105,6 +1105,65 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect(await store.listSessions()).toHaveLength(1);
       });
 
+      test('createSessions() stores every session of the list, each found by its token hash and by its cookie hash', async () => {
+        const sessions = [
+          aSession('s1', 'm1'),
+          aSession('s2', 'm2', { cookieSealed: null, clientAddress: null, userAgent: null, createdAt: T0 + 1 }),
+          aSession('s3', 'm1', { revokedAt: T0 + MINUTE, createdAt: T0 + 2, lastSeenAt: T0 + 3, expiresAt: T0 + 4 }),
+        ];
+        await store.createSessions(sessions);
+        for (const session of sessions) {
+          const member = aMember(session.memberId);
+          expect(await store.findSessionByTokenHash(session.tokenHash)).toStrictEqual({ session, member });
+          expect(await store.findSessionByCookieHash(session.cookieHash)).toStrictEqual({ session, member });
+        }
+        expect(await store.listSessions()).toStrictEqual(sessions);
+      });
+
+      test('createSessions() of an empty list stores nothing', async () => {
+        await store.createSessions([]);
+        expect(await store.listSessions()).toEqual([]);
+      });
+
+      test.each([
+        ['an id', { id: 's1' }],
+        ['a token hash', { tokenHash: aSession('s1', 'm1').tokenHash }],
+        ['a cookie hash', { cookieHash: aSession('s1', 'm1').cookieHash }],
+      ])('createSessions() with a session taking %s already stored rejects with StoreConflictError and stores none of the list', async (_, taken) => {
+        await store.createSession(aSession('s1', 'm1'));
+        const list = [aSession('s2', 'm1'), aSession('s3', 'm2', taken), aSession('s4', 'm2')];
+        await expect(store.createSessions(list)).rejects.toThrow(StoreConflictError);
+        expect((await store.listSessions()).map((s) => s.id)).toEqual(['s1']);
+      });
+
+      test.each([
+        ['id', { id: 's2' }],
+        ['token hash', { tokenHash: aSession('s2', 'm1').tokenHash }],
+        ['cookie hash', { cookieHash: aSession('s2', 'm1').cookieHash }],
+      ])('createSessions() with a session repeating the %s of an earlier one of the list rejects with StoreConflictError and stores none', async (_, repeated) => {
+        const list = [aSession('s1', 'm1'), aSession('s2', 'm1'), aSession('s3', 'm2', repeated)];
+        await expect(store.createSessions(list)).rejects.toThrow(StoreConflictError);
+        expect(await store.listSessions()).toEqual([]);
+      });
+
+      test('createSessions() rejects a session of an unknown member, and stores none of the list', async () => {
+        await expect(store.createSessions([aSession('s1', 'm1'), aSession('s2', 'nobody')])).rejects.toBeDefined();
+        expect(await store.listSessions()).toEqual([]);
+      });
+
+      test('createSessions() stores more sessions than one statement takes, and a conflict in the last of them stores none', async () => {
+        // PostgreSQL takes at most 65,535 parameters per statement, 5,041 sessions of 13 columns.
+        const sessions = Array.from({ length: 12_000 }, (_, index) => aSession(`s${String(index).padStart(5, '0')}`, index % 2 ? 'm2' : 'm1'));
+        const conflicting = [...sessions, aSession('late', 'm1', { tokenHash: aSession('s00000', 'm1').tokenHash })];
+        await expect(store.createSessions(conflicting)).rejects.toThrow(StoreConflictError);
+        expect(await store.listSessions()).toEqual([]);
+
+        await store.createSessions(sessions);
+        expect(await store.listSessions()).toHaveLength(sessions.length);
+        const last = aSession('s11999', 'm2');
+        expect((await store.findSessionByCookieHash(last.cookieHash))?.session).toStrictEqual(last);
+      });
+
       test('findSessionByTokenHash() returns the session with its member', async () => {
         const session = aSession('s1', 'm1');
         await store.createSession(session);
@@ -1166,33 +1225,46 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect(await store.findSessionByCookieHash(session.cookieHash)).toEqual({ session, member: aMember('m1') });
       });
 
-      test('touchSession() moves lastSeenAt forward', async () => {
+      test('touchSessions() moves lastSeenAt forward', async () => {
         const session = aSession('s1', 'm1');
         await store.createSession(session);
-        await store.touchSession('s1', T0 + MINUTE);
+        await store.touchSessions([{ id: 's1', lastSeenAt: T0 + MINUTE }]);
         expect(await sessionById('s1')).toEqual({ ...session, lastSeenAt: T0 + MINUTE });
         expect((await store.findSessionByTokenHash(session.tokenHash))?.session.lastSeenAt).toBe(T0 + MINUTE);
       });
 
-      test('touchSession() never moves lastSeenAt back', async () => {
+      test('touchSessions() never moves lastSeenAt back', async () => {
         await store.createSession(aSession('s1', 'm1'));
-        await store.touchSession('s1', T0 + 2 * MINUTE);
-        await store.touchSession('s1', T0 + MINUTE);
+        await store.touchSessions([{ id: 's1', lastSeenAt: T0 + 2 * MINUTE }]);
+        await store.touchSessions([{ id: 's1', lastSeenAt: T0 + MINUTE }]);
         expect((await sessionById('s1'))?.lastSeenAt).toBe(T0 + 2 * MINUTE);
       });
 
-      test('touchSession() changes only that session', async () => {
+      test('touchSessions() changes only that session', async () => {
         const other = aSession('s2', 'm1');
         await store.createSession(aSession('s1', 'm1'));
         await store.createSession(other);
-        await store.touchSession('s1', T0 + MINUTE);
+        await store.touchSessions([{ id: 's1', lastSeenAt: T0 + MINUTE }]);
         expect(await sessionById('s2')).toEqual(other);
       });
 
-      test('touchSession() of an unknown id changes nothing', async () => {
+      test('touchSessions() moves several sessions at once, each to its own time, and takes an empty list', async () => {
+        const [s1, s2, s3] = [aSession('s1', 'm1'), aSession('s2', 'm2'), aSession('s3', 'm1')];
+        await store.createSessions([s1, s2, s3]);
+        await store.touchSessions([]);
+        await store.touchSessions([
+          { id: 's1', lastSeenAt: T0 + MINUTE },
+          { id: 's3', lastSeenAt: T0 + 3 * MINUTE },
+        ]);
+        expect(await sessionById('s1')).toEqual({ ...s1, lastSeenAt: T0 + MINUTE });
+        expect(await sessionById('s2')).toEqual(s2);
+        expect(await sessionById('s3')).toEqual({ ...s3, lastSeenAt: T0 + 3 * MINUTE });
+      });
+
+      test('touchSessions() of an unknown id changes nothing', async () => {
         const session = aSession('s1', 'm1');
         await store.createSession(session);
-        await store.touchSession('unknown', T0 + MINUTE);
+        await store.touchSessions([{ id: 'unknown', lastSeenAt: T0 + MINUTE }]);
         expect(await store.listSessions()).toEqual([session]);
       });
 

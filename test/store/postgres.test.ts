@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -7,6 +8,7 @@ import { connectionFailureReason, describeDatabaseUrl } from '../../src/store/po
 import type { Migration } from '../../src/store/migration.js';
 import { MIGRATIONS, migrate } from '../../src/store/postgres/migrations.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import type { SessionRow } from '../../src/store/store.js';
 import { adminQuery, createTestSchema, describeWithPostgres, POSTGRES_TEST_URL, tempPostgresStore } from '../helpers/postgres.js';
 import { storeContract } from './contract.js';
 import { ADA, expectUpgradedAda, expectUpgradedWithSecondFactors } from './fixtures.js';
@@ -37,6 +39,25 @@ async function tableNames(schema: string): Promise<string[]> {
 
 function poolIn(schema: string): pg.Pool {
   return new pg.Pool({ connectionString: POSTGRES_TEST_URL, options: `-c search_path=${schema}`, max: 2 });
+}
+
+/** ADA's sessions s0, s1… ending at expiresAt, created and last seen at ADA.createdAt. */
+function adaSessions(count: number, expiresAt: number): SessionRow[] {
+  return Array.from({ length: count }, (_, index) => ({
+    id: `s${index}`,
+    memberId: ADA.id,
+    cookieDomain: 'example.org',
+    cookieHash: `c${index}`,
+    tokenHash: `t${index}`,
+    tokenSealed: 'sealed',
+    cookieSealed: null,
+    createdAt: ADA.createdAt,
+    lastSeenAt: ADA.createdAt,
+    expiresAt,
+    revokedAt: null,
+    clientAddress: null,
+    userAgent: null,
+  }));
 }
 
 describeWithPostgres('PostgresStore', () => {
@@ -307,6 +328,50 @@ describeWithPostgres('PostgresStore', () => {
       expect(await temp.store.purgeThrottles(t0)).toBe(0);
     });
 
+    test('a batch of purgeSessions reads three indexes (a BitmapOr) and one of purgeThrottles its own; neither scans the table', async () => {
+      // Live rows, and the statistics autovacuum would have gathered: the planner picks what it would in service.
+      const t0 = ADA.createdAt;
+      await temp.store.createMember(ADA);
+      await temp.store.createSessions(adaSessions(20_000, t0 + 3_600_000));
+      await adminQuery(
+        `INSERT INTO throttles (key, failures, window_started_at, locked_until)
+          SELECT 'k' || n, 1, ${t0} + n, NULL FROM generate_series(1, 2000) AS n;
+        ANALYZE sessions;
+        ANALYZE throttles`,
+        temp.schema,
+      );
+      // The statements the store runs, as it runs them: its SQL is its own.
+      const query = jest.spyOn(pg.Pool.prototype, 'query');
+      let purges: Array<[string, unknown[]]> = [];
+      try {
+        await temp.store.purgeSessions(t0 - 1, t0 - 1);
+        await temp.store.purgeThrottles(t0 - 1);
+      } finally {
+        purges = query.mock.calls.map(([sql, values]) => [String(sql), values as unknown[]]);
+        query.mockRestore();
+      }
+      const client = new pg.Client({ connectionString: POSTGRES_TEST_URL, options: `-c search_path=${temp.schema}` });
+      await client.connect();
+      const plans: string[] = [];
+      try {
+        for (const [sql, values] of purges) {
+          const explained = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, values);
+          plans.push(explained.rows.map((row) => row['QUERY PLAN']).join('\n'));
+        }
+      } finally {
+        await client.end();
+      }
+
+      expect(purges.map(([sql]) => sql.split(' WHERE')[0])).toEqual(['DELETE FROM sessions', 'DELETE FROM throttles']);
+      const [sessions, throttles] = plans;
+      expect(sessions).toContain('BitmapOr');
+      for (const index of ['sessions_expires_at', 'sessions_revoked_at', 'sessions_last_seen_at']) {
+        expect(sessions).toContain(`Bitmap Index Scan on ${index}`);
+      }
+      expect(throttles).toMatch(/Index Scan on throttles_window_started_at|Index Scan using throttles_window_started_at/);
+      expect(plans.join('\n')).not.toMatch(/Seq Scan/);
+    });
+
     test('a store in a schema works there only', async () => {
       await temp.store.createMember(ADA);
       const other = await tempPostgresStore();
@@ -330,6 +395,41 @@ describeWithPostgres('PostgresStore', () => {
         expect(() => new PostgresStore({ connectionString: POSTGRES_TEST_URL, schema })).toThrow(/lower-case identifier/);
       }
     });
+  });
+});
+
+describeWithPostgres('the purge at scale', () => {
+  let schema: { schema: string; drop: () => Promise<void> };
+
+  beforeEach(async () => {
+    schema = await createTestSchema();
+  });
+
+  afterEach(async () => {
+    await schema.drop();
+  });
+
+  test('deletes 20,000 ended sessions in batches, and a read made meanwhile through the same pool is answered before it ends', async () => {
+    // One connection: a purge of one statement over every row would hold it until the purge was done.
+    const store = new PostgresStore({ connectionString: POSTGRES_TEST_URL, schema: schema.schema, maxConnections: 1 });
+    try {
+      await store.migrate();
+      await store.createMember(ADA);
+      await store.createSessions(adaSessions(20_000, ADA.createdAt + 1));
+
+      const order: string[] = [];
+      const purge = store.purgeSessions(ADA.createdAt + 10, ADA.createdAt - 1).then((count) => {
+        order.push('purge');
+        return count;
+      });
+      const read = store.getMember(ADA.id).then(() => order.push('read'));
+      await Promise.all([purge, read]);
+      expect(await purge).toBe(20_000);
+      expect(order).toEqual(['read', 'purge']);
+      expect(await store.listSessions()).toEqual([]);
+    } finally {
+      await store.close();
+    }
   });
 });
 

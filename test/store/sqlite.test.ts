@@ -6,6 +6,7 @@ import { openStore, SQLITE_FILENAME } from '../../src/store/open.js';
 import { MIGRATIONS, migrate } from '../../src/store/sqlite/migrations.js';
 import type { Migration } from '../../src/store/migration.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { queryPlan, recordSqliteStatements, scannedTables } from '../helpers/sqlite-statements.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 import { storeContract } from './contract.js';
 import { ADA, expectUpgradedAda, expectUpgradedWithSecondFactors } from './fixtures.js';
@@ -135,6 +136,43 @@ describe('the purge at scale', () => {
     expect(order).toEqual(['read', 'purge']);
     expect(await store.listSessions()).toEqual([]);
     await store.close();
+  });
+});
+
+describe('the purges read through indexes', () => {
+  test('a batch of purgeSessions searches an index per condition (a MULTI-INDEX OR) and one of purgeThrottles its own; neither scans the table', async () => {
+    const file = `${freshPath('purge-plan')}.sqlite`;
+    const store = new SqliteStore(file);
+    await store.migrate();
+    const recorder = recordSqliteStatements();
+    try {
+      await store.purgeSessions(ADA.createdAt, ADA.createdAt);
+      await store.purgeThrottles(ADA.createdAt);
+    } finally {
+      recorder.stop();
+    }
+    await store.close();
+    const db = new Database(file, { readonly: true });
+    const plans = recorder.statements.map((statement) => queryPlan(db, statement));
+    db.close();
+
+    expect(recorder.statements.map((statement) => statement.source.split(' WHERE')[0])).toEqual([
+      'DELETE FROM sessions',
+      'DELETE FROM throttles',
+    ]);
+    const [sessions, throttles] = plans;
+    expect(sessions).toEqual(
+      expect.arrayContaining([
+        'MULTI-INDEX OR',
+        expect.stringMatching(/^SEARCH sessions USING INDEX sessions_expires_at \(expires_at<\?\)/),
+        expect.stringMatching(/^SEARCH sessions USING INDEX sessions_revoked_at \(revoked_at<\?\)/),
+        expect.stringMatching(/^SEARCH sessions USING INDEX sessions_last_seen_at \(last_seen_at<\?\)/),
+      ]),
+    );
+    expect(throttles).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^SEARCH throttles USING INDEX throttles_window_started_at \(window_started_at<\?\)/)]),
+    );
+    expect(scannedTables(plans.flat())).toEqual([]);
   });
 });
 

@@ -188,6 +188,41 @@ function batchedDeleteSql(table: 'sessions' | 'throttles', keyColumn: 'id' | 'ke
     SELECT ${keyColumn} FROM ${table} WHERE ${where} LIMIT ${PURGE_BATCH_SIZE})`;
 }
 
+/** The Bind message counts its parameters in 16 bits: one statement takes at most this many. */
+const MAX_PARAMETERS = 65_535;
+const SESSION_COLUMN_COUNT = SESSION_COLUMNS.split(', ').length;
+/** createSessions inserts as many rows per statement as the parameter limit lets it (5,041). */
+const SESSIONS_PER_INSERT = Math.floor(MAX_PARAMETERS / SESSION_COLUMN_COUNT);
+
+/** An insert of `rows` sessions in one statement, their values numbered row after row in SESSION_COLUMNS order. */
+function insertSessionsSql(rows: number): string {
+  const tuples = Array.from({ length: rows }, (_, row) => {
+    const placeholders = Array.from({ length: SESSION_COLUMN_COUNT }, (_, column) => `$${row * SESSION_COLUMN_COUNT + column + 1}`);
+    return `(${placeholders.join(', ')})`;
+  });
+  return `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES ${tuples.join(', ')}`;
+}
+
+/** A session's values in SESSION_COLUMNS order, as insertSessionsSql numbers them. */
+function sessionValues(session: SessionRow): unknown[] {
+  const record = fromSession(session);
+  return [
+    record.id,
+    record.member_id,
+    record.cookie_domain,
+    record.cookie_hash,
+    record.token_hash,
+    record.token_sealed,
+    record.cookie_sealed,
+    record.created_at,
+    record.last_seen_at,
+    record.expires_at,
+    record.revoked_at,
+    record.client_address,
+    record.user_agent,
+  ];
+}
+
 const SQL = {
   insertCaller: 'INSERT INTO callers (name, enabled, created_at) VALUES ($1, TRUE, $2) RETURNING id',
   callerByName: `SELECT ${CALLER_COLUMNS} FROM callers WHERE name = $1`,
@@ -233,10 +268,19 @@ const SQL = {
   claimSetting: 'INSERT INTO deployment_settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
   setting: 'SELECT value FROM deployment_settings WHERE name = $1',
 
-  insertSession: `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+  insertSession: insertSessionsSql(1),
   sessionByTokenHash: sessionWithMemberSql('token_hash', '$1'),
   sessionByCookieHash: sessionWithMemberSql('cookie_hash', '$1'),
-  touchSession: 'UPDATE sessions SET last_seen_at = GREATEST(last_seen_at, $1) WHERE id = $2',
+  // One statement for the whole batch; a session listed twice moves to the later time. The rows are locked in
+  // id order first, so that two instances writing overlapping batches at once wait for each other instead of
+  // deadlocking.
+  touchSessions: `WITH touches AS (
+      SELECT id, max(last_seen_at) AS last_seen_at FROM unnest($1::TEXT[], $2::BIGINT[]) AS t (id, last_seen_at) GROUP BY id
+    ), locked AS (
+      SELECT sessions.id FROM sessions JOIN touches ON touches.id = sessions.id ORDER BY sessions.id FOR UPDATE OF sessions
+    )
+    UPDATE sessions SET last_seen_at = GREATEST(sessions.last_seen_at, touches.last_seen_at)
+    FROM touches WHERE sessions.id = touches.id AND sessions.id IN (SELECT id FROM locked)`,
   revokeSession: 'UPDATE sessions SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL',
   revokeMemberSessions: 'UPDATE sessions SET revoked_at = $1 WHERE member_id = $2 AND revoked_at IS NULL AND expires_at > $1',
   sessions: sessionListSql(''),
@@ -264,8 +308,8 @@ type TransactionQuery = (sql: string, values: unknown[]) => Promise<pg.QueryResu
 /**
  * The shared store for several instances: PostgreSQL, or a database that speaks its dialect (CockroachDB,
  * YugabyteDB). Every method is one parameterised statement on a pooled connection, except the purges, which
- * repeat one batch until it comes back short, and the bulk member insert and the second-factor writes that
- * change several tables, each one transaction on one connection.
+ * repeat one batch until it comes back short, and the bulk inserts (members, sessions) and the second-factor
+ * writes that change several tables, each one transaction on one connection.
  */
 export class PostgresStore implements Store {
   readonly #pool: pg.Pool;
@@ -511,24 +555,22 @@ export class PostgresStore implements Store {
   }
 
   async createSession(session: SessionRow): Promise<void> {
-    const record = fromSession(session);
     await rethrowConflict(
-      this.#changes(SQL.insertSession, [
-        record.id,
-        record.member_id,
-        record.cookie_domain,
-        record.cookie_hash,
-        record.token_hash,
-        record.token_sealed,
-        record.cookie_sealed,
-        record.created_at,
-        record.last_seen_at,
-        record.expires_at,
-        record.revoked_at,
-        record.client_address,
-        record.user_agent,
-      ]),
+      this.#changes(SQL.insertSession, sessionValues(session)),
       () => `session "${session.id}" or one of its hashes already exists`,
+    );
+  }
+
+  async createSessions(sessions: readonly SessionRow[]): Promise<void> {
+    if (sessions.length === 0) return;
+    await rethrowConflict(
+      this.#transaction(async (query) => {
+        for (let start = 0; start < sessions.length; start += SESSIONS_PER_INSERT) {
+          const rows = sessions.slice(start, start + SESSIONS_PER_INSERT);
+          await query(insertSessionsSql(rows.length), rows.flatMap(sessionValues));
+        }
+      }),
+      () => 'a session of the list, or one of its hashes, already exists or repeats an earlier one of the list',
     );
   }
 
@@ -540,8 +582,9 @@ export class PostgresStore implements Store {
     return mapOrNull(await this.#row<SessionMemberRecord<boolean>>(SQL.sessionByCookieHash, [cookieHash]), toSessionWithMember);
   }
 
-  async touchSession(id: string, lastSeenAt: number): Promise<void> {
-    await this.#changes(SQL.touchSession, [lastSeenAt, id]);
+  async touchSessions(touches: ReadonlyArray<{ id: string; lastSeenAt: number }>): Promise<void> {
+    if (touches.length === 0) return;
+    await this.#changes(SQL.touchSessions, [touches.map((t) => t.id), touches.map((t) => t.lastSeenAt)]);
   }
 
   async revokeSession(id: string, revokedAt: number): Promise<boolean> {

@@ -115,6 +115,20 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: 'indexes for the purges',
+    // A purge batch finds its rows through these instead of scanning the whole table, which with a million
+    // live sessions held the event loop for a third of a second on every purge, to delete nothing. The session
+    // purge's OR is served index by index (a MULTI-INDEX OR). Few sessions are revoked, so only those are
+    // indexed; `revoked_at <= ?` implies IS NOT NULL, so the partial index serves it.
+    sql: `
+      CREATE INDEX sessions_expires_at ON sessions (expires_at);
+      CREATE INDEX sessions_revoked_at ON sessions (revoked_at) WHERE revoked_at IS NOT NULL;
+      CREATE INDEX sessions_last_seen_at ON sessions (last_seen_at);
+      CREATE INDEX throttles_window_started_at ON throttles (window_started_at);
+    `,
+  },
 ];
 
 const CREATE_SCHEMA_MIGRATIONS = `
