@@ -63,6 +63,7 @@ export async function composeInstance(options: InstanceOptions): Promise<Instanc
     ...(options.clock ? { clock: options.clock } : {}),
     ...(metrics ? { events: metrics } : {}),
   });
+  metrics?.watchCaches(() => services.cacheLookups());
   const readiness = createReadiness({ store, logger });
   const recordRefusal = refusalLog(logger, metrics && ((status) => metrics.refusal(status)));
   const separateMetricsPort = metrics !== undefined && config.metrics.port !== undefined;

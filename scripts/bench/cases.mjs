@@ -22,8 +22,11 @@ import { NAMESPACE } from './service.mjs';
  * @property {string} name e.g. "SOAP 1.1 AuthenticateToken"
  * @property {Binding} binding
  * @property {Operation} operation
- * @property {(seed: import('./service.mjs').Seed) => BenchRequest} request
+ * @property {(values: CallValues) => BenchRequest} request
  */
+
+/** What a call carries: the seed's values, or those of one call of the at-scale traffic. */
+/** @typedef {{ password: string, token: string, cookie: string, domain: string }} CallValues */
 
 /** @type {Record<Binding, string>} */
 export const BINDING_LABEL = { soap11: 'SOAP 1.1', soap12: 'SOAP 1.2', httpget: 'HTTP GET', httppost: 'HTTP POST' };
@@ -31,17 +34,17 @@ export const BINDING_LABEL = { soap11: 'SOAP 1.1', soap12: 'SOAP 1.2', httpget: 
 /** @param {string} text */
 const xmlText = (text) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** @param {Operation} operation @param {import('./service.mjs').Seed} seed @returns {Array<[string, string]>} */
-function parameters(operation, seed) {
+/** @param {Operation} operation @param {CallValues} values @returns {Array<[string, string]>} */
+function parameters(operation, values) {
   return operation === 'AuthenticateToken'
     ? [
-        ['securityPassword', seed.password],
-        ['token', seed.token],
+        ['securityPassword', values.password],
+        ['token', values.token],
       ]
     : [
-        ['securityPassword', seed.password],
-        ['loginCookie', seed.cookie],
-        ['cookieDomain', seed.domain],
+        ['securityPassword', values.password],
+        ['loginCookie', values.cookie],
+        ['cookieDomain', values.domain],
       ];
 }
 
@@ -67,10 +70,10 @@ function benchCase(binding, operation) {
     name: `${BINDING_LABEL[binding]} ${operation}`,
     binding,
     operation,
-    request: (seed) => {
+    request: (values) => {
       /** @type {BenchRequest} */
       let request;
-      const params = parameters(operation, seed);
+      const params = parameters(operation, values);
       const form = new URLSearchParams(params).toString();
       switch (binding) {
         case 'soap11':

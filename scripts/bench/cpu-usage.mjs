@@ -20,7 +20,7 @@ import { readFileSync } from 'node:fs';
  * process); 0 when the process is gone.
  * @param {number} pid
  */
-function processTicks(pid) {
+export function processTicks(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name is in parentheses and may hold spaces; the fields after it start with the state (field 3).

@@ -2,8 +2,10 @@
 /**
  * One load run against one server: autocannon in this process, or wrk (one thread) when it is installed.
  * Latencies are kept per response at microsecond precision (autocannon's own histogram rounds to whole
- * milliseconds, too coarse for p50 on loopback); only 2xx responses count towards throughput and latency,
- * everything else is an error.
+ * milliseconds, too coarse for p50 on loopback). Only 2xx responses count towards throughput and latency, and
+ * everything else is an error, unless the run says which statuses are answers (the at-scale traffic, whose
+ * wrong security passwords are answered 500 as ASMX does). A run may send the same request every time, or a
+ * new one each time (`next`, autocannon only).
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +25,8 @@ const autocannon = require('autocannon');
  * @property {number} p50 ms
  * @property {number} p99 ms
  * @property {number} p999 ms
- * @property {number} non2xx
+ * @property {number} non2xx responses that were not answers (with `answers`, those of another status)
+ * @property {Record<string, number>} statuses responses by status (autocannon only; {} with wrk)
  * @property {number} errors connection errors and timeouts
  * @property {number} timeouts
  * @property {Float64Array | null} samples the 2xx latencies in ms, sorted (autocannon only)
@@ -32,7 +35,10 @@ const autocannon = require('autocannon');
 /**
  * @typedef {object} LoadOptions
  * @property {string} baseUrl
- * @property {import('./cases.mjs').BenchRequest} request
+ * @property {import('./cases.mjs').BenchRequest} request the request, or the first one with `next`
+ * @property {() => import('./cases.mjs').BenchRequest} [next] a new request for every call
+ * @property {(status: number) => boolean} [answers] the statuses that are answers (2xx unless given)
+ * @property {(latencyMs: number) => void} [onAnswer] told of every answer as it arrives (autocannon only)
  * @property {number} connections
  * @property {number} duration seconds
  * @property {number} [timeout] seconds before a request counts as timed out
@@ -83,26 +89,35 @@ function chooseLoadGenerator() {
 
 /** @param {LoadOptions} options @returns {Promise<RunResult>} */
 export function runLoad(options) {
-  return loadGenerator().name === 'wrk' ? runWrk(options) : runAutocannon(options);
+  if (loadGenerator().name === 'autocannon') return runAutocannon(options);
+  if (options.next || options.answers || options.onAnswer) throw new Error('the at-scale traffic needs autocannon: run with BENCH_TOOL=autocannon');
+  return runWrk(options);
 }
 
+/** @param {number} status */
+const is2xx = (status) => status >= 200 && status <= 299;
+
 /** @param {LoadOptions} options @returns {Promise<RunResult>} */
-async function runAutocannon({ baseUrl, request, connections, duration, timeout = 5 }) {
+async function runAutocannon({ baseUrl, request, next, answers = is2xx, onAnswer, connections, duration, timeout = 5 }) {
   let samples = new Float64Array(1 << 16);
   let count = 0;
   let non2xx = 0;
+  /** @type {Record<string, number>} */
+  const statuses = {};
   const instance = autocannon({
     url: baseUrl + request.path,
     method: request.method,
     headers: request.headers,
     ...(request.body === undefined ? {} : { body: request.body }),
+    ...(next ? { requests: [{ setupRequest: (/** @type {object} */ raw) => ({ ...raw, ...next() }) }] } : {}),
     connections,
     duration,
     timeout,
     pipelining: 1,
   });
   instance.on('response', (/** @type {unknown} */ _client, /** @type {number} */ statusCode, /** @type {number} */ _bytes, /** @type {number} */ responseTime) => {
-    if (statusCode < 200 || statusCode > 299) {
+    statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
+    if (!answers(statusCode)) {
       non2xx += 1;
       return;
     }
@@ -112,6 +127,7 @@ async function runAutocannon({ baseUrl, request, connections, duration, timeout 
       samples = bigger;
     }
     samples[count++] = responseTime;
+    onAnswer?.(responseTime);
   });
   // Bounded: a run that does not end by itself is stopped.
   const guard = setTimeout(() => instance.stop(), (duration + timeout + 30) * 1000);
@@ -131,7 +147,8 @@ async function runAutocannon({ baseUrl, request, connections, duration, timeout 
     p50: percentile(sorted, 0.5),
     p99: percentile(sorted, 0.99),
     p999: percentile(sorted, 0.999),
-    non2xx: Math.max(non2xx, Number(result.non2xx) || 0),
+    non2xx,
+    statuses,
     errors: (Number(result.errors) || 0) + (Number(result.resets) || 0),
     timeouts: Number(result.timeouts) || 0,
     samples: sorted,
@@ -193,6 +210,7 @@ async function runWrk({ baseUrl, request, connections, duration, timeout = 5 }) 
       p99: w.p99 / 1000,
       p999: w.p999 / 1000,
       non2xx: w.status,
+      statuses: {},
       errors: w.connect + w.read + w.write + w.timeout,
       timeouts: w.timeout,
       samples: null,

@@ -3,16 +3,22 @@
 /**
  * The benchmark's ceiling: a minimal server on raw node:http that answers AuthenticateToken and
  * AuthenticateCookie over SOAP 1.1, SOAP 1.2, HTTP GET and HTTP POST with the same ASMX bytes as the service
- * (Content-Type, Cache-Control, Content-Length and body), for one seeded caller, member and session held in
- * constants. No framework, no store, no logging, no request id: what is left is what Node itself costs.
+ * (Content-Type, Cache-Control, Content-Length and body), for one seeded caller and either one member and
+ * session held in constants or the at-scale data set (scripts/bench/data-set.mjs), whose members and sessions
+ * it computes from the token's or cookie's index. No framework, no store, no logging, no request id: what is
+ * left is what Node itself costs.
  *
  * It is not a second implementation of the service: it knows only the happy path and a few refusals, and
  * nothing of ASMX's routing rules, charsets, SOAPAction checks, headers or faults beyond what the benchmark
- * sends. scripts/bench/run.mjs starts it as a child process (fork) with its settings in BENCH_REFERENCE (JSON,
- * see ReferenceConfig) and learns the port from an IPC message { port }.
+ * sends. scripts/bench/run.mjs and scale.mjs start it as a child process (fork) with its settings in
+ * BENCH_REFERENCE (JSON, see ReferenceConfig) and learn the port from an IPC message { port }.
  */
 import { createServer } from 'node:http';
 import { SaxesParser } from 'saxes';
+import { cookieAt, memberAt, memberIndexOf, sessionIndexOf, tokenAt } from './data-set.mjs';
+
+/** @typedef {{ id: string, email: string, firstName: string, lastName: string }} ReferenceMember */
+/** @typedef {{ member: ReferenceMember, token: string, cookie: string, domain: string }} ReferenceSession */
 
 /**
  * @typedef {object} ReferenceConfig
@@ -20,10 +26,8 @@ import { SaxesParser } from 'saxes';
  * @property {string} namespace the service namespace (SOAP_NAMESPACE), ending with "/"
  * @property {'ibridge' | 'json' | 'plain'} resultFormat
  * @property {string} password the caller's security password
- * @property {string} token the session token
- * @property {string} cookie the login cookie
- * @property {string} domain the cookie domain the session was issued for
- * @property {{ id: string, email: string, firstName: string, lastName: string }} member
+ * @property {{ one: ReferenceSession } | { dataSet: import('./data-set.mjs').DataSet }} sessions the one
+ *   session (its domain as the partner sends it), or the data set's
  */
 
 /** @typedef {'AuthenticateToken' | 'AuthenticateCookie'} Operation */
@@ -45,6 +49,7 @@ const NOT_SIGNED_IN = {
   AuthenticateCookie: { number: 1002, description: 'Invalid login cookie: no live session token was issued for this cookie and domain' },
 };
 const INVALID_PASSWORD = 'Invalid security password';
+const IBRIDGE_DECLARATION = '<?xml version="1.0" encoding="UTF-16"?>';
 
 /** @type {Record<string, string>} */
 const ENTITIES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\t': '&#x9;', '\n': '&#xA;', '\r': '&#xD;' };
@@ -56,52 +61,72 @@ const escapeAttribute = (text) => text.replace(/[&<>"\t\n\r]/g, (c) => ENTITIES[
 const normalizeDomain = (domain) => domain.trim().replace(/^\.+/, '').replace(/\.$/, '').toLowerCase();
 
 /**
- * The answer for one call, precomputed where it can be: the result text of a signed-in member is the same for
- * every call (ibridge, json and plain all depend only on the seeded member and token).
+ * Finds sessions by token or login cookie: the one in the settings, or any of the data set's.
+ * @param {ReferenceConfig['sessions']} sessions
+ * @returns {{ byToken: (token: string | undefined) => ReferenceSession | null, byCookie: (cookie: string | undefined) => ReferenceSession | null }}
+ */
+function sessionLookup(sessions) {
+  if ('one' in sessions) {
+    const one = { ...sessions.one, domain: normalizeDomain(sessions.one.domain) };
+    return { byToken: (token) => (token === one.token ? one : null), byCookie: (cookie) => (cookie === one.cookie ? one : null) };
+  }
+  const { dataSet } = sessions;
+  const domain = normalizeDomain(dataSet.domain);
+  /** @param {number} index @returns {ReferenceSession | null} */
+  const at = (index) => (index === -1 ? null : { member: memberAt(memberIndexOf(dataSet, index)), token: tokenAt(dataSet, index), cookie: cookieAt(dataSet, index), domain });
+  return {
+    byToken: (token) => at(sessionIndexOf(dataSet.tokenPrefix, dataSet.sessions, token)),
+    byCookie: (cookie) => at(sessionIndexOf(dataSet.cookiePrefix, dataSet.sessions, cookie)),
+  };
+}
+
+/**
+ * The answer for one call. A signed-in member's result text depends only on the session (ibridge, json and
+ * plain alike), so it is rendered once per session object: once in all for the one session.
  * @param {ReferenceConfig} config
  */
 export function createReference(config) {
-  const m = config.member;
-  const fullName = [m.firstName, m.lastName].filter(Boolean).join(' ');
-  const domain = normalizeDomain(config.domain);
+  const sessions = sessionLookup(config.sessions);
 
-  /** @param {Operation} operation @param {boolean} signedIn @returns {string} */
-  const render = (operation, signedIn) => {
-    if (config.resultFormat === 'plain') return signedIn ? m.id : '';
+  /** @param {ReferenceSession} session @returns {string} */
+  const renderSignedIn = (session) => {
+    const m = session.member;
+    const fullName = [m.firstName, m.lastName].filter(Boolean).join(' ');
+    if (config.resultFormat === 'plain') return m.id;
     if (config.resultFormat === 'json') {
-      if (!signedIn) return JSON.stringify({ status: 'Failure', message: NOT_SIGNED_IN[operation].description });
       return JSON.stringify({
         status: 'Success',
         message: '',
         contactid: m.id,
-        pa_token: config.token,
+        pa_token: session.token,
         emailaddress1: m.email,
         firstname: m.firstName,
         lastname: m.lastName,
         fullname: fullName,
       });
     }
-    const declaration = '<?xml version="1.0" encoding="UTF-16"?>';
-    if (!signedIn) {
-      const { number, description } = NOT_SIGNED_IN[operation];
-      return `${declaration}<iBridge><Errors><Error Number="${number}" Description="${escapeAttribute(description)}" /></Errors></iBridge>`;
-    }
     const attributes = [
       ['ID', m.id],
-      ['TOKEN', config.token],
+      ['TOKEN', session.token],
       ['EMAIL', m.email],
       ['FIRSTNAME', m.firstName],
       ['LASTNAME', m.lastName],
       ['FULL_NAME', fullName],
-      ['USER_COOKIE', `.ASPXAUTH=${config.cookie}`],
+      ['USER_COOKIE', `.ASPXAUTH=${session.cookie}`],
     ];
-    return `${declaration}<iBridge><User ${attributes.map(([name, value]) => `${name}="${escapeAttribute(String(value))}"`).join(' ')} /></iBridge>`;
+    return `${IBRIDGE_DECLARATION}<iBridge><User ${attributes.map(([name, value]) => `${name}="${escapeAttribute(String(value))}"`).join(' ')} /></iBridge>`;
   };
-  /** @type {Record<Operation, Record<'in' | 'out', string>>} */
-  const results = {
-    AuthenticateToken: { in: render('AuthenticateToken', true), out: render('AuthenticateToken', false) },
-    AuthenticateCookie: { in: render('AuthenticateCookie', true), out: render('AuthenticateCookie', false) },
+  /** @param {Operation} operation @returns {string} */
+  const renderNotSignedIn = (operation) => {
+    if (config.resultFormat === 'plain') return '';
+    const { number, description } = NOT_SIGNED_IN[operation];
+    if (config.resultFormat === 'json') return JSON.stringify({ status: 'Failure', message: description });
+    return `${IBRIDGE_DECLARATION}<iBridge><Errors><Error Number="${number}" Description="${escapeAttribute(description)}" /></Errors></iBridge>`;
   };
+  /** @type {Record<Operation, string>} */
+  const notSignedIn = { AuthenticateToken: renderNotSignedIn('AuthenticateToken'), AuthenticateCookie: renderNotSignedIn('AuthenticateCookie') };
+  /** @type {WeakMap<ReferenceSession, string>} */
+  const rendered = new WeakMap();
 
   /**
    * @param {Operation} operation
@@ -110,11 +135,17 @@ export function createReference(config) {
    */
   const invoke = (operation, read) => {
     if (read('securityPassword') !== config.password) return null;
-    const signedIn =
+    const session =
       operation === 'AuthenticateToken'
-        ? read('token') === config.token
-        : read('loginCookie') === config.cookie && normalizeDomain(read('cookieDomain') ?? '') === domain;
-    return results[operation][signedIn ? 'in' : 'out'];
+        ? sessions.byToken(read('token'))
+        : sessions.byCookie(read('loginCookie'));
+    if (session === null || (operation === 'AuthenticateCookie' && normalizeDomain(read('cookieDomain') ?? '') !== session.domain)) return notSignedIn[operation];
+    let result = rendered.get(session);
+    if (result === undefined) {
+      result = renderSignedIn(session);
+      rendered.set(session, result);
+    }
+    return result;
   };
 
   const ns = escapeAttribute(config.namespace);

@@ -28,25 +28,33 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { CASES, TARGET_P99_MS, TARGET_RATIO } from './cases.mjs';
-import { cpuSnapshot, otherCpuShare } from './cpu-usage.mjs';
-import { loadGenerator, percentile, runLoad } from './load.mjs';
+import { loadGenerator, runLoad } from './load.mjs';
 import { formatProfile, summarizeProfile } from './profile.mjs';
-import { ROOT, startReference, startService } from './service.mjs';
+import {
+  checkAnswers,
+  cleanUp,
+  cleanups,
+  combine,
+  ensureAlive,
+  int,
+  intSetting,
+  machine,
+  measure,
+  median,
+  ms,
+  progress,
+  round,
+  serviceEnvOf,
+  sleep,
+  wordsOf,
+} from './runs.mjs';
+import { referenceOfSeed, ROOT, startReference, startService } from './service.mjs';
 
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
 const PROFILES_DIR = join(RESULTS_DIR, 'profiles');
 /** The targets hold for this store at this concurrency (the issue's figures for a 2-core machine). */
 const TARGET_STORE = 'sqlite';
 const TARGET_CONNECTIONS = 32;
-
-/** @param {string} name @param {number} fallback @param {number} min */
-function intSetting(name, fallback, min) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer of at least ${min}, not ${JSON.stringify(raw)}`);
-  return value;
-}
 
 const settings = {
   duration: intSetting('BENCH_DURATION', 10, 1),
@@ -57,159 +65,14 @@ const settings = {
   logFile: process.env.BENCH_LOG_FILE || undefined,
   resultFormat: /** @type {'ibridge' | 'json' | 'plain'} */ (process.env.BENCH_RESULT_FORMAT || 'ibridge'),
   profile: process.env.BENCH_PROFILE === '1' || process.env.BENCH_PROFILE === 'true',
-  cases: (process.env.BENCH_CASES ?? '')
-    .split(',')
-    .map((word) => word.trim().toLowerCase())
-    .filter(Boolean),
-  /** @type {Record<string, string>} */
-  serviceEnv: Object.fromEntries(
-    Object.entries(process.env)
-      .filter(([name, value]) => name.startsWith('BENCH_SERVICE_') && value !== undefined)
-      .map(([name, value]) => [name.slice('BENCH_SERVICE_'.length), String(value)]),
-  ),
+  cases: wordsOf(process.env.BENCH_CASES),
+  serviceEnv: serviceEnvOf(process.env),
 };
 if (!['ibridge', 'json', 'plain'].includes(settings.resultFormat)) throw new Error('BENCH_RESULT_FORMAT must be ibridge, json or plain');
 const databaseUrl = process.env.DATABASE_URL || undefined;
 /** @type {Array<'sqlite' | 'postgresql'>} */
 const stores = databaseUrl ? ['sqlite', 'postgresql'] : ['sqlite'];
 const STORE_LABEL = { sqlite: 'embedded store (SQLite)', postgresql: 'PostgreSQL' };
-
-/** Whatever is running when the bench is interrupted or fails. */
-/** @type {Array<() => Promise<unknown>>} */
-const cleanups = [];
-async function cleanUp() {
-  while (cleanups.length > 0) await cleanups.pop()?.().catch((error) => console.error(`bench: cleanup: ${error.message}`));
-}
-for (const signal of /** @type {const} */ (['SIGINT', 'SIGTERM'])) {
-  process.once(signal, () => {
-    console.error(`\nbench: ${signal}, stopping the servers`);
-    cleanUp().finally(() => process.exit(130));
-  });
-}
-
-const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const median = (/** @type {number[]} */ values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[middle] ?? NaN) : ((sorted[middle - 1] ?? NaN) + (sorted[middle] ?? NaN)) / 2;
-};
-const round = (/** @type {number} */ value, /** @type {number} */ digits) => Number(value.toFixed(digits));
-
-/**
- * Asks both servers once and fails loudly unless the service's answer is the reference's, apart from the
- * session token (TOKEN="…" in iBridge, pa_token in JSON); both must say the member is signed in.
- * @param {import('./cases.mjs').BenchCase} benchCase
- * @param {import('./cases.mjs').BenchRequest} request
- * @param {string} serviceUrl
- * @param {string} referenceUrl
- * @param {string} memberId
- */
-async function checkAnswers(benchCase, request, serviceUrl, referenceUrl, memberId) {
-  const ask = async (/** @type {string} */ baseUrl) => {
-    const response = await fetch(baseUrl + request.path, {
-      method: request.method,
-      headers: request.headers,
-      ...(request.body === undefined ? {} : { body: request.body }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const body = await response.text();
-    return {
-      status: response.status,
-      contentType: response.headers.get('content-type'),
-      cacheControl: response.headers.get('cache-control'),
-      contentLength: response.headers.get('content-length'),
-      body,
-    };
-  };
-  const mask = (/** @type {string} */ body) => body.replace(/TOKEN="[^"]*"/g, 'TOKEN="…"').replace(/"pa_token":"[^"]*"/g, '"pa_token":"…"');
-  const service = await ask(serviceUrl);
-  const reference = await ask(referenceUrl);
-  const problems = [];
-  if (reference.status !== 200 || !reference.body.includes(memberId)) problems.push(`the reference did not answer "signed in" (${reference.status})`);
-  if (service.status !== reference.status) problems.push(`status ${service.status}, the reference ${reference.status}`);
-  if (service.contentType !== reference.contentType) problems.push(`Content-Type ${service.contentType}, the reference ${reference.contentType}`);
-  if (service.cacheControl !== reference.cacheControl) problems.push(`Cache-Control ${service.cacheControl}, the reference ${reference.cacheControl}`);
-  if (mask(service.body) !== mask(reference.body)) problems.push(`body:\n  service:   ${service.body}\n  reference: ${reference.body}`);
-  else if (service.contentLength !== reference.contentLength) problems.push(`Content-Length ${service.contentLength}, the reference ${reference.contentLength}`);
-  if (problems.length > 0) throw new Error(`${benchCase.name}: the service's answer is not the reference's:\n${problems.join('\n')}`);
-  return { service, reference };
-}
-
-/**
- * @typedef {import('./load.mjs').RunResult & { otherCpu: number | null, steal: number | null }} RunResult
- * @typedef {{ rps: number, p50: number, p99: number, p999: number, ok: number, non2xx: number, errors: number, timeouts: number, otherCpuPercent: number | null, stealPercent: number | null }} RunFigures
- */
-
-/**
- * One load run, and how much of the machine's CPU other processes took meanwhile.
- * @param {import('./load.mjs').LoadOptions} options
- * @param {number[]} ours the bench's own processes
- * @returns {Promise<RunResult>}
- */
-async function measure(options, ours) {
-  const before = cpuSnapshot(ours);
-  const run = await runLoad(options);
-  const share = otherCpuShare(before, cpuSnapshot(ours));
-  return { ...run, otherCpu: share?.other ?? null, steal: share?.steal ?? null };
-}
-
-const percent = (/** @type {number | null} */ share) => (share === null ? null : round(share * 100, 1));
-
-/** @param {RunResult} run @returns {RunFigures} */
-const figuresOf = (run) => ({
-  rps: round(run.rps, 1),
-  p50: round(run.p50, 3),
-  p99: round(run.p99, 3),
-  p999: round(run.p999, 3),
-  ok: run.ok,
-  non2xx: run.non2xx,
-  errors: run.errors,
-  timeouts: run.timeouts,
-  otherCpuPercent: percent(run.otherCpu),
-  stealPercent: percent(run.steal),
-});
-
-/**
- * Several runs as one: the median throughput, and latency percentiles over every response of every run
- * (with wrk, which gives no samples, the median of each run's percentiles).
- * @param {RunResult[]} runs
- */
-function combine(runs) {
-  const samples = runs.map((r) => r.samples);
-  let p50, p99, p999;
-  if (samples.every((s) => s !== null)) {
-    const all = new Float64Array(samples.reduce((n, s) => n + (s?.length ?? 0), 0));
-    let at = 0;
-    for (const s of samples) {
-      if (!s) continue;
-      all.set(s, at);
-      at += s.length;
-    }
-    all.sort();
-    [p50, p99, p999] = [percentile(all, 0.5), percentile(all, 0.99), percentile(all, 0.999)];
-  } else {
-    [p50, p99, p999] = [median(runs.map((r) => r.p50)), median(runs.map((r) => r.p99)), median(runs.map((r) => r.p999))];
-  }
-  const errors = runs.reduce((n, r) => n + r.non2xx + r.errors, 0);
-  const others = runs.map((r) => r.otherCpu).filter((share) => share !== null);
-  const otherCpuPercent = others.length > 0 ? percent(Math.max(...others)) : null;
-  return { otherCpuPercent, rps: round(median(runs.map((r) => r.rps)), 1), p50: round(p50, 3), p99: round(p99, 3), p999: round(p999, 3), errors, runs: runs.map(figuresOf) };
-}
-
-/** One line of progress. @param {string} what @param {RunResult} run */
-function progress(what, run) {
-  const bad = run.non2xx + run.errors;
-  const other = run.otherCpu !== null && run.otherCpu >= 0.02 ? `  (other processes: ${(run.otherCpu * 100).toFixed(0)}% CPU)` : '';
-  console.log(`  ${what.padEnd(22)} ${run.rps.toFixed(0).padStart(7)} req/s  p50 ${run.p50.toFixed(2)} ms  p99 ${run.p99.toFixed(2)} ms  p99.9 ${run.p999.toFixed(2)} ms${bad ? `  ERRORS ${bad}` : ''}${other}`);
-}
-
-/**
- * @param {import('./service.mjs').RunningServer} server
- * @param {string} label
- */
-function ensureAlive(server, label) {
-  if (!server.alive()) throw new Error(`the ${label} exited during the bench:\n${server.stderr()}`);
-}
 
 /** @param {'sqlite' | 'postgresql'} store */
 async function benchStore(store) {
@@ -223,7 +86,7 @@ async function benchStore(store) {
     ...(settings.logFile ? { logFile: settings.logFile } : {}),
   });
   cleanups.push(service.cleanup, service.stop);
-  const reference = await startReference(service.seed, { resultFormat: settings.resultFormat });
+  const reference = await startReference(referenceOfSeed(service.seed, settings.resultFormat));
   cleanups.push(reference.stop);
   console.log(`   service ${service.baseUrl} (pid ${service.pid}), reference ${reference.baseUrl} (pid ${reference.pid})`);
 
@@ -231,7 +94,7 @@ async function benchStore(store) {
   const results = [];
   for (const benchCase of selected) {
     const request = benchCase.request(service.seed);
-    await checkAnswers(benchCase, request, service.baseUrl, reference.baseUrl, service.seed.member.id);
+    await checkAnswers(benchCase.name, request, service.baseUrl, reference.baseUrl, { status: 200, includes: service.seed.member.id });
     console.log(`-- ${benchCase.name} (answers checked)`);
     const ours = [process.pid, service.pid, reference.pid];
     const load = (/** @type {string} */ baseUrl, /** @type {number} */ duration) =>
@@ -240,9 +103,9 @@ async function benchStore(store) {
       await load(service.baseUrl, settings.warmup);
       await load(reference.baseUrl, settings.warmup);
     }
-    /** @type {RunResult[]} */
+    /** @type {import('./runs.mjs').RunResult[]} */
     const serviceRuns = [];
-    /** @type {RunResult[]} */
+    /** @type {import('./runs.mjs').RunResult[]} */
     const referenceRuns = [];
     for (let pair = 1; pair <= settings.pairs; pair++) {
       for (const [label, server, runs] of /** @type {const} */ ([
@@ -287,21 +150,6 @@ async function benchStore(store) {
   cleanups.length = 0;
   return results;
 }
-
-function machine() {
-  const cpus = os.cpus();
-  return {
-    cpuModel: cpus[0]?.model.trim() ?? 'unknown',
-    cpuCount: cpus.length,
-    totalMemoryGiB: round(os.totalmem() / 2 ** 30, 1),
-    os: `${os.type()} ${os.release()} ${os.arch()}`,
-    node: process.version,
-  };
-}
-
-/** @param {number} ms */
-const ms = (ms) => (ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
-const int = (/** @type {number} */ n) => Math.round(n).toLocaleString('en-US');
 
 /** The most that other processes took during the row's measured runs. @param {any} r */
 const otherCpu = (r) => {
@@ -404,10 +252,10 @@ async function profile() {
     ...(settings.logFile ? { logFile: settings.logFile } : {}),
   });
   cleanups.push(service.cleanup, service.stop);
-  const reference = await startReference(service.seed, { resultFormat: settings.resultFormat });
+  const reference = await startReference(referenceOfSeed(service.seed, settings.resultFormat));
   cleanups.push(reference.stop);
   const request = benchCase.request(service.seed);
-  await checkAnswers(benchCase, request, service.baseUrl, reference.baseUrl, service.seed.member.id);
+  await checkAnswers(benchCase.name, request, service.baseUrl, reference.baseUrl, { status: 200, includes: service.seed.member.id });
   await reference.stop();
   if (settings.warmup > 0) await runLoad({ baseUrl: service.baseUrl, request, connections: settings.connections, duration: settings.warmup });
   const run = await measure({ baseUrl: service.baseUrl, request, connections: settings.connections, duration: settings.duration }, [process.pid, service.pid]);

@@ -5,12 +5,13 @@
  *
  * - startService(): the real service, `node dist/cli/index.js serve`, on a fresh store (a temporary DATA_DIR,
  *   or a fresh schema in DATABASE_URL's database, dropped afterwards) seeded through the admin CLI with a
- *   caller, a member and a session, as an operator would;
- * - startReference(): scripts/bench/reference-server.mjs with the same caller, member and session as constants.
+ *   caller, a member and a session, as an operator would; prepareStore() and launchService() are its two
+ *   halves, for the at-scale bench, which seeds the store itself;
+ * - startReference(): scripts/bench/reference-server.mjs with the same caller and the same members and sessions.
  */
 import { execFile, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -96,7 +97,7 @@ async function waitUntilReady(url, timeoutMs, alive, why) {
       // not listening yet
     }
     if (Date.now() > deadline) throw new Error(`the server was not ready at ${url} after ${timeoutMs / 1000} s:\n${why()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
 
@@ -154,7 +155,7 @@ async function createSchema(/** @type {string} */ databaseUrl) {
     client.on('error', () => {});
     await client.connect();
     try {
-      await client.query(sql);
+      return await client.query(sql);
     } finally {
       await client.end();
     }
@@ -162,7 +163,17 @@ async function createSchema(/** @type {string} */ databaseUrl) {
   await admin(`CREATE SCHEMA ${schema}`);
   const url = new URL(databaseUrl);
   url.searchParams.set('options', `-c search_path=${schema}`);
-  return { schema, url: url.toString(), drop: () => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`) };
+  return {
+    schema,
+    url: url.toString(),
+    drop: () => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).then(() => undefined),
+    /** The schema's tables with their indexes and TOAST, in bytes. */
+    bytes: async () =>
+      Number(
+        (await admin(`SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '${schema}' AND c.relkind = 'r'`))
+          .rows[0]?.bytes ?? 0,
+      ),
+  };
 }
 
 /**
@@ -189,26 +200,31 @@ async function seedThroughCli(env) {
 }
 
 /**
- * Starts the service on a fresh, seeded store.
+ * A fresh store for the service and the settings that point at it: a temporary DATA_DIR, and with the
+ * postgresql store a fresh schema in DATABASE_URL's database (dropped by cleanup) and a SECRET_KEY.
  * @param {ServiceOptions} options
- * @returns {Promise<RunningServer & { seed: Seed, store: string, cleanup: () => Promise<void> }>}
+ * @returns {Promise<PreparedStore>}
+ *
+ * @typedef {object} PreparedStore
+ * @property {Record<string, string>} env the service's settings (its CLI's too)
+ * @property {() => Promise<number>} bytes the store's size on disk: the SQLite files, or the schema's tables and indexes
+ * @property {() => Promise<void>} cleanup
  */
-export async function startService(options) {
+export async function prepareStore(options) {
   const dataDir = mkdtempSync(join(tmpdir(), 'asmx-bench-'));
-  /** @type {(() => Promise<void>) | undefined} */
-  let dropSchema;
+  /** @type {Awaited<ReturnType<typeof createSchema>> | undefined} */
+  let schema;
   const cleanup = async () => {
-    if (dropSchema) await dropSchema().catch((error) => console.error(`bench: could not drop the schema: ${error.message}`));
-    dropSchema = undefined;
+    if (schema) await schema.drop().catch((error) => console.error(`bench: could not drop the schema: ${error.message}`));
+    schema = undefined;
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    const port = await freePort();
     /** @type {Record<string, string>} */
     const env = {
       ...baseEnv(),
       HOST: '127.0.0.1',
-      PORT: String(port),
+      PORT: String(await freePort()),
       DATA_DIR: dataDir,
       LOG_LEVEL: options.logLevel,
       RESULT_FORMAT: options.resultFormat,
@@ -217,38 +233,16 @@ export async function startService(options) {
     };
     if (options.store === 'postgresql') {
       if (!options.databaseUrl) throw new Error('the postgresql store needs DATABASE_URL');
-      const schema = await createSchema(options.databaseUrl);
-      dropSchema = schema.drop;
+      schema = await createSchema(options.databaseUrl);
       env.DATABASE_URL = schema.url;
       // Instances on PostgreSQL share one key, which they must be given.
       env.SECRET_KEY = randomBytes(32).toString('base64');
     }
-    const seed = await seedThroughCli(env);
-
-    const logFd = openSync(options.logFile ?? '/dev/null', 'a');
-    /** @type {string[]} */
-    const nodeArgs = [];
-    /** @type {string | undefined} */
-    let profile;
-    if (options.profileDir) {
-      profile = `service-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`;
-      nodeArgs.push('--cpu-prof', '--cpu-prof-dir', options.profileDir, '--cpu-prof-name', profile);
-    }
-    const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve'], { env, cwd: ROOT, stdio: ['ignore', logFd, 'pipe'] });
-    closeSync(logFd);
-    const watched = watch(child, 'service');
-    const baseUrl = `http://127.0.0.1:${port}`;
-    const stop = async () => {
-      const exit = await stopChild(child, watched.exited);
-      return profile && options.profileDir ? { ...exit, profile: join(options.profileDir, profile) } : exit;
+    const bytes = async () => {
+      if (schema) return schema.bytes();
+      return readdirSync(dataDir).reduce((sum, name) => sum + statSync(join(dataDir, name)).size, 0);
     };
-    try {
-      await waitUntilReady(`${baseUrl}/readyz`, START_TIMEOUT_MS, watched.alive, watched.stderr);
-    } catch (error) {
-      await stop();
-      throw error;
-    }
-    return { baseUrl, pid: child.pid ?? 0, alive: watched.alive, stderr: watched.stderr, stop, seed, store: options.store, cleanup };
+    return { env, bytes, cleanup };
   } catch (error) {
     await cleanup();
     throw error;
@@ -256,23 +250,75 @@ export async function startService(options) {
 }
 
 /**
- * Starts the reference server with the seed as its constants.
+ * Starts `serve` on a prepared store and waits until /readyz answers.
+ * @param {Record<string, string>} env
+ * @param {Pick<ServiceOptions, 'logFile' | 'profileDir'>} options
+ * @returns {Promise<RunningServer & { readyMs: number }>}
+ */
+export async function launchService(env, options = {}) {
+  const logFd = openSync(options.logFile ?? '/dev/null', 'a');
+  /** @type {string[]} */
+  const nodeArgs = [];
+  /** @type {string | undefined} */
+  let profile;
+  if (options.profileDir) {
+    profile = `service-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`;
+    nodeArgs.push('--cpu-prof', '--cpu-prof-dir', options.profileDir, '--cpu-prof-name', profile);
+  }
+  const startedAt = performance.now();
+  const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve'], { env, cwd: ROOT, stdio: ['ignore', logFd, 'pipe'] });
+  closeSync(logFd);
+  const watched = watch(child, 'service');
+  const baseUrl = `http://${env.HOST}:${env.PORT}`;
+  const stop = async () => {
+    const exit = await stopChild(child, watched.exited);
+    return profile && options.profileDir ? { ...exit, profile: join(options.profileDir, profile) } : exit;
+  };
+  try {
+    await waitUntilReady(`${baseUrl}/readyz`, START_TIMEOUT_MS, watched.alive, watched.stderr);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { baseUrl, pid: child.pid ?? 0, alive: watched.alive, stderr: watched.stderr, stop, readyMs: performance.now() - startedAt };
+}
+
+/**
+ * Starts the service on a fresh store seeded through the admin CLI.
+ * @param {ServiceOptions} options
+ * @returns {Promise<RunningServer & { seed: Seed, store: string, cleanup: () => Promise<void> }>}
+ */
+export async function startService(options) {
+  const prepared = await prepareStore(options);
+  try {
+    const seed = await seedThroughCli(prepared.env);
+    const service = await launchService(prepared.env, options);
+    return { ...service, seed, store: options.store, cleanup: prepared.cleanup };
+  } catch (error) {
+    await prepared.cleanup();
+    throw error;
+  }
+}
+
+/**
+ * The reference server's settings for the one seeded caller, member and session.
  * @param {Seed} seed
- * @param {{ resultFormat: 'ibridge' | 'json' | 'plain' }} options
+ * @param {'ibridge' | 'json' | 'plain'} resultFormat
+ * @returns {Omit<import('./reference-server.mjs').ReferenceConfig, 'port' | 'namespace'>}
+ */
+export function referenceOfSeed(seed, resultFormat) {
+  const { id, email, firstName, lastName } = seed.member;
+  return { resultFormat, password: seed.password, sessions: { one: { token: seed.token, cookie: seed.cookie, domain: seed.domain, member: { id, email, firstName, lastName } } } };
+}
+
+/**
+ * Starts the reference server.
+ * @param {Omit<import('./reference-server.mjs').ReferenceConfig, 'port' | 'namespace'>} settings
  * @returns {Promise<RunningServer>}
  */
-export async function startReference(seed, options) {
+export async function startReference(settings) {
   /** @type {import('./reference-server.mjs').ReferenceConfig} */
-  const config = {
-    port: 0,
-    namespace: NAMESPACE,
-    resultFormat: options.resultFormat,
-    password: seed.password,
-    token: seed.token,
-    cookie: seed.cookie,
-    domain: seed.domain,
-    member: { id: seed.member.id, email: seed.member.email, firstName: seed.member.firstName, lastName: seed.member.lastName },
-  };
+  const config = { port: 0, namespace: NAMESPACE, ...settings };
   const child = fork(REFERENCE_SERVER, [], {
     env: { ...baseEnv(), BENCH_REFERENCE: JSON.stringify(config) },
     cwd: ROOT,

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
-import type { SessionEvents } from '../service/index.js';
+import type { CacheLookups, CallPathCache, SessionEvents } from '../service/index.js';
 
 /** What the background purge deletes. */
 export type PurgeKind = 'sessions' | 'throttles';
@@ -20,6 +20,8 @@ export interface Metrics extends SessionEvents {
   /** A request refused before it reached a binding (400, 408, 413, 431): its status. */
   refusal(status: number): void;
   purged(kind: PurgeKind, count: number): void;
+  /** Where the call-path caches' counts are read from when the metrics are scraped. */
+  watchCaches(lookups: () => Record<CallPathCache, CacheLookups>): void;
 }
 
 /** Calls take a fraction of a millisecond to a few milliseconds; the buckets resolve that range. */
@@ -89,6 +91,22 @@ export function createMetrics(): Metrics {
     labelNames: ['kind'] as const,
     registers,
   });
+  let cacheLookups: (() => Record<CallPathCache, CacheLookups>) | undefined;
+  // The caches count for themselves (a field increment per lookup); the counter takes their totals at scrape.
+  new Counter({
+    name: 'cache_lookups_total',
+    help: 'Lookups of the call-path caches (CACHE_TTL_MS), by cache and result: hit (answered from memory) or miss (read from the store)',
+    labelNames: ['cache', 'result'] as const,
+    registers,
+    collect() {
+      if (!cacheLookups) return;
+      this.reset();
+      for (const [cache, { hits, misses }] of Object.entries(cacheLookups())) {
+        this.inc({ cache, result: 'hit' }, hits);
+        this.inc({ cache, result: 'miss' }, misses);
+      }
+    },
+  });
   // Series that exist from the start, so that rate() and alerts see 0 rather than nothing.
   for (const outcome of SIGNIN_OUTCOMES) signinAttempts.inc({ outcome }, 0);
   for (const kind of ['sessions', 'throttles'] satisfies PurgeKind[]) purged.inc({ kind }, 0);
@@ -125,6 +143,9 @@ export function createMetrics(): Metrics {
     },
     purged(kind, count) {
       purged.inc({ kind }, count);
+    },
+    watchCaches(lookups) {
+      cacheLookups = lookups;
     },
   };
 }

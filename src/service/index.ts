@@ -1,6 +1,6 @@
 import type { CallerThrottleConfig, SigninConfig } from '../config/config.js';
 import { loadConfig } from '../config/config.js';
-import type { Store } from '../store/store.js';
+import type { CallerRow, Store } from '../store/store.js';
 import { AccountService } from './account.js';
 import { AuthenticationService } from './authentication.js';
 import { CallerService } from './callers.js';
@@ -9,8 +9,8 @@ import { MemberService, type MemberIdFormat } from './members.js';
 import { ReturnUrlPolicy } from './return-urls.js';
 import { SecondFactorService } from './second-factor.js';
 import { Secrets } from './secrets.js';
-import { SessionService, type SessionEvents, type SessionPolicy } from './sessions.js';
-import { ShortLivedCache } from './short-lived-cache.js';
+import { SessionService, type FoundSession, type SessionEvents, type SessionPolicy } from './sessions.js';
+import { ShortLivedCache, type CacheLookups } from './short-lived-cache.js';
 import { SignInService } from './signin.js';
 import { callerAddressThrottle, SignInThrottle } from './throttle.js';
 
@@ -23,9 +23,15 @@ export interface Services {
   authentication: AuthenticationService;
   signin: SignInService;
   returnUrls: ReturnUrlPolicy;
+  /** How often each call-path cache (CACHE_TTL_MS) answered, and how often it went to the store. */
+  cacheLookups(): Record<CallPathCache, CacheLookups>;
 }
 
+/** The caches on the call path: security passwords, sessions, and caller addresses' throttle states. */
+export type CallPathCache = 'callers' | 'sessions' | 'caller_throttle';
+
 export type { SessionEvents } from './sessions.js';
+export type { CacheLookups } from './short-lived-cache.js';
 /** The records the services hand out, as the store keeps them. */
 export type { MemberAttributes, MemberRow, SessionRow } from '../store/store.js';
 
@@ -63,9 +69,14 @@ export function createServices(options: {
   const callerThrottle = options.callerThrottle ?? loadConfig({}).callerThrottle;
   const secrets = new Secrets(options.secretKey);
   const ttlMs = options.cacheTtlMs ?? 0;
-  const callers = new CallerService(options.store, secrets, clock, new ShortLivedCache(ttlMs));
-  const sessions = new SessionService(options.store, secrets, options.session, clock, options.events, new ShortLivedCache(ttlMs));
-  const throttle = callerAddressThrottle(options.store, callerThrottle, new ShortLivedCache(ttlMs));
+  const caches = {
+    callers: new ShortLivedCache<CallerRow>(ttlMs),
+    sessions: new ShortLivedCache<FoundSession>(ttlMs),
+    caller_throttle: new ShortLivedCache<{ lockedUntil: number | null }>(ttlMs),
+  };
+  const callers = new CallerService(options.store, secrets, clock, caches.callers);
+  const sessions = new SessionService(options.store, secrets, options.session, clock, options.events, caches.sessions);
+  const throttle = callerAddressThrottle(options.store, callerThrottle, caches.caller_throttle);
   const signinThrottle = new SignInThrottle(options.store, signinPolicy.throttle);
   const issuer = signinPolicy.branding?.organizationName ?? loadConfig({}).signin.branding.organizationName;
   const secondFactor = new SecondFactorService(options.store, secrets, clock, issuer);
@@ -80,5 +91,6 @@ export function createServices(options: {
     authentication: new AuthenticationService(callers, sessions, signIn, throttle, clock),
     signin: signIn,
     returnUrls: new ReturnUrlPolicy(options.store, signinPolicy.defaultReturnPath),
+    cacheLookups: () => ({ callers: caches.callers.lookups, sessions: caches.sessions.lookups, caller_throttle: caches.caller_throttle.lookups }),
   };
 }

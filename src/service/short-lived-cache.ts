@@ -12,8 +12,16 @@
  * step of a call, and the process holds each request's secrets anyway. A key is kept only while the store's
  * answer for it is, and never leaves the process: nothing logs or lists the cache.
  */
+export interface CacheLookups {
+  hits: number;
+  misses: number;
+}
+
 export class ShortLivedCache<V> {
   readonly #entries = new Map<string, { value: V; fetchedAt: number }>();
+  /** Lookups answered from the cache, and those that went to the store (metrics read both). */
+  #hits = 0;
+  #misses = 0;
   /** Moves on at every delete and clear, so that a fetch that began before one is not kept after it. */
   #generation = 0;
 
@@ -38,7 +46,11 @@ export class ShortLivedCache<V> {
    */
   async fetch(key: string, now: number, load: () => Promise<V | null>): Promise<V | null> {
     const cached = this.get(key, now);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) {
+      this.#hits += 1;
+      return cached;
+    }
+    this.#misses += 1;
     const generation = this.#generation;
     const value = await load();
     if (value !== null && generation === this.#generation) this.#set(key, value, now);
@@ -67,5 +79,10 @@ export class ShortLivedCache<V> {
 
   get size(): number {
     return this.#entries.size;
+  }
+
+  /** How many fetches were answered from the cache and how many loaded, since the cache was made. */
+  get lookups(): CacheLookups {
+    return { hits: this.#hits, misses: this.#misses };
   }
 }

@@ -115,6 +115,23 @@ describe('on the main port (the default)', () => {
     expect(sample(text, 'asmx_calls_total{binding="httpget",operation="AuthenticateToken",outcome="error"}')).toBe(1);
   });
 
+  it('counts the call-path caches\' hits and misses', async () => {
+    await app.close();
+    app = await startTestApp({ env: { CACHE_TTL_MS: '1000' } });
+    expect(await httpGetAuthenticateToken(app.baseUrl, REFERENCE.token)).toBe(REFERENCE.memberId);
+    expect(await httpGetAuthenticateToken(app.baseUrl, REFERENCE.token)).toBe(REFERENCE.memberId);
+    expect(await httpGetAuthenticateToken(app.baseUrl, 'unknown')).toBe('');
+    const text = await scrape();
+    const lookups = (cache: string, result: string) => sample(text, `cache_lookups_total{cache="${cache}",result="${result}"}`);
+    // The second call found the session in memory; a token nobody holds is never kept, so it is read each time.
+    expect(lookups('sessions', 'miss')).toBe(2);
+    expect(lookups('sessions', 'hit')).toBe(1);
+    expect(lookups('callers', 'miss')).toBe(1);
+    expect(lookups('callers', 'hit')).toBe(2);
+    expect(lookups('caller_throttle', 'miss')).toBe(1);
+    expect(lookups('caller_throttle', 'hit')).toBe(2);
+  });
+
   it('has the default process metrics and the purge counters, and is never counted as a call', async () => {
     const text = await scrape();
     expect(text).toMatch(/^process_cpu_user_seconds_total \d/m);
