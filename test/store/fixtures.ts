@@ -1,4 +1,4 @@
-import type { MemberRow, Store } from '../../src/store/store.js';
+import type { MemberRow, SessionRow, Store } from '../../src/store/store.js';
 
 /** The member the SQLite and PostgreSQL suites create, reopen and migrate around. */
 export const ADA: MemberRow = {
@@ -61,4 +61,41 @@ export async function expectUpgradedWithSecondFactors(store: Store): Promise<voi
   await store.createMember(ADA);
   expect(await store.getSecondFactor('m1')).toBeNull();
   expect(await store.countRecoveryCodes('m1')).toBe(0);
+}
+
+/** ADA's sessions s0, s1… ending at expiresAt, created and last seen at ADA.createdAt. */
+export function adaSessions(count: number, expiresAt: number): SessionRow[] {
+  return Array.from({ length: count }, (_, index) => ({
+    id: `s${index}`,
+    memberId: ADA.id,
+    cookieDomain: 'example.org',
+    cookieHash: `c${index}`,
+    tokenHash: `t${index}`,
+    tokenSealed: 'sealed',
+    cookieSealed: null,
+    createdAt: ADA.createdAt,
+    lastSeenAt: ADA.createdAt,
+    expiresAt,
+    revokedAt: null,
+    clientAddress: null,
+    userAgent: null,
+  }));
+}
+
+/**
+ * Purges 20,000 of ADA's ended sessions (ADA must be stored) while a read is made: the read must be answered
+ * before the purge ends, which a purge of one statement over every row would not let it be.
+ */
+export async function expectReadAnsweredDuringPurge(store: Store): Promise<void> {
+  await store.createSessions(adaSessions(20_000, ADA.createdAt + 1));
+  const order: string[] = [];
+  const purge = store.purgeSessions(ADA.createdAt + 10, ADA.createdAt - 1).then((count) => {
+    order.push('purge');
+    return count;
+  });
+  const read = store.getMember(ADA.id).then(() => order.push('read'));
+  await Promise.all([purge, read]);
+  expect(await purge).toBe(20_000);
+  expect(order).toEqual(['read', 'purge']);
+  expect(await store.listSessions()).toEqual([]);
 }
