@@ -33,10 +33,12 @@ export interface TestApp {
 }
 
 /**
- * The app on a temporary store (SQLite unless `store` says postgres) and an ephemeral loopback port, seeded with the reference data by default,
+ * The app on a temporary store (SQLite unless `store` says postgres) and an ephemeral port on `host` (127.0.0.1), seeded with the reference data by default,
  * wired by the composition root src/main.ts uses (src/compose.ts).
  */
-export async function startTestApp(options: { env?: Environment; seed?: boolean; clock?: Clock; store?: 'sqlite' | 'postgres' } = {}): Promise<TestApp> {
+export async function startTestApp(options: { env?: Environment; seed?: boolean; clock?: Clock; store?: 'sqlite' | 'postgres'; host?: string } = {}): Promise<TestApp> {
+  const host = options.host ?? '127.0.0.1';
+  const urlHost = host.includes(':') ? `[${host}]` : host;
   const config = loadConfig({ LOG_LEVEL: 'info', SOAP_NAMESPACE: REFERENCE.namespace, RESULT_FORMAT: 'plain', ...options.env });
   // Loaded only when asked for: test/helpers/postgres.ts probes the server as it loads.
   const temp = options.store === 'postgres' ? await (await import('./postgres.js')).tempPostgresStore() : await tempSqliteStore();
@@ -52,7 +54,7 @@ export async function startTestApp(options: { env?: Environment; seed?: boolean;
   if (options.seed ?? true) await seedReference(services);
   const logLines = logs.lines;
   const server = instance.createServer();
-  const port = await startServer(server, { host: '127.0.0.1', port: 0 });
+  const port = await startServer(server, { host, port: 0 });
   let metricsServer: Server | undefined;
   let metricsBaseUrl: string | undefined;
   if (instance.metricsApp && config.metrics.port !== undefined) {
@@ -65,7 +67,7 @@ export async function startTestApp(options: { env?: Environment; seed?: boolean;
     store,
     server,
     port,
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: `http://${urlHost}:${port}`,
     logger,
     logLines,
     metrics,
