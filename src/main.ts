@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { composeInstance } from './compose.js';
 import type { Config } from './config/config.js';
 import { loadOrCreateSecretKey } from './config/secret-key.js';
+import { givenSettings } from './config/settings.js';
 import { METRICS_PATH } from './ops/routes.js';
 import { createHttpServer, inFlightRequests, startServer, stopServer } from './server.js';
 import { StartupError } from './startup-error.js';
@@ -16,7 +17,7 @@ const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 export interface ServeOptions {
   /** Where SIGTERM and SIGINT come from: the process, or an emitter in tests. */
   signals?: EventEmitter;
-  /** Where the JSON log lines go: stdout, or a stream in tests. */
+  /** Where the log lines go: stdout, or a stream in tests. */
   logStream?: NodeJS.WritableStream;
 }
 
@@ -67,10 +68,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
 
   const purge = instance.startPurge();
 
-  logger.info('settings', {
-    profile: config.profile ?? null,
-    settings: Object.fromEntries(config.settings.map(({ name, value, source }) => [name, { value, source }])),
-  });
+  logger.info('settings', instance.logFormat === 'json' ? settingsRecord(config) : settingsSummary(config));
   logger.info('listening', {
     url: `http://${hostForUrl(config.host)}:${port}${config.basePath}/Authentication.asmx`,
     store: config.databaseUrl ? 'postgresql' : 'sqlite',
@@ -110,6 +108,18 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   } finally {
     for (const name of STOP_SIGNALS) signals.off(name, onSecondSignal);
   }
+}
+
+/** Every setting with its value and source, for the JSON log (config show --all has the same). */
+const settingsRecord = (config: Config) => ({
+  profile: config.profile ?? null,
+  settings: Object.fromEntries(config.settings.map(({ name, value, source }) => [name, { value, source }])),
+});
+
+/** What a person at a terminal wants of the settings: the profile, and the settings given. */
+function settingsSummary(config: Config) {
+  const given = givenSettings(config.settings);
+  return { profile: config.profile ?? 'none', given: given.length > 0 ? given.join(', ') : 'none' };
 }
 
 /** Resolves with the name of the first SIGTERM or SIGINT. */

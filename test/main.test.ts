@@ -1,10 +1,11 @@
 import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { loadConfig, type Environment } from '../src/config/config.js';
 import { serve } from '../src/main.js';
 import { StartupError } from '../src/startup-error.js';
@@ -172,4 +173,51 @@ test('the start-up log names the profile and every setting with its source, secr
   });
   app.signals.emit('SIGTERM', 'SIGTERM');
   await app.serving;
+});
+
+test('a secret read from its file is logged masked, with the file variable as its source', async () => {
+  const key = 'c'.repeat(64);
+  const keyFile = join(dataDir, 'key.txt');
+  await writeFile(keyFile, `${key}\n`);
+  const app = await start({ SECRET_KEY_FILE: keyFile });
+  expect(app.lines.find((line) => line.message === 'settings')).toMatchObject({
+    settings: { SECRET_KEY: { value: '(hidden)', source: 'SECRET_KEY_FILE' }, SECRET_KEY_FILE: { value: keyFile, source: 'environment' } },
+  });
+  expect(JSON.stringify(app.lines)).not.toContain(key);
+  app.signals.emit('SIGTERM', 'SIGTERM');
+  await app.serving;
+});
+
+test('LOG_FORMAT=pretty: readable lines, and a short summary of the settings instead of the whole record', async () => {
+  const key = 'd'.repeat(64);
+  let text = '';
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      text += chunk.toString('utf8');
+      done();
+    },
+  });
+  const port = await freePort();
+  const signals = new EventEmitter();
+  const config = loadConfig({ PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', LOG_FORMAT: 'pretty', PROFILE: 'crm4m', SECRET_KEY: key });
+  const serving = serve(config, { signals, logStream: stream });
+  await waitUntil(() => text.includes(' listening '), 'the listening line', { timeoutMs: 10_000 });
+  signals.emit('SIGTERM', 'SIGTERM');
+  await serving;
+
+  const lines = text.trimEnd().split('\n');
+  for (const line of lines) {
+    expect(line).toMatch(/^\d\d:\d\d:\d\d\.\d{3}Z (INFO |WARN ) \S/);
+    expect(() => JSON.parse(line)).toThrow();
+  }
+  const settings = lines.find((line) => / INFO  settings /.test(line)) ?? '';
+  expect(settings).toMatch(/ INFO  settings profile=crm4m given="[^"]+"$/);
+  const given = (/given="([^"]+)"/.exec(settings)?.[1] ?? '').split(', ');
+  // What was given, secrets masked; not the defaults, nor what the profile sets (its name sums that up).
+  expect(given.sort()).toEqual([`DATA_DIR=${dataDir}`, 'LOG_FORMAT=pretty', 'LOG_LEVEL=info', `PORT=${port}`, 'PROFILE=crm4m', 'SECRET_KEY=(hidden)']);
+  expect(text).not.toContain(key);
+  expect(lines).toContainEqual(
+    `${lines.find((line) => line.includes(' listening '))?.slice(0, 13)} INFO  listening url=http://127.0.0.1:${port}/DesktopModules/MX/Authentication.asmx store=sqlite resultFormat=json operations=AuthenticateToken,AuthenticateUser,DeleteUserSession,ValidateUser metrics=http://127.0.0.1:${port}/metrics`,
+  );
+  expect(lines.at(-1)).toMatch(/ INFO  stopped$/);
 });

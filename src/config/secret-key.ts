@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError } from './config.js';
+import { ConfigError } from './config-error.js';
 
-export const SECRET_KEY_FILE = 'secret.key';
+/** The key file in the data directory (not SECRET_KEY_FILE, the variable that names a file of the key). */
+export const KEY_FILE_NAME = 'secret.key';
 
 /**
  * The configured SECRET_KEY, or the key file in the data directory, created on first start. The file sits
@@ -13,7 +14,7 @@ export const SECRET_KEY_FILE = 'secret.key';
  */
 export function loadOrCreateSecretKey(configured: Buffer | undefined, dataDir: string, options: { shared?: boolean } = {}): Buffer {
   if (configured) return configured;
-  const path = join(dataDir, SECRET_KEY_FILE);
+  const path = join(dataDir, KEY_FILE_NAME);
   try {
     return decode(readFileSync(path, 'utf8'), path);
   } catch (error) {
@@ -21,7 +22,7 @@ export function loadOrCreateSecretKey(configured: Buffer | undefined, dataDir: s
   }
   if (options.shared) {
     throw new ConfigError([
-      `SECRET_KEY: required with DATABASE_URL, so that every instance on the database has the same key (none is set and ${path} does not exist; make one with: openssl rand -base64 32)`,
+      `SECRET_KEY: required with DATABASE_URL, so that every instance on the database has the same key (neither SECRET_KEY nor SECRET_KEY_FILE is set and ${path} does not exist; make one with: openssl rand -base64 32)`,
     ]);
   }
   mkdirSync(dataDir, { recursive: true });

@@ -1,5 +1,10 @@
-/** Where a setting's value came from: the environment, CONFIG_FILE, PROFILE, or its default. */
-export type SettingSource = 'environment' | 'file' | 'profile' | 'default';
+import { SECRET_SETTINGS } from './secrets.js';
+
+/**
+ * Where a setting's value came from: the environment, CONFIG_FILE, PROFILE, its default, or (a secret) the file
+ * that its <NAME>_FILE variable names.
+ */
+export type SettingSource = 'environment' | 'file' | 'profile' | 'default' | `${string}_FILE`;
 
 /** A setting as the start-up log and `config show` print it. */
 export interface Setting {
@@ -8,25 +13,6 @@ export interface Setting {
   readonly value: string;
   readonly source: SettingSource;
 }
-
-const HIDDEN = '(hidden)';
-
-/** A database URL without its password, in the user part or in the query (libpq reads both). */
-function maskedUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    if (parsed.search) parsed.search = '?***';
-    return parsed.toString();
-  } catch {
-    return HIDDEN;
-  }
-}
-
-const MASKS: Readonly<Record<string, (value: string) => string>> = {
-  SECRET_KEY: () => HIDDEN,
-  DATABASE_URL: maskedUrl,
-};
 
 function shown(value: unknown): string {
   if (value === undefined || value === null) return '';
@@ -49,7 +35,23 @@ export function describeSettings(
   return names.map((name) => {
     const source = options.source(name);
     const raw = source === 'default' ? (options.defaults[name] ?? shown(options.parsed[name])) : (options.given[name] ?? '');
-    const mask = MASKS[name];
+    const mask = SECRET_SETTINGS[name];
     return Object.freeze({ name, value: raw !== '' && mask ? mask(raw) : raw, source });
   });
+}
+
+/** A long value cut to `max` characters, ending in an ellipsis, so that a list of settings stays readable. */
+export const shortened = (value: string, max: number): string => (value.length > max ? `${value.slice(0, max - 1)}…` : value);
+
+/** How much of each value the start-up summary shows (`config show` has them whole with --json). */
+const SUMMARY_VALUE_LENGTH = 40;
+
+/**
+ * The settings given (in the environment, CONFIG_FILE or a secret's file), as NAME=value with long values
+ * shortened: what differs from the defaults, besides what the profile sets, which its name sums up.
+ */
+export function givenSettings(settings: readonly Setting[]): string[] {
+  return settings
+    .filter(({ source }) => source !== 'default' && source !== 'profile')
+    .map(({ name, value }) => `${name}=${shortened(value, SUMMARY_VALUE_LENGTH)}`);
 }

@@ -1,5 +1,5 @@
 import winston from 'winston';
-import { MESSAGE } from './json-line-format.js';
+import { MESSAGE } from './line-info.js';
 
 /** Where a LineTransport's lines go: each whole line, with its "\n", synchronously and in order. */
 export interface LineDestination {

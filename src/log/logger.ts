@@ -1,7 +1,10 @@
 import winston from 'winston';
-import { jsonLine, type LineInfo } from './json-line-format.js';
+import { jsonLine } from './json-line-format.js';
 import { LineBatcher } from './line-batcher.js';
+import type { LineInfo } from './line-info.js';
+import { JSON_LINES, type LineStyle } from './line-style.js';
 import { LineTransport, type LineDestination } from './line-transport.js';
+import { prettyLine } from './pretty-line-format.js';
 import { writeAll } from './write-all.js';
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
@@ -29,20 +32,20 @@ let stdout: LineBatcher | undefined;
 const stdoutLines = (): LineDestination => (stdout ??= new LineBatcher((text) => writeAll(1, text)));
 
 /**
- * JSON lines, one object per line (see jsonLine), through a winston logger: jsonLine formats them and a
- * LineTransport writes them. On stdout a LineBatcher writes the lines of each turn of the event loop at once,
- * and what is pending when the process exits; `stream` (tests) gets them line by line. `level` is one of the
- * levels or 'silent', which logs nothing. The methods of a level below `level` do nothing, so a line that
- * would be left out costs no formatting.
+ * One line per event through a winston logger: JSON lines (jsonLine) unless `style` asks for readable ones
+ * (prettyLine); a LineTransport writes them. On stdout a LineBatcher writes the lines of each turn of the event
+ * loop at once, and what is pending when the process exits; `stream` (tests) gets them line by line. `level` is
+ * one of the levels or 'silent', which logs nothing. The methods of a level below `level` do nothing, so a line
+ * that would be left out costs no formatting.
  */
-export function createLogger(level: string, stream?: { write(line: string): unknown }): Logger {
+export function createLogger(level: string, stream?: LineDestination, style: LineStyle = JSON_LINES): Logger {
   const silent = level === 'silent';
   if (!silent && !isLogLevel(level)) throw new Error(`unknown log level "${level}"`);
   const logger = winston.createLogger({
     levels: LEVELS,
     level: silent ? 'error' : level,
     silent,
-    format: jsonLine(),
+    format: style.format === 'pretty' ? prettyLine({ color: style.color }) : jsonLine(),
     transports: [new LineTransport(stream ?? stdoutLines())],
   });
   const ignore = () => {};

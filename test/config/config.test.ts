@@ -5,16 +5,7 @@ import { join, resolve } from 'node:path';
 import { ConfigError, loadConfig, type Environment } from '../../src/config/config.js';
 import { parseDurationSeconds } from '../../src/config/duration.js';
 import { OPERATION_PARAMETERS } from '../../src/service/wsdl-types.js';
-
-function problemsOf(env: Environment): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as ConfigError).problems;
-  }
-  throw new Error('expected a ConfigError');
-}
+import { problemsOf } from './problems.js';
 
 describe('defaults', () => {
   it('an empty environment gives the documented defaults', () => {
@@ -41,6 +32,8 @@ describe('defaults', () => {
       memberIdFormat: 'any',
       maxBodyBytes: 65536,
       logLevel: 'info',
+      logFormat: 'auto',
+      noColor: false,
       bindings: { soap11: true, soap12: true, httpGet: true, httpPost: true },
       session: { absoluteTimeoutSeconds: 12 * 3600, idleTimeoutSeconds: 30 * 60, slidingIdle: true, tokenFormat: 'opaque' },
       signin: {
@@ -200,6 +193,22 @@ describe('each variable', () => {
     expect(loadConfig({ CACHE_TTL_MS: '250' }).cacheTtlMs).toBe(250);
     expect(problemsOf({ CACHE_TTL_MS: '1001' })).toEqual(['CACHE_TTL_MS: must be between 0 and 1000']);
     expect(problemsOf({ CACHE_TTL_MS: '-1' })).toEqual(['CACHE_TTL_MS: must be a whole number']);
+  });
+
+  it.each(['auto', 'json', 'pretty'])('accepts LOG_FORMAT %s, and lists it with the settings', (format) => {
+    const config = loadConfig({ LOG_FORMAT: format });
+    expect(config.logFormat).toBe(format);
+    expect(config.settings).toContainEqual({ name: 'LOG_FORMAT', value: format, source: 'environment' });
+    expect(loadConfig({}).settings).toContainEqual({ name: 'LOG_FORMAT', value: 'auto', source: 'default' });
+  });
+
+  it('refuses an unknown LOG_FORMAT, listing the formats', () => {
+    expect(problemsOf({ LOG_FORMAT: 'text' })).toEqual(['LOG_FORMAT: must be one of auto, json, pretty']);
+  });
+
+  it.each(['1', 'true', '0', 'false', 'no'])('reads any NO_COLOR value, %j too, as no colour (no-color.org); empty is unset', (value) => {
+    expect(loadConfig({ NO_COLOR: value }).noColor).toBe(true);
+    expect(loadConfig({ NO_COLOR: '' }).noColor).toBe(false);
   });
 
   it('refuses an unknown RESULT_FORMAT, listing the formats', () => {

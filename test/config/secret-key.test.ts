@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadOrCreateSecretKey, SECRET_KEY_FILE } from '../../src/config/secret-key.js';
+import { KEY_FILE_NAME, loadOrCreateSecretKey } from '../../src/config/secret-key.js';
 
 let root: string;
 beforeEach(async () => {
@@ -16,8 +16,8 @@ it('creates a 32-byte key file with mode 0600 in a new directory', async () => {
   const key = loadOrCreateSecretKey(undefined, dataDir);
   expect(key).toBeInstanceOf(Buffer);
   expect(key).toHaveLength(32);
-  const path = join(dataDir, SECRET_KEY_FILE);
-  expect(SECRET_KEY_FILE).toBe('secret.key');
+  const path = join(dataDir, KEY_FILE_NAME);
+  expect(KEY_FILE_NAME).toBe('secret.key');
   expect((await stat(path)).mode & 0o777).toBe(0o600);
   const text = await readFile(path, 'utf8');
   expect(text).toBe(`${key.toString('base64')}\n`);
@@ -40,7 +40,7 @@ it('reads an existing key file written by hand, with surrounding white space', a
   const dataDir = join(root, 'data');
   const key = randomBytes(32);
   await mkdir(dataDir);
-  await writeFile(join(dataDir, SECRET_KEY_FILE), `  ${key.toString('base64')}\r\n`);
+  await writeFile(join(dataDir, KEY_FILE_NAME), `  ${key.toString('base64')}\r\n`);
   expect(loadOrCreateSecretKey(undefined, dataDir).equals(key)).toBe(true);
 });
 
@@ -48,7 +48,7 @@ it('prefers a configured key and then neither reads nor creates the file', async
   const dataDir = join(root, 'data');
   const configured = randomBytes(32);
   expect(loadOrCreateSecretKey(configured, dataDir)).toBe(configured);
-  expect(existsSync(join(dataDir, SECRET_KEY_FILE))).toBe(false);
+  expect(existsSync(join(dataDir, KEY_FILE_NAME))).toBe(false);
 
   const stored = loadOrCreateSecretKey(undefined, dataDir);
   expect(loadOrCreateSecretKey(configured, dataDir)).toBe(configured);
@@ -63,7 +63,7 @@ it.each<[string, string]>([
 ])('refuses a corrupt key file (%s), naming it, and leaves it alone', async (_label, content) => {
   const dataDir = join(root, 'data');
   await mkdir(dataDir);
-  const path = join(dataDir, SECRET_KEY_FILE);
+  const path = join(dataDir, KEY_FILE_NAME);
   await writeFile(path, content);
   expect(() => loadOrCreateSecretKey(undefined, dataDir)).toThrow(`${path} does not hold a 32-byte base64 key`);
   expect(await readFile(path, 'utf8')).toBe(content);
@@ -73,7 +73,7 @@ describe('a store that several instances share (PostgreSQL)', () => {
   it('refuses to create a key file of its own, naming SECRET_KEY', () => {
     const dataDir = join(root, 'shared');
     expect(() => loadOrCreateSecretKey(undefined, dataDir, { shared: true })).toThrow(/SECRET_KEY: required with DATABASE_URL/);
-    expect(existsSync(join(dataDir, SECRET_KEY_FILE))).toBe(false);
+    expect(existsSync(join(dataDir, KEY_FILE_NAME))).toBe(false);
   });
 
   it('takes the configured key, or a key file that is there already', () => {
