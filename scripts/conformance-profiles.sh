@@ -121,13 +121,13 @@ run_profile() {
   fi
   if [ "$profile" = crm4m ]; then
     added="$(cli members add --username "$username" --email "$email" --first-name Ada --last-name Lovelace \
-      --member --role "$role_id:$role_name" --json)"
+      --is-member yes --role "$role_id:$role_name" --json)"
   else
     added="$(cli members add --id 10042 --username "$username" --email "$email" --first-name Ada --last-name Lovelace --json)"
   fi || { fail "$profile/seed" "members add failed: $(tail -c 300 "$log/cli.err")"; return; }
   member_id="$(node -e 'console.log(JSON.parse(process.argv[1]).id)' "$added" 2>/dev/null)"
   [ -n "$member_id" ] || { fail "$profile/seed" "members add printed no id: $added"; return; }
-  cli members set-password --id "$member_id" --password "$user_password" >/dev/null ||
+  cli members set-password "$member_id" --password "$user_password" >/dev/null ||
     { fail "$profile/seed" "members set-password failed: $(tail -c 300 "$log/cli.err")"; return; }
 
   local base="http://127.0.0.1:$port$base_path"

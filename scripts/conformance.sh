@@ -22,7 +22,7 @@ trap cleanup EXIT
 
 cli callers add conformance --password s3cret --json >/dev/null
 cli members add --id member-42 --username ada --email ada@example.org --first-name Ada --last-name Lovelace --json >/dev/null
-session="$(cli sessions create --member member-42 --domain .example.org --json)"
+session="$(cli sessions create member-42 --domain .example.org --json)"
 TOKEN="$(node -e 'console.log(JSON.parse(process.argv[1]).token)' "$session")"
 COOKIE="$(node -e 'console.log(JSON.parse(process.argv[1]).cookie)' "$session")"
 export TOKEN COOKIE DOMAIN=.example.org EXPECTED=member-42 PASSWORD=s3cret NS="$SOAP_NAMESPACE"

@@ -1,3 +1,4 @@
+import { serviceSettings } from '../compose/service-settings.js';
 import { loadConfig, type Config, type Environment } from '../config/config.js';
 import { loadOrCreateSecretKey } from '../config/secret-key.js';
 import { checkDeploymentKey } from '../service/deployment-key.js';
@@ -34,12 +35,13 @@ export function createCliContext(env: Environment, io: CliIo = processIo): CliCo
     io,
     config: configOnce,
     async withServices(fn) {
-      const { dataDir, databaseUrl, secretKey, session, signin, memberIdFormat } = configOnce();
+      const config = configOnce();
+      const { dataDir, databaseUrl, secretKey } = config;
       const key = loadOrCreateSecretKey(secretKey, dataDir, { shared: databaseUrl !== undefined });
       const store = await openStore({ dataDir, databaseUrl });
       try {
         await checkDeploymentKey(store, key);
-        return await fn(createServices({ store, secretKey: key, session, signin, memberIdFormat }));
+        return await fn(createServices({ store, secretKey: key, settings: serviceSettings(config) }));
       } finally {
         await store.close();
       }

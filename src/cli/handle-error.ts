@@ -4,8 +4,27 @@ import { ConfigError } from '../config/config.js';
 import { ServiceError } from '../service/errors.js';
 import { StartupError } from '../startup-error.js';
 import type { CliIo } from './context.js';
+import { CommandError, NotFoundError } from './errors.js';
 
-export const ExitCode = { ok: 0, failure: 1, usage: 2, software: 70 } as const;
+/** One exit code per kind of outcome; docs/cli.md lists them. */
+export const ExitCode = {
+  ok: 0,
+  /** The service or the command refused: a duplicate, an invalid value, a file it cannot read, a refused row. */
+  failure: 1,
+  /** A wrong command line, or settings that are not valid. */
+  usage: 2,
+  /** The member, caller, session, origin or second factor the command names is not there. */
+  notFound: 3,
+  /** A failure nobody planned for, such as the database going away. */
+  software: 70,
+  /** 128 + SIGINT, as a shell reports a command stopped by Ctrl-C. */
+  interrupted: 130,
+} as const;
+
+/** The service's "No member has this id" and the like; every such code ends so. */
+function isNotFound(error: unknown): boolean {
+  return error instanceof NotFoundError || (error instanceof ServiceError && error.code.endsWith('_NOT_FOUND'));
+}
 
 /**
  * The one place an error becomes output and an exit code. Expected errors print their message only (no
@@ -24,9 +43,9 @@ export function handleError(error: unknown, io: CliIo): number {
     io.err(`${error.message}\n`);
     return ExitCode.usage;
   }
-  if (error instanceof ServiceError || error instanceof StartupError) {
+  if (error instanceof ServiceError || error instanceof StartupError || error instanceof CommandError) {
     io.err(`error: ${error.message}\n`);
-    return ExitCode.failure;
+    return isNotFound(error) ? ExitCode.notFound : ExitCode.failure;
   }
   io.err(`unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
   return ExitCode.software;

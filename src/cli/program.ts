@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { exitCodeOf } from './action.js';
 import { callersCommand } from './commands/callers.js';
 import { configCommand } from './commands/config.js';
-import { membersCommand } from './commands/members.js';
+import { membersCommand } from './commands/members/index.js';
 import { serveCommand } from './commands/serve.js';
 import { sessionsCommand } from './commands/sessions.js';
 import type { CliContext, CliIo } from './context.js';

@@ -1,31 +1,38 @@
 import { Command } from 'commander';
+import { z } from 'zod';
 import type { Services } from '../service/index.js';
 import { action } from './action.js';
 import type { CliContext } from './context.js';
 import { ExitCode } from './handle-error.js';
-import { required } from './options.js';
+import { json, jsonOption, required } from './options.js';
 import { printDone } from './output.js';
+import { recordArgument, type RecordArgument } from './record-argument.js';
+
+/** What a simple command did: the line people read, and the record --json prints instead. */
+export interface Done {
+  message: string;
+  record: Record<string, unknown>;
+}
 
 export interface SimpleCommandSpec {
   verb: string;
   description: string;
-  /** The one argument, e.g. "name" for <name>. */
-  argument: string;
-  argumentDescription: string;
-  /** Does the work and returns the line to print. */
-  run(services: Services, value: string): Promise<string>;
+  /** The record it acts on, e.g. { name: "name", description: "caller name" } for <name>. */
+  record: RecordArgument;
+  /** Does the work and says what it did. */
+  run(services: Services, value: string): Promise<Done>;
 }
 
-/** A command that takes one identifying argument, calls the service once and reports in one line. */
+/** A command that acts on one record, calls the service once and reports in one line (or one JSON record). */
 export function simpleCommand(ctx: CliContext, spec: SimpleCommandSpec): Command {
-  const schema = required(spec.argument.toUpperCase());
-  return new Command(spec.verb)
-    .description(spec.description)
-    .argument(`<${spec.argument}>`, spec.argumentDescription)
+  const schema = z.object({ value: required(spec.record.name.toUpperCase()), json });
+  return recordArgument(ctx.io, new Command(spec.verb).description(spec.description), spec.record)
+    .addOption(jsonOption())
     .action(
-      action(async (value: unknown) => {
-        const parsed = schema.parse(value);
-        printDone(ctx.io, await ctx.withServices((services) => spec.run(services, parsed)));
+      action(async (value: unknown, options: object) => {
+        const input = schema.parse({ value, ...options });
+        const done = await ctx.withServices((services) => spec.run(services, input.value));
+        printDone(ctx.io, input.json, done.message, done.record);
         return ExitCode.ok;
       }),
     );

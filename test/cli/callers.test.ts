@@ -146,11 +146,11 @@ describe('callers add-origin and remove-origin', () => {
     });
     await expect(h.services.callers.listOrigins('p')).resolves.toEqual([]);
     expect(await h.run('callers', 'remove-origin', 'p', 'https://portal.example.org')).toMatchObject({
-      code: 1,
+      code: 3,
       stderr: 'error: Caller p has not registered the origin https://portal.example.org\n',
     });
     expect(await h.run('callers', 'add-origin', 'nobody', 'https://portal.example.org')).toMatchObject({
-      code: 1,
+      code: 3,
       stderr: 'error: No caller has this name: nobody\n',
     });
   });
@@ -185,7 +185,7 @@ describe('callers rotate and retire-old', () => {
 
   it('fails clearly for an unknown caller', async () => {
     const result = await h.run('callers', 'rotate', 'nobody');
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(3);
     expect(result.stderr).toBe('error: No caller has this name: nobody\n');
   });
 });
@@ -199,6 +199,6 @@ describe('callers disable, enable and remove', () => {
     await expect(h.services.callers.verify('the-password')).resolves.toBeTruthy();
     expect(await h.run('callers', 'remove', 'p')).toMatchObject({ code: 0, stdout: 'Caller p removed.\n' });
     await expect(h.services.callers.verify('the-password')).rejects.toThrow();
-    expect((await h.run('callers', 'remove', 'p')).code).toBe(1);
+    expect((await h.run('callers', 'remove', 'p')).code).toBe(3);
   });
 });

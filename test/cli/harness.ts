@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import type { CliContext, CliIo } from '../../src/cli/context.js';
 import { runCli } from '../../src/cli/program.js';
-import { createServices, type Services } from '../../src/service/index.js';
-import { tempSqliteStore } from '../helpers/temp-store.js';
+import type { Services } from '../../src/service/index.js';
+import { tempServices } from '../helpers/test-services.js';
 
 export interface CliResult {
   code: number;
@@ -35,12 +34,7 @@ export async function cliHarness(): Promise<{
   run: (...args: string[]) => Promise<CliResult>;
   cleanup: () => Promise<void>;
 }> {
-  const { store, cleanup } = await tempSqliteStore();
-  const services = createServices({
-    store,
-    secretKey: randomBytes(32),
-    session: { absoluteTimeoutSeconds: 3600, idleTimeoutSeconds: 600, slidingIdle: true },
-  });
+  const { services, cleanup } = await tempServices({ session: { absoluteTimeoutSeconds: 3600, idleTimeoutSeconds: 600, slidingIdle: true } });
   const ctx: Omit<CliContext, 'io'> = {
     config: () => {
       throw new Error('the admin commands under test do not read the configuration');

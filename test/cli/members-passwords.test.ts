@@ -1,13 +1,13 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { CliContext } from '../../src/cli/context.js';
-import { createServices, type Services } from '../../src/service/index.js';
+import type { Services } from '../../src/service/index.js';
 import { verifyPassword } from '../../src/service/passwords.js';
 import type { Store } from '../../src/store/store.js';
-import { tempSqliteStore } from '../helpers/temp-store.js';
+import { tempServices } from '../helpers/test-services.js';
 import { runCli } from '../../src/cli/program.js';
 import type { MemberService } from '../../src/service/members.js';
 import { capturingIo, runWith, type CliResult } from './harness.js';
@@ -22,12 +22,7 @@ const stdin = Object.getOwnPropertyDescriptor(process, 'stdin')!;
 
 // The harness's services, with the store at hand to read password hashes, which no command prints.
 beforeEach(async () => {
-  ({ store, cleanup: cleanupStore } = await tempSqliteStore());
-  services = createServices({
-    store,
-    secretKey: randomBytes(32),
-    session: { absoluteTimeoutSeconds: 3600, idleTimeoutSeconds: 600, slidingIdle: true },
-  });
+  ({ store, services, cleanup: cleanupStore } = await tempServices({ session: { absoluteTimeoutSeconds: 3600, idleTimeoutSeconds: 600, slidingIdle: true } }));
   await services.members.add({ id: 'm1', username: 'ada' });
   dir = await mkdtemp(join(tmpdir(), 'members-import-'));
 });
@@ -75,7 +70,7 @@ async function expectPassword(id: string, password: string): Promise<void> {
 
 describe('members set-password', () => {
   it('stores an argon2id hash of the password given with --password', async () => {
-    const result = await run('members', 'set-password', '--id', 'm1', '--password', 'correct horse');
+    const result = await run('members', 'set-password', 'm1', '--password', 'correct horse');
     expect(result).toEqual({ code: 0, stdout: 'Password of member m1 set.\n', stderr: '' });
     expect(await passwordOf('m1')).toMatch(/^\$argon2id\$/);
     await expectPassword('m1', 'correct horse');
@@ -83,7 +78,7 @@ describe('members set-password', () => {
 
   it('asks twice on a terminal, with echo off, and never prints the password', async () => {
     const terminal = fakeStdin('correct horse\rcorrect horse\r', true);
-    const result = await run('members', 'set-password', '--id', 'm1');
+    const result = await run('members', 'set-password', 'm1');
     expect(result).toEqual({ code: 0, stdout: 'Password of member m1 set.\n', stderr: 'New password: \nRepeat the new password: \n' });
     expect(terminal.rawModes).toEqual([true, false]);
     await expectPassword('m1', 'correct horse');
@@ -91,7 +86,7 @@ describe('members set-password', () => {
 
   it('refuses two different entries and leaves the password as it was', async () => {
     fakeStdin('correct horse\rcorrect hoarse\r', true);
-    const result = await run('members', 'set-password', '--id', 'm1');
+    const result = await run('members', 'set-password', 'm1');
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('New password: \nRepeat the new password: \nerror: the two passwords differ\n');
     expect(await passwordOf('m1')).toBeNull();
@@ -99,23 +94,23 @@ describe('members set-password', () => {
 
   it('reads one line from a pipe', async () => {
     fakeStdin('correct horse\nnot this line\n', false);
-    expect(await run('members', 'set-password', '--id', 'm1')).toEqual({ code: 0, stdout: 'Password of member m1 set.\n', stderr: '' });
+    expect(await run('members', 'set-password', 'm1')).toEqual({ code: 0, stdout: 'Password of member m1 set.\n', stderr: '' });
     await expectPassword('m1', 'correct horse');
   });
 
   it('fails when nothing is entered', async () => {
     fakeStdin('', false);
-    expect(await run('members', 'set-password', '--id', 'm1')).toEqual({ code: 1, stdout: '', stderr: 'error: no password was entered\n' });
+    expect(await run('members', 'set-password', 'm1')).toEqual({ code: 1, stdout: '', stderr: 'error: no password was entered\n' });
   });
 
   it('refuses a short password and an unknown member, the latter before asking', async () => {
-    const short = await run('members', 'set-password', '--id', 'm1', '--password', 'seven77');
+    const short = await run('members', 'set-password', 'm1', '--password', 'seven77');
     expect(short).toEqual({ code: 1, stdout: '', stderr: 'error: A member password must be at least 8 characters long\n' });
-    const long = await run('members', 'set-password', '--id', 'm1', '--password', 'x'.repeat(1025));
+    const long = await run('members', 'set-password', 'm1', '--password', 'x'.repeat(1025));
     expect(long).toEqual({ code: 1, stdout: '', stderr: 'error: A member password must be at most 1024 characters long\n' });
     fakeStdin('correct horse\rcorrect horse\r', true);
-    const unknown = await run('members', 'set-password', '--id', 'ghost');
-    expect(unknown).toEqual({ code: 1, stdout: '', stderr: 'error: No member has this id: ghost\n' });
+    const unknown = await run('members', 'set-password', 'ghost');
+    expect(unknown).toEqual({ code: 3, stdout: '', stderr: 'error: No member has this id: ghost\n' });
     expect(await passwordOf('m1')).toBeNull();
   });
 });

@@ -44,7 +44,8 @@ describe('members add', () => {
   it('takes every attribute option, and prints the attributes', async () => {
     const result = await h.run(
       ...ADA,
-      '--member',
+      '--is-member',
+      'yes',
       '--contact-number',
       '+44 20 7946 0958',
       '--label-name',
@@ -85,17 +86,17 @@ describe('members add', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ id: 'm1', attributes });
     expect((await h.services.members.get('m1')).attributes).toStrictEqual(attributes);
     expect((await h.run('members', 'show', 'm1')).stdout).toMatch(
-      /^attributes\s+member=yes contact-number=\+44 20 7946 0958 label-name=Gold organisation-id=org-1 organisation-name=The Society price-level-id=pl-1 price-level-name=Members roles=r1:Editor\|r2:Chief: Editor attr:tier=gold attr:Note=a=b$/m,
+      /^attributes\s+is-member=yes contact-number=\+44 20 7946 0958 label-name=Gold organisation-id=org-1 organisation-name=The Society price-level-id=pl-1 price-level-name=Members roles=r1:Editor\|r2:Chief: Editor attr:tier=gold attr:Note=a=b$/m,
     );
   });
 
-  it('leaves isMember unset unless --member or --no-member is given', async () => {
+  it('leaves isMember unset unless --is-member is given', async () => {
     await h.run('members', 'add', '--id', 'm1', '--username', 'ada');
-    await h.run('members', 'add', '--id', 'm2', '--username', 'bob', '--no-member');
+    await h.run('members', 'add', '--id', 'm2', '--username', 'bob', '--is-member', 'no');
     expect((await h.services.members.get('m1')).attributes).toStrictEqual({});
     expect((await h.services.members.get('m2')).attributes).toStrictEqual({ isMember: false });
     expect((await h.run('members', 'show', 'm1')).stdout).toMatch(/^attributes\s+-$/m);
-    expect((await h.run('members', 'show', 'm2')).stdout).toMatch(/^attributes\s+member=no$/m);
+    expect((await h.run('members', 'show', 'm2')).stdout).toMatch(/^attributes\s+is-member=no$/m);
   });
 
   it('names the option of a role or an attribute it cannot read, and the service refuses what is not valid', async () => {
@@ -157,12 +158,12 @@ describe('members list and show', () => {
     expect((await h.run('members', 'show', 'm1')).stdout).toMatch(/^second factor\s+no$/m);
     expect(JSON.parse((await h.run('members', 'show', 'm1', '--json')).stdout)).toMatchObject({ secondFactor: false });
     const unknown = await h.run('members', 'show', 'nobody');
-    expect(unknown).toMatchObject({ code: 1, stderr: 'error: No member has this id: nobody\n', stdout: '' });
+    expect(unknown).toMatchObject({ code: 3, stderr: 'error: No member has this id: nobody\n', stdout: '' });
   });
 });
 
 describe('members update', () => {
-  const ATTRIBUTES = ['--member', '--label-name', 'Gold', '--role', 'r1:Editor', '--attribute', 'tier=gold', '--attribute', 'zone=eu'];
+  const ATTRIBUTES = ['--is-member', 'yes', '--label-name', 'Gold', '--role', 'r1:Editor', '--attribute', 'tier=gold', '--attribute', 'zone=eu'];
 
   beforeEach(async () => {
     await h.run(...ADA, ...ATTRIBUTES);
@@ -172,7 +173,7 @@ describe('members update', () => {
     const result = await h.run('members', 'update', 'm1', '--email', 'ada@example.net', '--last-name', 'King');
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^email\s+ada@example.net$/m);
-    expect(result.stdout).toMatch(/^attributes\s+member=yes label-name=Gold roles=r1:Editor attr:tier=gold attr:zone=eu$/m);
+    expect(result.stdout).toMatch(/^attributes\s+is-member=yes label-name=Gold roles=r1:Editor attr:tier=gold attr:zone=eu$/m);
     await expect(h.services.members.get('m1')).resolves.toMatchObject({
       email: 'ada@example.net',
       firstName: 'Ada',
@@ -186,7 +187,8 @@ describe('members update', () => {
       'members',
       'update',
       'm1',
-      '--no-member',
+      '--is-member',
+      'no',
       '--contact-number',
       '555',
       '--label-name',
@@ -235,7 +237,7 @@ describe('members update', () => {
 
   it('fails clearly for an unknown member', async () => {
     const result = await h.run('members', 'update', 'ghost', '--label-name', 'x');
-    expect(result).toMatchObject({ code: 1, stderr: 'error: No member has this id: ghost\n', stdout: '' });
+    expect(result).toMatchObject({ code: 3, stderr: 'error: No member has this id: ghost\n', stdout: '' });
   });
 });
 
@@ -252,7 +254,7 @@ describe('members disable, enable and remove', () => {
 
   it('fails clearly for an unknown member', async () => {
     for (const verb of ['disable', 'enable', 'remove']) {
-      expect(await h.run('members', verb, 'ghost')).toMatchObject({ code: 1, stderr: 'error: No member has this id: ghost\n' });
+      expect(await h.run('members', verb, 'ghost')).toMatchObject({ code: 3, stderr: 'error: No member has this id: ghost\n' });
     }
   });
 });
@@ -283,8 +285,8 @@ describe('members mfa status', () => {
   });
 
   it('shows none, a set-up in progress, and a confirmed factor with its recovery codes left', async () => {
-    expect(await h.run('members', 'mfa', 'status', '--id', 'm1', '--json')).toMatchObject({ code: 0, stderr: '' });
-    expect(JSON.parse((await h.run('members', 'mfa', 'status', '--id', 'm1', '--json')).stdout)).toEqual({
+    expect(await h.run('members', 'mfa', 'status', 'm1', '--json')).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse((await h.run('members', 'mfa', 'status', 'm1', '--json')).stdout)).toEqual({
       member: 'm1',
       enabled: false,
       pending: false,
@@ -292,7 +294,7 @@ describe('members mfa status', () => {
     });
 
     await h.services.secondFactor.beginSetup('m1', 'ada@example.com');
-    expect(JSON.parse((await h.run('members', 'mfa', 'status', '--id', 'm1', '--json')).stdout)).toEqual({
+    expect(JSON.parse((await h.run('members', 'mfa', 'status', 'm1', '--json')).stdout)).toEqual({
       member: 'm1',
       enabled: false,
       pending: true,
@@ -303,13 +305,13 @@ describe('members mfa status', () => {
     const codes = await enableSecondFactor('m1');
     await h.services.secondFactor.check('m1', codes[0] ?? '');
     await h.services.secondFactor.check('m1', codes[1] ?? '');
-    const text = await h.run('members', 'mfa', 'status', '--id', 'm1');
+    const text = await h.run('members', 'mfa', 'status', 'm1');
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^member\s+m1$/m);
     expect(text.stdout).toMatch(/^enabled\s+yes$/m);
     expect(text.stdout).toMatch(/^pending\s+no$/m);
     expect(text.stdout).toMatch(/^recovery codes left\s+8$/m);
-    expect(JSON.parse((await h.run('members', 'mfa', 'status', '--id', 'm1', '--json')).stdout)).toEqual({
+    expect(JSON.parse((await h.run('members', 'mfa', 'status', 'm1', '--json')).stdout)).toEqual({
       member: 'm1',
       enabled: true,
       pending: false,
@@ -320,18 +322,18 @@ describe('members mfa status', () => {
   it('never prints the secret or a recovery code', async () => {
     const { secret } = await h.services.secondFactor.beginSetup('m1', 'ada@example.com');
     const codes = (await h.services.secondFactor.confirmSetup('m1', totpCode(secret, Date.now()))) ?? [];
-    for (const args of [['members', 'mfa', 'status', '--id', 'm1'], ['members', 'mfa', 'status', '--id', 'm1', '--json'], ['members', 'show', 'm1', '--json']]) {
+    for (const args of [['members', 'mfa', 'status', 'm1'], ['members', 'mfa', 'status', 'm1', '--json'], ['members', 'show', 'm1', '--json']]) {
       const output = JSON.stringify(await h.run(...args));
       for (const value of [secret, ...codes]) expect(output).not.toContain(value);
     }
   });
 
-  it('fails clearly for an unknown member, and requires --id', async () => {
-    expect(await h.run('members', 'mfa', 'status', '--id', 'ghost')).toMatchObject({ code: 1, stderr: 'error: No member has this id: ghost\n', stdout: '' });
+  it('fails clearly for an unknown member, and requires the id', async () => {
+    expect(await h.run('members', 'mfa', 'status', 'ghost')).toMatchObject({ code: 3, stderr: 'error: No member has this id: ghost\n', stdout: '' });
     const missing = await h.run('members', 'mfa', 'status');
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain("required option '--id <id>' not specified");
-    expect(await h.run('members', 'mfa', 'status', '--id', ' ')).toMatchObject({ code: 2, stderr: 'error: --id must not be empty\n' });
+    expect(missing.stderr).toContain("error: missing required argument 'id'");
+    expect(await h.run('members', 'mfa', 'status', ' ')).toMatchObject({ code: 2, stderr: 'error: ID must not be empty\n' });
   });
 });
 
@@ -345,7 +347,7 @@ describe('members mfa reset', () => {
     const codes = await enableSecondFactor('m1');
     await h.services.secondFactor.check('m1', codes[0] ?? '');
     await enableSecondFactor('m2');
-    const result = await h.run('members', 'mfa', 'reset', '--id', 'm1');
+    const result = await h.run('members', 'mfa', 'reset', 'm1');
     expect(result).toMatchObject({ code: 0, stdout: 'Second factor of member m1 removed, with its 9 unused recovery codes.\n', stderr: '' });
     await expect(h.services.secondFactor.status('m1')).resolves.toEqual({ enabled: false, pending: false, recoveryCodesLeft: 0 });
     await expect(h.services.secondFactor.check('m1', codes[1] ?? '')).resolves.toEqual({ ok: false });
@@ -354,23 +356,23 @@ describe('members mfa reset', () => {
     expect((await h.run('members', 'show', 'm1')).stdout).toMatch(/^second factor\s+no$/m);
   });
 
-  it('removes a set-up in progress, and reports a member without one', async () => {
+  it('removes a set-up in progress, and reports a member without one as not found', async () => {
     await h.services.secondFactor.beginSetup('m1', 'ada@example.com');
-    expect(await h.run('members', 'mfa', 'reset', '--id', 'm1')).toMatchObject({
+    expect(await h.run('members', 'mfa', 'reset', 'm1')).toMatchObject({
       code: 0,
       stdout: 'Second factor of member m1 removed: it was being set up, not yet confirmed.\n',
     });
     await expect(h.services.secondFactor.status('m1')).resolves.toEqual({ enabled: false, pending: false, recoveryCodesLeft: 0 });
-    expect(await h.run('members', 'mfa', 'reset', '--id', 'm1')).toMatchObject({ code: 0, stdout: 'Member m1 has no second factor: nothing to remove.\n' });
+    expect(await h.run('members', 'mfa', 'reset', 'm1')).toEqual({ code: 3, stdout: '', stderr: 'error: Member m1 has no second factor: nothing to remove\n' });
   });
 
   it('lets the member set a new factor up afterwards', async () => {
     await enableSecondFactor('m1');
-    await h.run('members', 'mfa', 'reset', '--id', 'm1');
+    await h.run('members', 'mfa', 'reset', 'm1');
     await expect(enableSecondFactor('m1')).resolves.toHaveLength(10);
   });
 
   it('fails clearly for an unknown member', async () => {
-    expect(await h.run('members', 'mfa', 'reset', '--id', 'ghost')).toMatchObject({ code: 1, stderr: 'error: No member has this id: ghost\n', stdout: '' });
+    expect(await h.run('members', 'mfa', 'reset', 'ghost')).toMatchObject({ code: 3, stderr: 'error: No member has this id: ghost\n', stdout: '' });
   });
 });

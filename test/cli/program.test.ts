@@ -110,7 +110,7 @@ describe('the context built from the environment', () => {
   it('opens the store and key in DATA_DIR for each command, so runs see each other\'s writes', async () => {
     const env = { DATA_DIR: dataDir };
     expect((await run(env, 'members', 'add', '--id', 'm1', '--username', 'ada')).code).toBe(0);
-    const created = await run(env, 'sessions', 'create', '--member', 'm1', '--domain', 'example.com', '--json');
+    const created = await run(env, 'sessions', 'create', 'm1', '--domain', 'example.com', '--json');
     const { token } = JSON.parse(created.stdout) as { token: string };
     expect(await readdir(dataDir)).toEqual(expect.arrayContaining(['secret.key']));
     const check = await createCliContext(env).withServices((s) => s.sessions.checkToken(token));

@@ -19,7 +19,7 @@ interface Created {
 }
 
 async function createSession(domain = 'Example.com'): Promise<Created> {
-  const result = await h.run('sessions', 'create', '--member', 'm1', '--domain', domain, '--json');
+  const result = await h.run('sessions', 'create', 'm1', '--domain', domain, '--json');
   expect(result.code).toBe(0);
   expect(result.stderr).toMatch(/shown only once/);
   return JSON.parse(result.stdout) as Created;
@@ -36,7 +36,7 @@ describe('sessions create', () => {
   });
 
   it('prints the same fields as text', async () => {
-    const result = await h.run('sessions', 'create', '--member', 'm1', '--domain', 'example.com');
+    const result = await h.run('sessions', 'create', 'm1', '--domain', 'example.com');
     expect(result.code).toBe(0);
     const cookie = /^cookie\s+(\S+)$/m.exec(result.stdout)?.[1];
     const token = /^token\s+(\S+)$/m.exec(result.stdout)?.[1];
@@ -45,9 +45,9 @@ describe('sessions create', () => {
   });
 
   it('rejects an unknown member and an invalid domain', async () => {
-    const unknown = await h.run('sessions', 'create', '--member', 'ghost', '--domain', 'example.com');
-    expect(unknown).toMatchObject({ code: 1, stderr: 'error: No member has this id: ghost\n', stdout: '' });
-    const badDomain = await h.run('sessions', 'create', '--member', 'm1', '--domain', 'not a domain');
+    const unknown = await h.run('sessions', 'create', 'ghost', '--domain', 'example.com');
+    expect(unknown).toMatchObject({ code: 3, stderr: 'error: No member has this id: ghost\n', stdout: '' });
+    const badDomain = await h.run('sessions', 'create', 'm1', '--domain', 'not a domain');
     expect(badDomain).toMatchObject({ code: 2, stderr: 'error: --domain must be a domain name such as example.com\n' });
   });
 });
@@ -73,7 +73,7 @@ describe('sessions list', () => {
   it('filters by member, and shows revoked sessions only with --all', async () => {
     await h.services.members.add({ id: 'm2', username: 'bob' });
     const s = await createSession();
-    await h.run('sessions', 'create', '--member', 'm2', '--domain', 'example.com');
+    await h.run('sessions', 'create', 'm2', '--domain', 'example.com');
     expect(JSON.parse((await h.run('sessions', 'list', '--json')).stdout)).toHaveLength(2);
     expect(JSON.parse((await h.run('sessions', 'list', '--member', 'm2', '--json')).stdout)).toMatchObject([{ member: 'm2' }]);
     await h.run('sessions', 'revoke', s.id);
@@ -90,14 +90,14 @@ describe('sessions revoke and revoke-all', () => {
     expect(await h.run('sessions', 'revoke', s.id)).toMatchObject({ code: 0, stdout: `Session ${s.id} revoked.\n` });
     await expect(h.services.sessions.checkCookie(s.cookie, 'example.com')).resolves.toMatchObject({ ok: false });
     await expect(h.services.sessions.checkToken(s.token)).resolves.toMatchObject({ ok: false });
-    expect(await h.run('sessions', 'revoke', s.id)).toMatchObject({ code: 1, stderr: `error: No live session has this id: ${s.id}\n` });
+    expect(await h.run('sessions', 'revoke', s.id)).toMatchObject({ code: 3, stderr: `error: No live session has this id: ${s.id}\n` });
   });
 
   it('revoke-all signs the member out everywhere and prints how many', async () => {
     const a = await createSession('example.com');
     const b = await createSession('example.org');
-    expect(await h.run('sessions', 'revoke-all', '--member', 'm1')).toMatchObject({ code: 0, stdout: 'Revoked 2 session(s) of member m1.\n' });
+    expect(await h.run('sessions', 'revoke-all', 'm1')).toMatchObject({ code: 0, stdout: 'Revoked 2 session(s) of member m1.\n' });
     for (const s of [a, b]) await expect(h.services.sessions.checkToken(s.token)).resolves.toMatchObject({ ok: false });
-    expect(await h.run('sessions', 'revoke-all', '--member', 'ghost')).toMatchObject({ code: 1, stderr: 'error: No member has this id: ghost\n' });
+    expect(await h.run('sessions', 'revoke-all', 'ghost')).toMatchObject({ code: 3, stderr: 'error: No member has this id: ghost\n' });
   });
 });

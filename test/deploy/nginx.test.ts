@@ -97,7 +97,7 @@ describeRequiring([NGINX, POSTGRES], 'two instances behind nginx', () => {
     await runCli(['callers', 'add-origin', CALLER, PARTNER, '--receives-token'], { ...env, DATA_DIR: join(dataDir, 'cli') });
     const member = ['--id', MEMBER.id, '--username', MEMBER.username, '--email', MEMBER.email, '--first-name', MEMBER.firstName, '--last-name', MEMBER.lastName];
     await runCli(['members', 'add', ...member], { ...env, DATA_DIR: join(dataDir, 'cli') });
-    await runCli(['members', 'set-password', '--id', MEMBER.id, '--password', MEMBER_PASSWORD], { ...env, DATA_DIR: join(dataDir, 'cli') });
+    await runCli(['members', 'set-password', MEMBER.id, '--password', MEMBER_PASSWORD], { ...env, DATA_DIR: join(dataDir, 'cli') });
 
     [a, b] = await Promise.all([startService('A', { ...env, DATA_DIR: join(dataDir, 'a') }), startService('B', { ...env, DATA_DIR: join(dataDir, 'b') })]);
     nginx = await startNginx([a.port, b.port]);

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { z } from 'zod';
+import { shortened } from '../../config/settings.js';
 import { action } from '../action.js';
 import type { CliContext } from '../context.js';
 import { ExitCode } from '../handle-error.js';
@@ -8,7 +9,6 @@ import { printList } from '../output.js';
 
 /** Long values (documentation texts) are cut in the table, so that it stays readable; --json has them whole. */
 const MAX_SHOWN = 60;
-const shortened = (value: string) => (value.length > MAX_SHOWN ? `${value.slice(0, MAX_SHOWN - 1)}…` : value);
 
 function show(ctx: CliContext): Command {
   const schema = z.object({ json, all: z.boolean().default(false) });
@@ -22,7 +22,7 @@ function show(ctx: CliContext): Command {
         const config = ctx.config();
         const rows = config.settings
           .filter((setting) => input.all || setting.source !== 'default')
-          .map(({ name, value, source }) => ({ name, value: input.json ? value : shortened(value), source }));
+          .map(({ name, value, source }) => ({ name, value: input.json ? value : shortened(value, MAX_SHOWN), source }));
         if (!input.json) ctx.io.out(`Profile: ${config.profile ?? 'none'}\n`);
         printList(ctx.io, input.json, rows, 'Every setting is at its default (add --all to list them).');
         return ExitCode.ok;

@@ -5,8 +5,12 @@ import { action } from '../action.js';
 import type { CliContext } from '../context.js';
 import { ExitCode } from '../handle-error.js';
 import { cookieDomain, json, jsonOption, required } from '../options.js';
-import { isoTime, isoTimeOrNull, printDone, printList, printRecord, warn, type Fields } from '../output.js';
+import { isoTime, isoTimeOrNull, printList, printRecord, warn, type Fields } from '../output.js';
+import { recordArgument, type RecordArgument } from '../record-argument.js';
 import { simpleCommand } from '../simple-command.js';
+
+/** The member a session is created for or ended for; `--member ID` named it before. */
+const MEMBER: RecordArgument = { name: 'member_id', description: 'member id', former: '--member' };
 
 /** Picks fields one by one: a session row also holds the cookie and token hashes, which are never shown. */
 function sessionFields(s: SessionRow): Fields {
@@ -22,15 +26,14 @@ function sessionFields(s: SessionRow): Fields {
 }
 
 function create(ctx: CliContext): Command {
-  const schema = z.object({ member: required('--member'), domain: cookieDomain('--domain'), json });
-  return new Command('create')
-    .description('sign a member in and print the login cookie and token once (for integrators and support)')
-    .requiredOption('--member <id>', 'member id')
+  const schema = z.object({ member: required('MEMBER_ID'), domain: cookieDomain('--domain'), json });
+  const command = new Command('create').description('sign a member in and print the login cookie and token once (for integrators and support)');
+  return recordArgument(ctx.io, command, MEMBER)
     .requiredOption('--domain <domain>', 'cookie domain the session is valid for, e.g. example.com')
     .addOption(jsonOption())
     .action(
-      action(async (options: object) => {
-        const input = schema.parse(options);
+      action(async (member: unknown, options: object) => {
+        const input = schema.parse({ ...options, member });
         const { session, cookie, token } = await ctx.withServices((s) => s.sessions.create(input.member, input.domain));
         printRecord(ctx.io, input.json, {
           id: session.id,
@@ -47,6 +50,7 @@ function create(ctx: CliContext): Command {
     );
 }
 
+/** A list is filtered, not a record acted on: the member stays an option here. */
 function list(ctx: CliContext): Command {
   const schema = z.object({ member: required('--member').optional(), all: z.boolean().default(false), json });
   return new Command('list')
@@ -64,21 +68,6 @@ function list(ctx: CliContext): Command {
     );
 }
 
-function revokeAll(ctx: CliContext): Command {
-  const schema = z.object({ member: required('--member') });
-  return new Command('revoke-all')
-    .description('sign a member out everywhere')
-    .requiredOption('--member <id>', 'member id')
-    .action(
-      action(async (options: object) => {
-        const { member } = schema.parse(options);
-        const revoked = await ctx.withServices((s) => s.sessions.revokeAllOf(member));
-        printDone(ctx.io, `Revoked ${revoked} session(s) of member ${member}.`);
-        return ExitCode.ok;
-      }),
-    );
-}
-
 export function sessionsCommand(ctx: CliContext): Command {
   return new Command('sessions')
     .description('create, list and revoke sign-in sessions')
@@ -88,13 +77,22 @@ export function sessionsCommand(ctx: CliContext): Command {
       simpleCommand(ctx, {
         verb: 'revoke',
         description: 'sign one session out',
-        argument: 'session_id',
-        argumentDescription: 'session id, as sessions list shows it',
+        record: { name: 'session_id', description: 'session id, as sessions list shows it' },
         run: async (s, id) => {
           await s.sessions.revoke(id);
-          return `Session ${id} revoked.`;
+          return { message: `Session ${id} revoked.`, record: { id, revoked: true } };
         },
       }),
     )
-    .addCommand(revokeAll(ctx));
+    .addCommand(
+      simpleCommand(ctx, {
+        verb: 'revoke-all',
+        description: 'sign a member out everywhere',
+        record: MEMBER,
+        run: async (s, member) => {
+          const revoked = await s.sessions.revokeAllOf(member);
+          return { message: `Revoked ${revoked} session(s) of member ${member}.`, record: { member, revoked } };
+        },
+      }),
+    );
 }

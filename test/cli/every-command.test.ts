@@ -1,0 +1,147 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { createProgram } from '../../src/cli/program.js';
+import { ExitCode } from '../../src/cli/handle-error.js';
+import { loadConfig } from '../../src/config/config.js';
+import { totpCode } from '../../src/service/totp.js';
+import { cliHarness, runWith } from './harness.js';
+
+/** Every command of the program that runs something, by its words: "members mfa status". */
+function leafCommands(command: Command, prefix: string[] = []): Array<{ path: string; command: Command }> {
+  return command.commands.flatMap((sub) => {
+    const path = [...prefix, sub.name()];
+    return sub.commands.length === 0 ? [{ path: path.join(' '), command: sub }] : leafCommands(sub, path);
+  });
+}
+
+const program = createProgram(
+  {
+    io: { out() {}, err() {} },
+    config: () => {
+      throw new Error('not read while listing commands');
+    },
+    withServices: () => Promise.reject(new Error('not opened while listing commands')),
+  },
+  '0.0.0',
+);
+/** serve runs the web service until stopped; what it prints is the JSON log, which no option changes. */
+const LEAVES = leafCommands(program).filter(({ path }) => path !== 'serve');
+
+/** What each command acts on, as the store of every case below holds it. */
+interface Fixture {
+  sessionId: string;
+  csvFile: string;
+}
+
+/** A command line that succeeds on the fixture, for each command. */
+const SUCCEEDS: Record<string, (f: Fixture) => string[]> = {
+  'callers add': () => ['callers', 'add', 'new-caller'],
+  'callers list': () => ['callers', 'list'],
+  'callers rotate': () => ['callers', 'rotate', 'p'],
+  'callers add-origin': () => ['callers', 'add-origin', 'p', 'https://www.example.org'],
+  'callers remove-origin': () => ['callers', 'remove-origin', 'p', 'https://portal.example.org'],
+  'callers retire-old': () => ['callers', 'retire-old', 'p'],
+  'callers disable': () => ['callers', 'disable', 'p'],
+  'callers enable': () => ['callers', 'enable', 'p'],
+  'callers remove': () => ['callers', 'remove', 'p'],
+  'members add': () => ['members', 'add', '--id', 'm2', '--username', 'bob'],
+  'members update': () => ['members', 'update', 'm1', '--last-name', 'King'],
+  'members list': () => ['members', 'list'],
+  'members show': () => ['members', 'show', 'm1'],
+  'members set-password': () => ['members', 'set-password', 'm1', '--password', 'correct horse'],
+  'members mfa status': () => ['members', 'mfa', 'status', 'm1'],
+  'members mfa reset': () => ['members', 'mfa', 'reset', 'm1'],
+  'members import': (f) => ['members', 'import', f.csvFile],
+  'members disable': () => ['members', 'disable', 'm1'],
+  'members enable': () => ['members', 'enable', 'm1'],
+  'members remove': () => ['members', 'remove', 'm1'],
+  'sessions create': () => ['sessions', 'create', 'm1', '--domain', 'example.com'],
+  'sessions list': () => ['sessions', 'list'],
+  'sessions revoke': (f) => ['sessions', 'revoke', f.sessionId],
+  'sessions revoke-all': () => ['sessions', 'revoke-all', 'm1'],
+  'config show': () => ['config', 'show'],
+};
+
+/** For each command that acts on a record: a command line naming one that is not there, and the error it gives. */
+const NOT_FOUND: Record<string, [string[], string]> = {
+  'callers rotate': [['callers', 'rotate', 'ghost'], 'No caller has this name: ghost'],
+  'callers add-origin': [['callers', 'add-origin', 'ghost', 'https://www.example.org'], 'No caller has this name: ghost'],
+  'callers remove-origin': [['callers', 'remove-origin', 'p', 'https://www.example.org'], 'Caller p has not registered the origin https://www.example.org'],
+  'callers retire-old': [['callers', 'retire-old', 'ghost'], 'No caller has this name: ghost'],
+  'callers disable': [['callers', 'disable', 'ghost'], 'No caller has this name: ghost'],
+  'callers enable': [['callers', 'enable', 'ghost'], 'No caller has this name: ghost'],
+  'callers remove': [['callers', 'remove', 'ghost'], 'No caller has this name: ghost'],
+  'members update': [['members', 'update', 'ghost', '--last-name', 'King'], 'No member has this id: ghost'],
+  'members show': [['members', 'show', 'ghost'], 'No member has this id: ghost'],
+  'members set-password': [['members', 'set-password', 'ghost', '--password', 'correct horse'], 'No member has this id: ghost'],
+  'members mfa status': [['members', 'mfa', 'status', 'ghost'], 'No member has this id: ghost'],
+  'members mfa reset': [['members', 'mfa', 'reset', 'ghost'], 'No member has this id: ghost'],
+  'members disable': [['members', 'disable', 'ghost'], 'No member has this id: ghost'],
+  'members enable': [['members', 'enable', 'ghost'], 'No member has this id: ghost'],
+  'members remove': [['members', 'remove', 'ghost'], 'No member has this id: ghost'],
+  'sessions create': [['sessions', 'create', 'ghost', '--domain', 'example.com'], 'No member has this id: ghost'],
+  'sessions revoke': [['sessions', 'revoke', 'no-such-session'], 'No live session has this id: no-such-session'],
+  'sessions revoke-all': [['sessions', 'revoke-all', 'ghost'], 'No member has this id: ghost'],
+};
+
+/** The commands that create what they name, or name a file: no record of theirs can be missing. */
+const NAMES_NO_EXISTING_RECORD = ['callers add', 'members import'];
+
+describe('every command', () => {
+  it('is listed here, so that a new one gets its cases', () => {
+    expect(LEAVES.map(({ path }) => path).sort()).toEqual(Object.keys(SUCCEEDS).sort());
+  });
+
+  it.each(LEAVES.map(({ path, command }) => [path, command] as const))('"%s" takes --json', (_path, command) => {
+    expect(command.options.map((option) => option.long)).toContain('--json');
+  });
+
+  it('that acts on a record has a case for the record being missing', () => {
+    const taking = LEAVES.filter(({ path, command }) => command.registeredArguments.length > 0 && !NAMES_NO_EXISTING_RECORD.includes(path));
+    expect(taking.map(({ path }) => path).sort()).toEqual(Object.keys(NOT_FOUND).sort());
+  });
+});
+
+describe('every command, run on a store', () => {
+  let h: Awaited<ReturnType<typeof cliHarness>>;
+  let dir: string;
+  let fixture: Fixture;
+
+  beforeEach(async () => {
+    h = await cliHarness();
+    dir = await mkdtemp(join(tmpdir(), 'every-command-'));
+    await h.services.callers.add('p', 'first-password');
+    await h.services.callers.rotate('p', { password: 'second-password' });
+    await h.services.callers.addOrigin('p', 'https://portal.example.org');
+    await h.services.members.add({ id: 'm1', username: 'ada' });
+    const { secret } = await h.services.secondFactor.beginSetup('m1', 'ada@example.org');
+    await h.services.secondFactor.confirmSetup('m1', totpCode(secret, Date.now()));
+    const { session } = await h.services.sessions.create('m1', 'example.com');
+    const csvFile = join(dir, 'members.csv');
+    await writeFile(csvFile, 'id,username,email,first_name,last_name\nm3,carol,,,\n');
+    fixture = { sessionId: session.id, csvFile };
+  });
+  afterEach(async () => {
+    await h.cleanup();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** The CLI over the harness's store, with the settings of an empty environment (for config show). */
+  const run = (...args: string[]) => runWith({ config: () => loadConfig({}), withServices: (fn) => fn(h.services) }, ...args);
+
+  it.each(Object.entries(SUCCEEDS))('"%s --json" prints exactly one JSON document on stdout, as printJson prints it', async (_path, args) => {
+    const result = await run(...args(fixture), '--json');
+    expect(result.code).toBe(ExitCode.ok);
+    const document: unknown = JSON.parse(result.stdout);
+    expect(result.stdout).toBe(`${JSON.stringify(document, null, 2)}\n`);
+    expect(result.stderr).not.toMatch(/^error/m);
+  });
+
+  it.each(Object.entries(NOT_FOUND))('"%s" on a missing record exits 3 through the shared handler, with or without --json', async (_path, [args, message]) => {
+    for (const extra of [[], ['--json']]) {
+      expect(await run(...args, ...extra)).toEqual({ code: ExitCode.notFound, stdout: '', stderr: `error: ${message}\n` });
+    }
+  });
+});
