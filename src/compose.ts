@@ -2,6 +2,8 @@ import type { RequestListener, Server } from 'node:http';
 import type { Express } from 'express';
 import { createApp } from './app.js';
 import type { Config } from './config/config.js';
+import { serviceSettings } from './compose/service-settings.js';
+import { lineStyle } from './log/line-style.js';
 import { createLogger, type Logger } from './log/logger.js';
 import { refusalLog } from './log/refusal-log.js';
 import { createMetrics, type Metrics } from './ops/metrics.js';
@@ -20,8 +22,8 @@ export interface InstanceOptions {
   /** An open store; the instance takes it over (instrumented when metrics are on). */
   store: Store;
   secretKey: Buffer;
-  /** Where the JSON log lines go: stdout unless given (tests capture them). */
-  logStream?: { write(line: string): unknown };
+  /** Where the log lines go: stdout unless given (tests capture them); LOG_FORMAT=auto asks it whether it is a terminal. */
+  logStream?: { write(line: string): unknown; readonly isTTY?: boolean };
   clock?: Clock;
 }
 
@@ -29,6 +31,8 @@ export interface InstanceOptions {
 export interface Instance {
   readonly config: Config;
   readonly logger: Logger;
+  /** How the log lines are written: JSON, or readable lines (LOG_FORMAT, and whether the destination is a terminal). */
+  readonly logFormat: 'json' | 'pretty';
   /** The store as the services use it. */
   readonly store: Store;
   readonly services: Services;
@@ -49,17 +53,14 @@ export interface Instance {
 export async function composeInstance(options: InstanceOptions): Promise<Instance> {
   const { config } = options;
   await checkDeploymentKey(options.store, options.secretKey);
-  const logger = createLogger(config.logLevel, options.logStream);
+  const style = lineStyle(config.logFormat, options.logStream ?? process.stdout, config.noColor);
+  const logger = createLogger(config.logLevel, options.logStream, style);
   const metrics = config.metrics.enabled ? createMetrics() : undefined;
   const store = metrics ? instrumentStore(options.store, (operation) => metrics.storeError(operation)) : options.store;
   const services = createServices({
     store,
     secretKey: options.secretKey,
-    session: config.session,
-    signin: config.signin,
-    memberIdFormat: config.memberIdFormat,
-    callerThrottle: config.callerThrottle,
-    cacheTtlMs: config.cacheTtlMs,
+    settings: serviceSettings(config),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(metrics ? { events: metrics } : {}),
   });
@@ -79,6 +80,7 @@ export async function composeInstance(options: InstanceOptions): Promise<Instanc
   return {
     config,
     logger,
+    logFormat: style.format,
     store,
     services,
     metrics,

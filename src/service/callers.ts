@@ -3,7 +3,7 @@ import type { Clock } from './clock.js';
 import { ServiceError } from './errors.js';
 import { normalizeOrigin } from './return-urls.js';
 import { randomSecret, type Secrets } from './secrets.js';
-import { ShortLivedCache } from './short-lived-cache.js';
+import type { ShortLivedCache } from './short-lived-cache.js';
 
 const MIN_PASSWORD_LENGTH = 6;
 
@@ -15,15 +15,15 @@ export interface IssuedCallerPassword {
 }
 
 /**
- * Calling applications (partner sites) and their security passwords. The callers of verified passwords may
- * be cached (`cache`, none by default): a partner calls on every page view, with the same password each time.
+ * Calling applications (partner sites) and their security passwords. The callers of verified passwords are
+ * cached for CACHE_TTL_MS (`cache`): a partner calls on every page view, with the same password each time.
  */
 export class CallerService {
   constructor(
     private readonly store: Store,
     private readonly secrets: Secrets,
     private readonly clock: Clock,
-    private readonly cache = new ShortLivedCache<CallerRow>(0),
+    private readonly cache: ShortLivedCache<CallerRow>,
   ) {}
 
   /** Registers a caller with a generated password, or with the old service's password when migrating. */

@@ -1,6 +1,6 @@
 import type { MemberAttributes } from '../store/store.js';
-import { EXTRA_KEY } from '../config/result-fields.js';
 import { ServiceError } from './errors.js';
+import { EXTRA_KEY } from './extra-key.js';
 
 /** The bounds keep one member's attributes small: partners receive them with every verification. */
 const MAX_TEXT_LENGTH = 256;

@@ -18,7 +18,7 @@ export interface MemberInput {
 }
 
 /**
- * What member ids may be: 'any' non-empty text (the default), or 'guid' for partners that take only GUIDs
+ * What member ids may be: 'any' non-empty text, or 'guid' for partners that take only GUIDs
  * (8-4-4-4-12 hex digits, without braces; stored lower-cased, so that one GUID has one spelling).
  */
 export type MemberIdFormat = 'any' | 'guid';
@@ -31,12 +31,15 @@ export const MIN_PASSWORD_LENGTH = 8;
 export const MAX_PASSWORD_LENGTH = 1024;
 
 export class MemberService {
-  /** `sessions` is told when a member is disabled or removed, so that none of its cached sessions outlives that. */
+  /**
+   * `sessions` is told when a member is disabled or removed, so that none of its cached sessions outlives that.
+   * `clock` is the services' clock: members' creation times, and the member import's batch ages.
+   */
   constructor(
     private readonly store: Store,
-    private readonly clock: Clock,
-    private readonly sessions?: Pick<SessionService, 'forgetCached'>,
-    private readonly idFormat: MemberIdFormat = 'any',
+    readonly clock: Clock,
+    private readonly sessions: Pick<SessionService, 'forgetCached'>,
+    private readonly idFormat: MemberIdFormat,
   ) {}
 
   /** passwordHash is a stored hash from passwords.ts (an import's), or null: no password until one is set. */
@@ -145,20 +148,20 @@ export class MemberService {
     refuseLongFields(checked);
     if (changes.attributes !== undefined) checked.attributes = validateAttributes(changes.attributes);
     const updated = await this.store.updateMember(this.#lookup(id), checked);
-    this.sessions?.forgetCached();
+    this.sessions.forgetCached();
     if (!updated) throw new ServiceError('MEMBER_NOT_FOUND', id);
     return updated;
   }
 
   async setEnabled(id: string, enabled: boolean): Promise<void> {
     const found = await this.store.setMemberEnabled(this.#lookup(id), enabled);
-    this.sessions?.forgetCached();
+    this.sessions.forgetCached();
     if (!found) throw new ServiceError('MEMBER_NOT_FOUND', id);
   }
 
   async remove(id: string): Promise<void> {
     const found = await this.store.deleteMember(this.#lookup(id));
-    this.sessions?.forgetCached();
+    this.sessions.forgetCached();
     if (!found) throw new ServiceError('MEMBER_NOT_FOUND', id);
   }
 }

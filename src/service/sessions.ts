@@ -5,7 +5,7 @@ import { isValidCookieDomain, normalizeCookieDomain } from './domains.js';
 import { ServiceError } from './errors.js';
 import { randomSecret, type Secrets } from './secrets.js';
 import { LastSeenWriter } from './last-seen-writer.js';
-import { ShortLivedCache } from './short-lived-cache.js';
+import type { ShortLivedCache } from './short-lived-cache.js';
 
 export interface SessionPolicy {
   absoluteTimeoutSeconds: number;
@@ -13,10 +13,10 @@ export interface SessionPolicy {
   /** Whether a successful verification moves the idle deadline forward. */
   slidingIdle: boolean;
   /**
-   * How new tokens look: 'opaque' (the default) is a random 43-character secret; 'guid' a random UUID, for
-   * partners whose token fields take only a GUID. Login cookies are opaque either way.
+   * How new tokens look: 'opaque' is a random 43-character secret; 'guid' a random UUID, for partners whose
+   * token fields take only a GUID. Login cookies are opaque either way.
    */
-  tokenFormat?: 'opaque' | 'guid';
+  tokenFormat: 'opaque' | 'guid';
 }
 
 /**
@@ -61,8 +61,8 @@ export type SessionCheck =
   | { ok: false; reason: NotSignedInReason };
 
 /**
- * Sessions, found by the hash of their token or login cookie. Found sessions may be cached (`cache`, none by
- * default); whatever is decided from a cached row (expiry, idleness) is decided against the current time.
+ * Sessions, found by the hash of their token or login cookie. Found sessions are cached for CACHE_TTL_MS
+ * (`cache`); whatever is decided from a cached row (expiry, idleness) is decided against the current time.
  */
 export class SessionService {
   /**
@@ -77,8 +77,8 @@ export class SessionService {
     private readonly secrets: Secrets,
     private readonly policy: SessionPolicy,
     private readonly clock: Clock,
+    private readonly cache: ShortLivedCache<FoundSession>,
     private readonly events?: SessionEvents,
-    private readonly cache = new ShortLivedCache<FoundSession>(0),
   ) {
     this.#touchIntervalMs = Math.min(60_000, (policy.idleTimeoutSeconds * 1000) / 10);
     this.#lastSeen = new LastSeenWriter(store);

@@ -60,12 +60,15 @@ export class KeyedThrottle {
   }
 }
 
+/** Failed security passwords from one client address, within the window, that lock that address. */
+export interface CallerThrottlePolicy {
+  maxFailures: number;
+  windowSeconds: number;
+  lockoutSeconds: number;
+}
+
 /** Failed security passwords per client address: keys `caller-address:<address>` (AuthenticationService). */
-export function callerAddressThrottle(
-  store: Store,
-  policy: { maxFailures: number; windowSeconds: number; lockoutSeconds: number },
-  cache?: ShortLivedCache<{ lockedUntil: number | null }>,
-): KeyedThrottle {
+export function callerAddressThrottle(store: Store, policy: CallerThrottlePolicy, cache: ShortLivedCache<{ lockedUntil: number | null }>): KeyedThrottle {
   return new KeyedThrottle(store, { prefix: 'caller-address', ...policy }, cache);
 }
 

@@ -1,7 +1,8 @@
 /**
  * Imports point one way: the entry points (cli, main, compose, app) → the features (bindings, signin, ops) →
  * service → store, with web (request helpers shared by the features), config and log beside them. Log and
- * the store import nothing of ours but themselves, config only the generated contract types; features never
+ * the store import nothing of ours but themselves, config only the generated contract types and the extra
+ * attributes' key rule; the service is told its settings and imports no configuration; features never
  * import each other.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -12,21 +13,26 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
 /** What each part of src/ may import besides itself: a folder, a top-level file, or one module by its path. */
 const MAY_IMPORT: Record<string, readonly string[]> = {
-  // The generated contract types name the operations that OPERATIONS may list.
-  config: ['service/wsdl-types'],
+  // The generated contract types name the operations that OPERATIONS may list; JSON_FIELDS and
+  // IBRIDGE_USER_ATTRIBUTES may name members' extra attributes, whose keys the service defines.
+  config: ['service/wsdl-types', 'service/extra-key'],
   log: [],
   'startup-error': [],
   store: [],
-  service: ['store', 'config'],
+  // The entry points hand the service its settings (src/compose/service-settings.ts).
+  service: ['store'],
   web: ['config'],
   bindings: ['service', 'web', 'config', 'log'],
   signin: ['service', 'web', 'config', 'log', 'startup-error'],
+  // Mail is sent for the service and the pages, through a port of its own; it knows neither.
+  mail: ['log', 'startup-error'],
+  provisioning: ['service', 'web', 'config', 'log'],
   ops: ['service', 'config', 'log'],
   server: ['config', 'startup-error'],
   app: ['bindings', 'signin', 'ops', 'service', 'web', 'config', 'log'],
   compose: ['app', 'server', 'ops', 'service', 'store', 'config', 'log'],
   main: ['compose', 'server', 'ops', 'store/open', 'config', 'startup-error'],
-  cli: ['main', 'service', 'store/open', 'config', 'startup-error'],
+  cli: ['main', 'compose/service-settings', 'service', 'store/open', 'config', 'startup-error'],
 };
 
 function sourceFiles(dir: string): string[] {

@@ -3,16 +3,14 @@
  * other sessions; see and end their sessions; turn the second factor off, with the password and a code. A
  * wrong password or code counts against the member's sign-in throttle.
  */
-import { randomBytes } from 'node:crypto';
-import { createServices, type Services } from '../../src/service/index.js';
+import type { Services } from '../../src/service/index.js';
 import { hashPassword, verifyPassword } from '../../src/service/passwords.js';
 import { totpCode } from '../../src/service/totp.js';
 import type { MemberRow, SessionRow, Store } from '../../src/store/store.js';
-import { tempSqliteStore } from '../helpers/temp-store.js';
+import { tempServices } from '../helpers/test-services.js';
 
 const STEP = 30_000;
 const START = Date.UTC(2026, 0, 1) + 15_000;
-const SESSION = { absoluteTimeoutSeconds: 12 * 3600, idleTimeoutSeconds: 30 * 60, slidingIdle: true };
 const THROTTLE = { accountFailures: 3, addressFailures: 10, windowSeconds: 600, lockoutSeconds: 900 };
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a new and longer passphrase';
@@ -31,14 +29,7 @@ beforeAll(async () => {
 
 beforeEach(async () => {
   now = START;
-  ({ store, cleanup } = await tempSqliteStore());
-  services = createServices({
-    store,
-    secretKey: randomBytes(32),
-    session: SESSION,
-    signin: { defaultReturnPath: '/Login', throttle: THROTTLE },
-    clock: () => now,
-  });
+  ({ store, services, cleanup } = await tempServices({ signin: { throttle: THROTTLE }, clock: () => now }));
   ada = await services.members.add({ id: 'm1', username: 'ada', email: 'ada@example.org' }, passwordHash);
   await services.members.add({ id: 'm2', username: 'bob' }, passwordHash);
 });

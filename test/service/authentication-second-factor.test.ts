@@ -6,17 +6,17 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { CallContext, Outcome } from '../../src/service/authentication.js';
-import { createServices, type Services } from '../../src/service/index.js';
+import type { Services } from '../../src/service/index.js';
 import { hashPassword } from '../../src/service/passwords.js';
 import type { MfaPolicy } from '../../src/service/signin.js';
 import { totpCode } from '../../src/service/totp.js';
 import type { Store } from '../../src/store/store.js';
 import { callContext } from '../helpers/call-context.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
+import { servicesOver } from '../helpers/test-services.js';
 
 const STEP = 30_000;
 const START = Date.UTC(2026, 0, 1) + 15_000;
-const SESSION = { absoluteTimeoutSeconds: 12 * 3600, idleTimeoutSeconds: 30 * 60, slidingIdle: true };
 /** SIGNIN_MAX_FAILURES_PER_ACCOUNT 3 and per address 10, within 10 minutes, lock for 15. */
 const THROTTLE = { accountFailures: 3, addressFailures: 10, windowSeconds: 600, lockoutSeconds: 900 };
 const PASSWORD = 'correct horse battery staple';
@@ -36,11 +36,9 @@ beforeAll(async () => {
 });
 
 function servicesWith(mfa: MfaPolicy = 'optional'): Services {
-  return createServices({
-    store,
+  return servicesOver(store, {
     secretKey: KEY,
-    session: SESSION,
-    signin: { defaultReturnPath: '/Login', throttle: THROTTLE, mfa },
+    signin: { throttle: THROTTLE, mfa },
     callerThrottle: { maxFailures: 3, windowSeconds: 600, lockoutSeconds: 900 },
     clock: () => now,
   });

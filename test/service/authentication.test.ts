@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { createServices, type Services } from '../../src/service/index.js';
+import type { Services } from '../../src/service/index.js';
 import type { AuthenticateCookieRequest, AuthenticateTokenRequest } from '../../src/service/wsdl-types.js';
 import type { NotSignedInReason } from '../../src/service/sessions.js';
 import type { Store } from '../../src/store/store.js';
 import { CALL } from '../helpers/call-context.js';
-import { tempSqliteStore } from '../helpers/temp-store.js';
 import { serviceErrorOf } from '../helpers/service-error.js';
+import { tempServices } from '../helpers/test-services.js';
 
 const START = Date.UTC(2026, 0, 1);
 const MINUTE = 60_000;
@@ -22,13 +21,10 @@ const ADA_ROW = { ...ADA, enabled: true, createdAt: START, attributes: {} };
 
 beforeEach(async () => {
   now = START;
-  ({ store, cleanup } = await tempSqliteStore());
-  services = createServices({
-    store,
-    secretKey: randomBytes(32),
+  ({ store, services, cleanup } = await tempServices({
     session: { absoluteTimeoutSeconds: 12 * 3600, idleTimeoutSeconds: 30 * 60, slidingIdle: true },
     clock,
-  });
+  }));
   ({ password } = await services.callers.add('shop'));
   await services.members.add(ADA);
 });

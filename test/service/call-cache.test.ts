@@ -4,10 +4,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { CallerThrottledError, ServiceError } from '../../src/service/errors.js';
-import { createServices, type Services } from '../../src/service/index.js';
+import type { Services } from '../../src/service/index.js';
 import type { Store } from '../../src/store/store.js';
 import { callContext } from '../helpers/call-context.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
+import { servicesOver } from '../helpers/test-services.js';
 
 const START = Date.UTC(2026, 0, 1);
 const TTL = 1000;
@@ -25,8 +26,7 @@ let token: string;
 let sessionId: string;
 
 function instance(cacheTtlMs: number): Services {
-  return createServices({
-    store,
+  return servicesOver(store, {
     secretKey: KEY,
     session: { absoluteTimeoutSeconds: 12 * 3600, idleTimeoutSeconds: 30 * 60, slidingIdle: true },
     callerThrottle: { maxFailures: 2, windowSeconds: 600, lockoutSeconds: 600 },
@@ -136,8 +136,7 @@ describe('a change made on this instance is seen at once', () => {
 
 describe('what is decided from a cached session', () => {
   it('is decided against the current time: an idle session ends on time', async () => {
-    const noSliding = createServices({
-      store,
+    const noSliding = servicesOver(store, {
       secretKey: KEY,
       session: { absoluteTimeoutSeconds: 12 * 3600, idleTimeoutSeconds: 60, slidingIdle: false },
       cacheTtlMs: TTL,

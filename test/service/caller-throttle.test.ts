@@ -11,20 +11,20 @@ import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import type { CallContext } from '../../src/service/authentication.js';
 import { CallerThrottledError } from '../../src/service/errors.js';
-import { createServices, type Services } from '../../src/service/index.js';
+import type { Services } from '../../src/service/index.js';
 import { openStore } from '../../src/store/open.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { Store } from '../../src/store/store.js';
 import { callContext } from '../helpers/call-context.js';
 import { describeWithPostgres, POSTGRES_TEST_URL, tempPostgresStore } from '../helpers/postgres.js';
 import { serviceErrorOf } from '../helpers/service-error.js';
+import { servicesOver } from '../helpers/test-services.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const START = Date.UTC(2026, 0, 1);
 /** 3 failed passwords from one address within 10 minutes lock it for 15. */
 const POLICY = { maxFailures: 3, windowSeconds: 600, lockoutSeconds: 900 };
-const SESSION = { absoluteTimeoutSeconds: 12 * 3600, idleTimeoutSeconds: 30 * 60, slidingIdle: true };
 const GUESSER = callContext('192.0.2.66');
 const NEIGHBOUR = callContext('198.51.100.7');
 const LOCKED_15 = 'Too many failed security password attempts from this address; try again in 15 minutes.';
@@ -79,7 +79,8 @@ function callerThrottleSuite(open: () => Promise<StoreUnderTest>): void {
   let password: string;
   let token: string;
 
-  const servicesOver = (store: Store) => createServices({ store, secretKey, session: SESSION, callerThrottle: POLICY, clock });
+  /** The services of one instance over this store. */
+  const instanceOver = (store: Store) => servicesOver(store, { secretKey, callerThrottle: POLICY, clock });
   const call = (securityPassword: string | null, context: CallContext, over: Services = services) =>
     over.authentication.authenticateToken({ securityPassword, token }, context);
   const wrong = async (context: CallContext, over: Services = services) => (await serviceErrorOf(call('wrong-password', context, over))).code;
@@ -88,7 +89,7 @@ function callerThrottleSuite(open: () => Promise<StoreUnderTest>): void {
     now = START;
     underTest = await open();
     secretKey = randomBytes(32);
-    services = servicesOver(underTest.store);
+    services = instanceOver(underTest.store);
     ({ password } = await services.callers.add('shop'));
     await services.members.add({ id: '10042', username: 'ada', email: 'ada@example.org', firstName: 'Ada', lastName: 'Lovelace' });
     ({ token } = await services.sessions.create('10042', 'example.org'));
@@ -179,7 +180,7 @@ function callerThrottleSuite(open: () => Promise<StoreUnderTest>): void {
   });
 
   it('shares the count between two service instances over one store, also when their failures arrive together', async () => {
-    const other = servicesOver(await underTest.openAnother());
+    const other = instanceOver(await underTest.openAnother());
     await expect(call(password, GUESSER, other)).resolves.toMatchObject({ kind: 'member' });
     expect(await wrong(GUESSER, services)).toBe('INVALID_SECURITY_PASSWORD');
     expect(await wrong(GUESSER, other)).toBe('INVALID_SECURITY_PASSWORD');

@@ -2,14 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServices, type Services } from '../../src/service/index.js';
+import type { Services } from '../../src/service/index.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
-import { tempSqliteStore } from '../helpers/temp-store.js';
 import { serviceErrorOf } from '../helpers/service-error.js';
+import { servicesOver, tempServices } from '../helpers/test-services.js';
 
 const START = Date.UTC(2026, 0, 1);
-const SESSION = { absoluteTimeoutSeconds: 12 * 3600, idleTimeoutSeconds: 30 * 60, slidingIdle: true };
 
 let now = START;
 const clock = () => now;
@@ -19,8 +18,7 @@ let services: Services;
 
 beforeEach(async () => {
   now = START;
-  ({ store, cleanup } = await tempSqliteStore());
-  services = createServices({ store, secretKey: randomBytes(32), session: SESSION, clock });
+  ({ store, services, cleanup } = await tempServices({ clock }));
 });
 afterEach(() => cleanup());
 
@@ -203,7 +201,7 @@ describe('secrecy', () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'authentication-asmx-callers-'));
     try {
       const own = await openStore({ dataDir });
-      const s = createServices({ store: own, secretKey: randomBytes(32), session: SESSION, clock });
+      const s = servicesOver(own, { clock });
       const generated = await s.callers.add('shop');
       await s.callers.add('legacy', 'CLEARTEXT-CALLER-PASSWORD-4711');
       await expect(s.callers.verify('CLEARTEXT-CALLER-PASSWORD-4711')).resolves.toMatchObject({ name: 'legacy' });
@@ -222,7 +220,7 @@ describe('secrecy', () => {
 
   it('a password added under one key does not verify under another key', async () => {
     const { password } = await services.callers.add('shop');
-    const other = createServices({ store, secretKey: randomBytes(32), session: SESSION, clock });
+    const other = servicesOver(store, { secretKey: randomBytes(32), clock });
     const error = await errorOf(other.callers.verify(password));
     expect(error.code).toBe('INVALID_SECURITY_PASSWORD');
   });

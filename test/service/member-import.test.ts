@@ -1,15 +1,22 @@
 import { hash as argon2Hash } from '@node-rs/argon2';
-import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
-import { createServices, type Services } from '../../src/service/index.js';
-import { importMemberFile, importMembers, type ImportProgress } from '../../src/service/member-import.js';
+import { createHash, createHmac, pbkdf2Sync } from 'node:crypto';
+import type { Services } from '../../src/service/index.js';
+import {
+  importMemberFile,
+  importMembers,
+  type FileImportOptions,
+  type ImportProgress,
+  type ImportReportRow,
+  type ImportSummary,
+  type MissingMember,
+} from '../../src/service/member-import.js';
 import type { MemberService } from '../../src/service/members.js';
 import { verifyPassword } from '../../src/service/passwords.js';
 import type { Store } from '../../src/store/store.js';
 import { serviceErrorOf } from '../helpers/service-error.js';
 import { describeWithPostgres, tempPostgresStore } from '../helpers/postgres.js';
-import { tempSqliteStore } from '../helpers/temp-store.js';
+import { servicesOver, tempServices } from '../helpers/test-services.js';
 
-const SESSION = { absoluteTimeoutSeconds: 3600, idleTimeoutSeconds: 600, slidingIdle: true };
 const HEADER = 'id,username,email,first_name,last_name,password_hash,password_format,salt';
 
 let store: Store;
@@ -17,8 +24,7 @@ let cleanup: () => Promise<void>;
 let services: Services;
 
 beforeEach(async () => {
-  ({ store, cleanup } = await tempSqliteStore());
-  services = createServices({ store, secretKey: randomBytes(32), session: SESSION });
+  ({ store, services, cleanup } = await tempServices());
 });
 afterEach(() => cleanup());
 
@@ -199,7 +205,7 @@ describe('importMembers', () => {
       'no header row',
       'm1,ada,,,,,,',
       `unknown column "m1": the header row is ${HEADER}, and may add is_member, contact_number, label_name, organisation_id, ` +
-        'organisation_name, price_level_id, price_level_name, roles and attr:<key> columns',
+        'organisation_name, price_level_id, price_level_name, roles, enabled and attr:<key> columns',
     ],
     ['a header without username', 'id,email\nm1,a@example.org', `the header row has no username column: it is ${HEADER}`],
     ['a column named twice', 'id,username,Username\nm1,ada,ada', 'two columns of the header row are the username'],
@@ -294,7 +300,7 @@ describe('importMembers with member attributes', () => {
   });
 
   it("reports the ids as stored under the 'guid' id format: lower-cased, or issued for an empty cell", async () => {
-    services = createServices({ store, secretKey: randomBytes(32), session: SESSION, memberIdFormat: 'guid' });
+    services = servicesOver(store, { memberIdFormat: 'guid' });
     const csv = ['id,username', '0F8FAD5B-D9CB-469F-A165-70867728950E,ada', ',bob', 'member-42,cy'].join('\n');
     const report = await importMembers(csv, services.members);
     expect(report).toEqual([
@@ -339,6 +345,9 @@ function countingMembers(members: MemberService): { members: MemberService; batc
   return { members: counting, batches, finds };
 }
 
+/** The summary's counts of the update and disableMissing options, which an import without them leaves at zero. */
+const NO_UPDATES = { updated: 0, unchanged: 0, disabled: 0, notDisabledBecause: null };
+
 function rowsCsv(count: number, row = (n: number) => `m${n},user${n},user${n}@example.org,First ${n},Last ${n}`): string {
   return ['id,username,email,first_name,last_name', ...Array.from({ length: count }, (_, index) => row(index + 1))].join('\n');
 }
@@ -348,11 +357,29 @@ describe('importMemberFile', () => {
     const { members, batches } = countingMembers(services.members);
     const progress: ImportProgress[] = [];
     const summary = await importMemberFile(() => [Buffer.from(rowsCsv(25))], members, { batchSize: 10, onProgress: (p) => progress.push(p) });
-    expect(summary).toEqual({ rowsTotal: 25, rowsDone: 25, imported: 25, existing: 0, refused: 0, interrupted: false });
+    expect(summary).toEqual({ rowsTotal: 25, rowsDone: 25, imported: 25, existing: 0, refused: 0, interrupted: false, ...NO_UPDATES });
     expect(batches.map((batch) => batch.length)).toEqual([10, 10, 5]);
     expect(batches.flat()).toEqual(Array.from({ length: 25 }, (_, index) => index + 1));
     expect(progress.map((p) => p.rowsDone)).toEqual([10, 20, 25]);
     expect((await services.members.list()).length).toBe(25);
+  });
+
+  it("writes a batch once it is a second old on the services' clock", async () => {
+    let now = Date.UTC(2026, 0, 1);
+    // Every reading of this clock is a second after the one before: a batch is a second old once it has a row.
+    services = servicesOver(store, { clock: () => (now += 1000) });
+    const { members, batches } = countingMembers(services.members);
+    const progress: ImportProgress[] = [];
+    await importMemberFile(() => [Buffer.from(rowsCsv(3))], members, { onProgress: (p) => progress.push(p) });
+    expect(batches).toEqual([[1], [2], [3]]);
+    expect(progress.map((p) => p.rowsDone)).toEqual([1, 2, 3]);
+  });
+
+  it("dates the members imported by the services' clock", async () => {
+    const at = Date.UTC(2001, 8, 9);
+    services = servicesOver(store, { clock: () => at });
+    await importMemberFile(() => [Buffer.from(rowsCsv(2))], services.members);
+    expect((await services.members.list()).map((member) => member.createdAt)).toEqual([at, at]);
   });
 
   it('stops after the batch in progress when the signal aborts, and a second run imports only what is missing', async () => {
@@ -363,7 +390,7 @@ describe('importMemberFile', () => {
       onProgress: (p) => p.rowsDone >= 20 && controller.abort(),
       signal: controller.signal,
     });
-    expect(first).toEqual({ rowsTotal: 50, rowsDone: 20, imported: 20, existing: 0, refused: 0, interrupted: true });
+    expect(first).toEqual({ rowsTotal: 50, rowsDone: 20, imported: 20, existing: 0, refused: 0, interrupted: true, ...NO_UPDATES });
     expect(await memberIds()).toHaveLength(20);
 
     const second = await importMembers(csv, services.members, { batchSize: 10 });
@@ -416,7 +443,7 @@ describe('importMemberFile', () => {
   });
 
   it("reports a row without id under the 'guid' id format as there already the second time, with the id issued the first", async () => {
-    services = createServices({ store, secretKey: randomBytes(32), session: SESSION, memberIdFormat: 'guid' });
+    services = servicesOver(store, { memberIdFormat: 'guid' });
     const csv = ['id,username', ',bob'].join('\n');
     const [first] = await importMembers(csv, services.members);
     expect(first).toMatchObject({ status: 'imported' });
@@ -451,13 +478,257 @@ describe('importMemberFile', () => {
   });
 });
 
+/** Every member with its password hash, as the store holds them: to tell that nothing was written. */
+async function storedState(over: Store): Promise<unknown[]> {
+  return Promise.all((await over.listMembers()).map((member) => over.getMemberCredentials(member.id)));
+}
+
+/** importMemberFile over a text, with the report of every row and the members disabled. */
+async function importCollecting(
+  csv: string,
+  members: MemberService,
+  options: FileImportOptions = {},
+): Promise<{ summary: ImportSummary; report: ImportReportRow[]; disabled: MissingMember[] }> {
+  const report: ImportReportRow[] = [];
+  const disabled: MissingMember[] = [];
+  const summary = await importMemberFile(() => [Buffer.from(csv)], members, {
+    ...options,
+    onRow: (row) => void report.push(row),
+    onDisabled: (member) => void disabled.push(member),
+  });
+  return { summary, report, disabled };
+}
+
+const ADA = {
+  id: 'm1',
+  username: 'ada',
+  email: 'ada@example.org',
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  attributes: { isMember: true, labelName: 'Gold', roles: [{ id: 'r1', name: 'Reader' }], extra: { tier: 'gold', region: 'north' } },
+};
+
+describe('importMembers with update', () => {
+  it('changes only the columns the file has, reports which, and finds nothing to change the second time', async () => {
+    await services.members.add(ADA);
+    const csv = ['id,username,email,is_member,attr:tier', 'm1,ada,ada@example.net,no,silver'].join('\n');
+    expect(await importMembers(csv, services.members)).toEqual([{ line: 2, id: 'm1', status: 'existing' }]);
+    await expect(services.members.get('m1')).resolves.toMatchObject({ email: 'ada@example.org', attributes: ADA.attributes });
+
+    expect(await importMembers(csv, services.members, { update: true })).toEqual([
+      { line: 2, id: 'm1', status: 'updated', fields: ['email', 'is_member', 'attr:tier'] },
+    ]);
+    const updated = await services.members.get('m1');
+    expect(updated).toMatchObject({ username: 'ada', email: 'ada@example.net', firstName: 'Ada', lastName: 'Lovelace', enabled: true });
+    expect(updated.attributes).toStrictEqual({
+      isMember: false,
+      labelName: 'Gold',
+      roles: [{ id: 'r1', name: 'Reader' }],
+      extra: { tier: 'silver', region: 'north' },
+    });
+    expect(await importMembers(csv, services.members, { update: true })).toEqual([{ line: 2, id: 'm1', status: 'unchanged' }]);
+  });
+
+  it('clears a field whose cell is empty in a column the file has', async () => {
+    await services.members.add(ADA);
+    const csv = ['id,username,first_name,label_name,roles,attr:region', 'm1,ada,,,,'].join('\n');
+    expect(await importMembers(csv, services.members, { update: true })).toEqual([
+      { line: 2, id: 'm1', status: 'updated', fields: ['first_name', 'label_name', 'roles', 'attr:region'] },
+    ]);
+    const updated = await services.members.get('m1');
+    expect(updated).toMatchObject({ firstName: '', lastName: 'Lovelace', email: 'ada@example.org' });
+    expect(updated.attributes).toStrictEqual({ isMember: true, extra: { tier: 'gold' } });
+  });
+
+  it('refuses a row whose id is stored under another username, and leaves that member as it is', async () => {
+    await services.members.add(ADA);
+    const csv = ['id,username,email', 'm1,ada.lovelace,new@example.org', 'm2,bob,bob@example.org'].join('\n');
+    expect(await importMembers(csv, services.members, { update: true })).toEqual([
+      { line: 2, id: 'm1', status: 'refused', reason: 'member m1 is stored with another username, and an import does not change usernames' },
+      { line: 3, id: 'm2', status: 'imported' },
+    ]);
+    await expect(services.members.get('m1')).resolves.toMatchObject({ username: 'ada', email: 'ada@example.org' });
+  });
+
+  it("keeps a stored member's password whatever the file's password cells, and hashes none for it", async () => {
+    const s = b64(SALT);
+    await importMembers([HEADER, `m1,ada,,,,${SHA1},1,${s}`, 'm2,bob,,,,,,'].join('\n'), services.members);
+    await services.members.setPassword('m2', 'changed on the account page');
+    const csv = [HEADER, `m1,ada,ada@example.org,,,${HMAC},1,${s}`, 'm2,bob,,,,bob clear password,0,', 'm3,cy,,,,cy clear password,0,'].join('\n');
+    const hashBefore = (await store.getMemberCredentials('m2'))?.passwordHash;
+    expect(await importMembers(csv, services.members, { update: true })).toEqual([
+      { line: 2, id: 'm1', status: 'updated', fields: ['email'] },
+      { line: 3, id: 'm2', status: 'unchanged' },
+      { line: 4, id: 'm3', status: 'imported' },
+    ]);
+    await expect(verifyPassword((await store.getMemberCredentials('m1'))?.passwordHash ?? '', OLD.sha1)).resolves.toMatchObject({ ok: true });
+    expect((await store.getMemberCredentials('m2'))?.passwordHash).toBe(hashBefore);
+    await expect(verifyPassword((await store.getMemberCredentials('m3'))?.passwordHash ?? '', 'cy clear password')).resolves.toMatchObject({ ok: true });
+  });
+
+  it('sets enabled from an enabled column, leaves it on an empty cell, and leaves it without the column', async () => {
+    for (const [id, username] of [['m1', 'ada'], ['m2', 'bob'], ['m3', 'cy']]) await services.members.add({ id, username });
+    await services.members.setEnabled('m2', false);
+    await services.members.setEnabled('m3', false);
+    const csv = ['id,username,IsApproved', 'm1,ada,no', 'm2,bob,yes', 'm3,cy,', 'm4,dee,false', 'm5,eve,', 'm6,flo,maybe'].join('\n');
+    expect(await importMembers(csv, services.members, { update: true })).toEqual([
+      { line: 2, id: 'm1', status: 'updated', fields: ['enabled'] },
+      { line: 3, id: 'm2', status: 'updated', fields: ['enabled'] },
+      { line: 4, id: 'm3', status: 'unchanged' },
+      { line: 5, id: 'm4', status: 'imported' },
+      { line: 6, id: 'm5', status: 'imported' },
+      { line: 7, id: 'm6', status: 'refused', reason: 'enabled "maybe" is not one of true, false, 1, 0, yes or no' },
+    ]);
+    const enabled = Object.fromEntries((await services.members.list()).map((member) => [member.id, member.enabled]));
+    expect(enabled).toEqual({ m1: false, m2: true, m3: false, m4: false, m5: true });
+    expect(await importMembers('id,username\nm3,cy', services.members, { update: true })).toEqual([{ line: 2, id: 'm3', status: 'unchanged' }]);
+    await expect(services.members.get('m3')).resolves.toMatchObject({ enabled: false });
+  });
+
+  it("finds the member of a row without id by its username under the 'guid' id format", async () => {
+    services = servicesOver(store, { memberIdFormat: 'guid' });
+    const [first] = await importMembers('id,username,email\n,bob,bob@example.org', services.members);
+    const report = await importMembers('id,username,email\n,bob,robert@example.org', services.members, { update: true });
+    expect(report).toEqual([{ line: 2, id: first?.id, status: 'updated', fields: ['email'] }]);
+    expect((await services.members.list()).map((member) => [member.id, member.email])).toEqual([[first?.id, 'robert@example.org']]);
+  });
+
+  it('finishes a run interrupted between batches: the rows updated before are unchanged, the others updated', async () => {
+    await importMembers(rowsCsv(50), services.members);
+    const changed = rowsCsv(50, (n) => `m${n},user${n},new${n}@example.org,First ${n},Last ${n}`);
+    const controller = new AbortController();
+    const first = await importMemberFile(() => [Buffer.from(changed)], services.members, {
+      update: true,
+      batchSize: 10,
+      onProgress: (p) => p.rowsDone >= 20 && controller.abort(),
+      signal: controller.signal,
+    });
+    expect(first).toMatchObject({ rowsDone: 20, updated: 20, unchanged: 0, interrupted: true });
+
+    const updates: string[] = [];
+    const counting = replacing(services.members, {
+      update: (id, changes) => {
+        updates.push(id);
+        return services.members.update(id, changes);
+      },
+    });
+    const second = await importMembers(changed, counting, { update: true, batchSize: 10 });
+    expect(second.map((row) => row.status)).toEqual([...Array(20).fill('unchanged'), ...Array(30).fill('updated')]);
+    expect(updates.sort()).toEqual(Array.from({ length: 30 }, (_, index) => `m${index + 21}`).sort());
+    expect((await services.members.list()).every((member) => member.email === `new${member.id.slice(1)}@example.org`)).toBe(true);
+  });
+
+  it('finishes a run that died in the middle of a batch of updates: each change written once, none missed', async () => {
+    await importMembers(rowsCsv(30), services.members);
+    const changed = rowsCsv(30, (n) => `m${n},user${n},new${n}@example.org,First ${n},Last ${n}`);
+    let calls = 0;
+    const dying = replacing(services.members, {
+      update: (id, changes) => (++calls === 15 ? Promise.reject(new Error('connection lost')) : services.members.update(id, changes)),
+    });
+    await expect(importMembers(changed, dying, { update: true, batchSize: 10 })).rejects.toThrow('connection lost');
+    const written = (await services.members.list()).filter((member) => member.email.startsWith('new')).map((member) => member.id);
+    expect(written.length).toBeGreaterThanOrEqual(10);
+    expect(written.length).toBeLessThan(30);
+
+    const report = await importMembers(changed, services.members, { update: true, batchSize: 7 });
+    expect(report.filter((row) => row.status === 'unchanged').map((row) => row.id).sort()).toEqual(written.sort());
+    expect(report.filter((row) => row.status === 'updated')).toHaveLength(30 - written.length);
+    expect((await services.members.list()).every((member) => member.email === `new${member.id.slice(1)}@example.org`)).toBe(true);
+  });
+});
+
+describe('importMemberFile with disableMissing', () => {
+  it('disables the enabled members the file does not list, and not those added while it ran', async () => {
+    let now = Date.UTC(2026, 0, 1);
+    services = servicesOver(store, { clock: () => now });
+    for (const [id, username] of [['m1', 'ada'], ['m2', 'bob'], ['m3', 'cy'], ['m4', 'dee']]) await services.members.add({ id, username });
+    await services.members.setEnabled('m3', false);
+    const { members } = services;
+    const first = await importCollecting('id,username\nm1,ada\nm5,eve', members, {
+      disableMissing: true,
+      onCheck: () => void (now += 1000),
+      onProgress: () => void members.add({ id: 'm9', username: 'added-meanwhile' }),
+    });
+    expect(first.summary).toMatchObject({ imported: 1, existing: 1, disabled: 2, notDisabledBecause: null });
+    expect(first.disabled).toEqual([
+      { id: 'm2', username: 'bob' },
+      { id: 'm4', username: 'dee' },
+    ]);
+    const enabled = Object.fromEntries((await members.list()).map((member) => [member.id, member.enabled]));
+    expect(enabled).toEqual({ m1: true, m2: false, m3: false, m4: false, m5: true, m9: true });
+
+    const again = await importCollecting('id,username\nm1,ada\nm5,eve\nm9,added-meanwhile', members, { disableMissing: true });
+    expect(again.summary).toMatchObject({ disabled: 0, notDisabledBecause: null });
+  });
+
+  it('disables nobody after a file with a refused row, or after an interruption', async () => {
+    for (const [id, username] of [['m1', 'ada'], ['m2', 'bob']]) await services.members.add({ id, username });
+    const refused = await importCollecting('id,username,is_member\nm1,ada,maybe', services.members, { update: true, disableMissing: true });
+    expect(refused.summary).toMatchObject({ refused: 1, disabled: 0, notDisabledBecause: 'refused' });
+    expect(refused.disabled).toEqual([]);
+
+    const controller = new AbortController();
+    const interrupted = await importCollecting(rowsCsv(3), services.members, {
+      disableMissing: true,
+      batchSize: 1,
+      onProgress: () => controller.abort(),
+      signal: controller.signal,
+    });
+    expect(interrupted.summary).toMatchObject({ rowsDone: 1, interrupted: true, disabled: 0, notDisabledBecause: 'interrupted' });
+    expect((await services.members.list()).every((member) => member.enabled)).toBe(true);
+  });
+});
+
+describe('importMemberFile with dryRun', () => {
+  it('writes nothing, and reports what the same run without it then does', async () => {
+    await services.members.add(ADA);
+    await services.members.add({ id: 'm2', username: 'bob', email: 'bob@example.org' });
+    await services.members.add({ id: 'm3', username: 'cy' });
+    await services.members.add({ id: 'm4', username: 'taken' });
+    const csv = [
+      'id,username,email,password_hash,password_format,is_member',
+      'm1,ada,ada@example.net,,,yes',
+      'm2,bob,bob@example.org,,,',
+      'm4,taken,,,,',
+      'm5,eve,,eve clear password,0,no',
+    ].join('\n');
+    const before = await storedState(store);
+    const options = { update: true, disableMissing: true };
+    const dry = await importCollecting(csv, services.members, { ...options, dryRun: true });
+    expect(await storedState(store)).toEqual(before);
+    expect(dry.summary).toMatchObject({ imported: 1, updated: 1, unchanged: 2, refused: 0, disabled: 1 });
+    expect(dry.report).toEqual([
+      { line: 2, id: 'm1', status: 'updated', fields: ['email'] },
+      { line: 3, id: 'm2', status: 'unchanged' },
+      { line: 4, id: 'm4', status: 'unchanged' },
+      { line: 5, id: 'm5', status: 'imported' },
+    ]);
+    expect(dry.disabled).toEqual([{ id: 'm3', username: 'cy' }]);
+
+    const real = await importCollecting(csv, services.members, options);
+    expect(real).toEqual(dry);
+    expect(await storedState(store)).not.toEqual(before);
+  });
+
+  it('refuses in a dry run the rows the store would refuse', async () => {
+    await services.members.add({ id: 'm1', username: 'ada' });
+    const csv = ['id,username', 'm1,ada.lovelace', 'm2,ada'].join('\n');
+    const dry = await importMembers(csv, services.members, { dryRun: true });
+    expect(dry).toEqual([
+      { line: 2, id: 'm1', status: 'refused', reason: 'A member with this id or username already exists: m1' },
+      { line: 3, id: 'm2', status: 'refused', reason: 'A member with this id or username already exists: ada' },
+    ]);
+    expect(await importMembers(csv, services.members)).toEqual(dry);
+  });
+});
+
 describeWithPostgres('importMemberFile on PostgreSQL', () => {
   let pg: Awaited<ReturnType<typeof tempPostgresStore>>;
   let pgServices: Services;
 
   beforeEach(async () => {
     pg = await tempPostgresStore();
-    pgServices = createServices({ store: pg.store, secretKey: randomBytes(32), session: SESSION });
+    pgServices = servicesOver(pg.store);
   });
   afterEach(() => pg.cleanup());
 
@@ -469,7 +740,7 @@ describeWithPostgres('importMemberFile on PostgreSQL', () => {
       onProgress: () => controller.abort(),
       signal: controller.signal,
     });
-    expect(first).toEqual({ rowsTotal: 2500, rowsDone: 1000, imported: 999, existing: 0, refused: 1, interrupted: true });
+    expect(first).toEqual({ rowsTotal: 2500, rowsDone: 1000, imported: 999, existing: 0, refused: 1, interrupted: true, ...NO_UPDATES });
     const report = await importMembers(csv, pgServices.members);
     expect(report.filter((row) => row.status === 'existing')).toHaveLength(999);
     expect(report.filter((row) => row.status === 'imported')).toHaveLength(1500);

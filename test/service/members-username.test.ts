@@ -1,14 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { createServices, type Services } from '../../src/service/index.js';
+import type { Services } from '../../src/service/index.js';
 import { serviceErrorOf } from '../helpers/service-error.js';
-import { tempSqliteStore } from '../helpers/temp-store.js';
+import { tempServices } from '../helpers/test-services.js';
 
 let services: Services;
 let cleanup: () => Promise<void>;
 beforeEach(async () => {
-  const temp = await tempSqliteStore();
-  cleanup = temp.cleanup;
-  services = createServices({ store: temp.store, secretKey: randomBytes(32), session: { absoluteTimeoutSeconds: 3600, idleTimeoutSeconds: 600, slidingIdle: true } });
+  ({ services, cleanup } = await tempServices());
 });
 afterEach(() => cleanup());
 

@@ -1,24 +1,16 @@
-import { randomBytes } from 'node:crypto';
-import { createServices, type Services } from '../../src/service/index.js';
-import type { MemberIdFormat } from '../../src/service/members.js';
+import type { Services } from '../../src/service/index.js';
 import type { Store } from '../../src/store/store.js';
 import { serviceErrorOf } from '../helpers/service-error.js';
-import { tempSqliteStore } from '../helpers/temp-store.js';
+import { servicesOver, tempServices } from '../helpers/test-services.js';
 
-const SESSION = { absoluteTimeoutSeconds: 3600, idleTimeoutSeconds: 600, slidingIdle: true };
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 let store: Store;
 let cleanup: () => Promise<void>;
 let services: Services;
 
-function servicesWith(memberIdFormat?: MemberIdFormat, cacheTtlMs = 0): Services {
-  return createServices({ store, secretKey: randomBytes(32), session: SESSION, memberIdFormat, cacheTtlMs });
-}
-
 beforeEach(async () => {
-  ({ store, cleanup } = await tempSqliteStore());
-  services = servicesWith();
+  ({ store, services, cleanup } = await tempServices());
 });
 afterEach(() => cleanup());
 
@@ -59,7 +51,7 @@ describe("id format 'any' (the default)", () => {
 
 describe("id format 'guid'", () => {
   beforeEach(() => {
-    services = servicesWith('guid');
+    services = servicesOver(store, { memberIdFormat: 'guid' });
   });
 
   it('issues a new GUID when the id is missing or empty', async () => {
@@ -152,7 +144,7 @@ describe('update', () => {
   });
 
   it('reaches sessions verified from the cache at once', async () => {
-    services = servicesWith('any', 60_000);
+    services = servicesOver(store, { cacheTtlMs: 60_000 });
     const { token } = await services.sessions.create('m1', 'example.org');
     expect(await services.sessions.checkToken(token)).toMatchObject({ ok: true, found: { member: { attributes: { isMember: true } } } });
     await services.members.update('m1', { attributes: { isMember: false } });

@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { createServices, type Services } from '../../src/service/index.js';
+import type { Services } from '../../src/service/index.js';
 import { normalizeOrigin, ReturnUrlPolicy, withToken } from '../../src/service/return-urls.js';
 import type { Store } from '../../src/store/store.js';
-import { tempSqliteStore } from '../helpers/temp-store.js';
+import { tempServices } from '../helpers/test-services.js';
 
 const OWN = 'https://members.example.org';
 const DEFAULT = '/Login';
@@ -13,8 +12,7 @@ let services: Services;
 let policy: ReturnUrlPolicy;
 
 beforeEach(async () => {
-  ({ store, cleanup } = await tempSqliteStore());
-  services = createServices({ store, secretKey: randomBytes(32), session: { absoluteTimeoutSeconds: 3600, idleTimeoutSeconds: 600, slidingIdle: true } });
+  ({ store, services, cleanup } = await tempServices());
   policy = new ReturnUrlPolicy(store, DEFAULT);
   await services.callers.add('portal');
   await services.callers.addOrigin('portal', 'https://portal.example.org', { receivesToken: true });

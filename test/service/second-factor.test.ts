@@ -4,8 +4,7 @@
  * a replay must be refused by the store, atomically.
  */
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../../src/config/config.js';
-import { createServices, type Services } from '../../src/service/index.js';
+import type { Services } from '../../src/service/index.js';
 import { RECOVERY_CODE_COUNT } from '../../src/service/second-factor.js';
 import { Secrets } from '../../src/service/secrets.js';
 import { totpCode, totpStep } from '../../src/service/totp.js';
@@ -13,14 +12,14 @@ import type { Store } from '../../src/store/store.js';
 import { describeWithPostgres } from '../helpers/postgres.js';
 import { serviceErrorOf } from '../helpers/service-error.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
+import { servicesOver } from '../helpers/test-services.js';
 
 const STEP = 30_000;
 /** The middle of a time step: a code of "now" is not at the edge of the window. */
 const START = Date.UTC(2026, 0, 1) + 15_000;
-const SESSION = { absoluteTimeoutSeconds: 12 * 3600, idleTimeoutSeconds: 30 * 60, slidingIdle: true };
 const THROTTLE = { accountFailures: 3, addressFailures: 10, windowSeconds: 600, lockoutSeconds: 900 };
 /** ORGANIZATION_NAME: the issuer authenticator apps show. */
-const BRANDING = loadConfig({ ORGANIZATION_NAME: 'The Society' }).signin.branding;
+const ISSUER = 'The Society';
 const RECOVERY_CODE = /^[a-hjkmnp-z2-9]{5}-[a-hjkmnp-z2-9]{5}$/;
 
 for (const kind of ['sqlite', 'postgres'] as const) {
@@ -33,20 +32,15 @@ for (const kind of ['sqlite', 'postgres'] as const) {
     let key: Buffer;
     let services: Services;
 
-    const servicesOver = (secretKey: Buffer = key): Services =>
-      createServices({
-        store,
-        secretKey,
-        session: SESSION,
-        signin: { defaultReturnPath: '/Login', throttle: THROTTLE, branding: BRANDING },
-        clock: () => now,
-      });
+    /** The services of an instance under this server key. */
+    const instanceWith = (secretKey: Buffer = key): Services =>
+      servicesOver(store, { secretKey, signin: { throttle: THROTTLE, totpIssuer: ISSUER }, clock: () => now });
 
     beforeEach(async () => {
       now = START;
       ({ store, cleanup } = kind === 'postgres' ? await (await import('../helpers/postgres.js')).tempPostgresStore() : await tempSqliteStore());
       key = randomBytes(32);
-      services = servicesOver();
+      services = instanceWith();
       await services.members.add({ id: 'm1', username: 'ada', email: 'ada@example.org' });
       await services.members.add({ id: 'm2', username: 'bob', email: 'bob@example.org' });
     });
@@ -143,7 +137,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
 
       it('is useless under another key: nothing is accepted', async () => {
         const { secret, recoveryCodes } = await enable();
-        const other = servicesOver(randomBytes(32));
+        const other = instanceWith(randomBytes(32));
         await expect(other.secondFactor.check('m1', totpCode(secret, now))).resolves.toEqual({ ok: false });
         await expect(other.secondFactor.check('m1', recoveryCodes[0] ?? '')).resolves.toEqual({ ok: false });
         await expect(other.secondFactor.pendingSetup('m1', 'ada')).resolves.toBeNull();
@@ -188,7 +182,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
 
       it('refuses a replay on another instance sharing the store', async () => {
         const { secret } = await enable();
-        const elsewhere = servicesOver();
+        const elsewhere = instanceWith();
         const code = totpCode(secret, now);
         await expect(services.secondFactor.check('m1', code)).resolves.toEqual({ ok: true, kind: 'totp' });
         await expect(elsewhere.secondFactor.check('m1', code)).resolves.toEqual({ ok: false });
@@ -200,7 +194,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
 
       it('accepts one of two instances checking the same code at once', async () => {
         const { secret } = await enable();
-        const elsewhere = servicesOver();
+        const elsewhere = instanceWith();
         const code = totpCode(secret, now);
         const results = await Promise.all([services.secondFactor.check('m1', code), elsewhere.secondFactor.check('m1', code)]);
         expect(results.filter((result) => result.ok)).toHaveLength(1);

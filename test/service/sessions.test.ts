@@ -3,21 +3,23 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServices, type Services } from '../../src/service/index.js';
+import type { Services } from '../../src/service/index.js';
 import { Secrets } from '../../src/service/secrets.js';
-import { LAST_SEEN_BATCH } from '../../src/service/last-seen-writer.js';
+import { LAST_SEEN_BATCH, LAST_SEEN_FLUSH_MS } from '../../src/service/last-seen-writer.js';
 import type { SessionPolicy } from '../../src/service/sessions.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
+import { useFakeTimers } from '../helpers/fake-timers.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 import { serviceErrorOf } from '../helpers/service-error.js';
+import { servicesOver } from '../helpers/test-services.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const START = Date.UTC(2026, 0, 1);
 /** 12 h absolute, 30 min idle: lastSeenAt writes are spaced by min(60 s, idle / 10) = 60 s. */
-const POLICY: SessionPolicy = { absoluteTimeoutSeconds: 12 * 3600, idleTimeoutSeconds: 30 * 60, slidingIdle: true };
+const POLICY = { absoluteTimeoutSeconds: 12 * 3600, idleTimeoutSeconds: 30 * 60, slidingIdle: true };
 
 let now = START;
 const clock = () => now;
@@ -26,7 +28,7 @@ let cleanup: () => Promise<void>;
 let services: Services;
 
 function servicesWith(policy: Partial<SessionPolicy> = {}, secretKey: Buffer = randomBytes(32)): Services {
-  return createServices({ store, secretKey, session: { ...POLICY, ...policy }, clock });
+  return servicesOver(store, { secretKey, session: { ...POLICY, ...policy }, clock });
 }
 
 beforeEach(async () => {
@@ -36,7 +38,10 @@ beforeEach(async () => {
   await services.members.add({ id: 'm1', username: 'ada', email: 'ada@example.org', firstName: 'Ada', lastName: 'Lovelace' });
   await services.members.add({ id: 'm2', username: 'bob', email: 'bob@example.org', firstName: 'Bob' });
 });
-afterEach(() => cleanup());
+afterEach(() => {
+  jest.useRealTimers();
+  return cleanup();
+});
 
 /** The first session's lastSeenAt in the store, once the queued moves are written. */
 async function storedLastSeen(): Promise<number | undefined> {
@@ -87,7 +92,7 @@ describe('create', () => {
   });
 
   it('returns the login cookie from checkToken and checkCookie, cached or not', async () => {
-    services = createServices({ store, secretKey: randomBytes(32), session: POLICY, clock, cacheTtlMs: 1000 });
+    services = servicesOver(store, { session: POLICY, clock, cacheTtlMs: 1000 });
     const { cookie, token } = await services.sessions.create('m1', 'example.org');
     for (let call = 0; call < 2; call += 1) {
       expect(await services.sessions.checkToken(token)).toMatchObject({ ok: true, token, cookie });
@@ -96,7 +101,7 @@ describe('create', () => {
   });
 
   it('unseals the cookie once per fetch of a token', async () => {
-    services = createServices({ store, secretKey: randomBytes(32), session: POLICY, clock, cacheTtlMs: 1000 });
+    services = servicesOver(store, { session: POLICY, clock, cacheTtlMs: 1000 });
     const { token } = await services.sessions.create('m1', 'example.org');
     const unseal = jest.spyOn(Secrets.prototype, 'unseal');
     try {
@@ -305,9 +310,15 @@ describe('moves of the idle deadline', () => {
 
   it('are written within a second without a flush', async () => {
     const { token } = await services.sessions.create('m1', 'example.org');
+    useFakeTimers();
+    const touch = jest.spyOn(store, 'touchSessions');
     now = START + 60 * SECOND;
     await services.sessions.checkToken(token);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await jest.advanceTimersByTimeAsync(LAST_SEEN_FLUSH_MS - 1);
+    expect(touch).not.toHaveBeenCalled();
+    await jest.advanceTimersByTimeAsync(1);
+    expect(touch).toHaveBeenCalledTimes(1);
+    await touch.mock.results[0]?.value;
     expect((await store.listSessions())[0]?.lastSeenAt).toBe(START + 60 * SECOND);
   });
 
@@ -479,7 +490,7 @@ describe('secrecy', () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'authentication-asmx-sessions-'));
     try {
       const own = await openStore({ dataDir });
-      const s = createServices({ store: own, secretKey: randomBytes(32), session: POLICY, clock });
+      const s = servicesOver(own, { session: POLICY, clock });
       await s.members.add({ id: 'm1', username: 'ada' });
       const { cookie, token } = await s.sessions.create('m1', 'example.org', { cookie: 'CLEARTEXT-COOKIE-4711', token: 'CLEARTEXT-TOKEN-4711' });
       expect(await s.sessions.checkToken(token)).toMatchObject({ ok: true });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createServices, type Services } from '../../src/service/index.js';
+import type { Services } from '../../src/service/index.js';
 import { hashPassword } from '../../src/service/passwords.js';
 import type { MfaPolicy, SignInRequest, SignInResult } from '../../src/service/signin.js';
 import { totpCode } from '../../src/service/totp.js';
@@ -7,10 +7,10 @@ import type { Store } from '../../src/store/store.js';
 import { callContext } from '../helpers/call-context.js';
 import { legacySha1 } from '../helpers/legacy-hashes.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
+import { servicesOver } from '../helpers/test-services.js';
 
 const MINUTE = 60 * 1000;
 const START = Date.UTC(2026, 0, 1);
-const SESSION = { absoluteTimeoutSeconds: 12 * 3600, idleTimeoutSeconds: 30 * 60, slidingIdle: true };
 const THROTTLE = { accountFailures: 3, addressFailures: 5, windowSeconds: 600, lockoutSeconds: 900 };
 const CALLER_PASSWORD = 'caller-password';
 const PASSWORD = 'correct horse battery staple';
@@ -24,11 +24,9 @@ let key: Buffer;
 
 /** Services over the test's store and clock, as another instance of the same deployment would have them. */
 function servicesWith(options: { mfa?: MfaPolicy; secretKey?: Buffer } = {}): Services {
-  return createServices({
-    store,
+  return servicesOver(store, {
     secretKey: options.secretKey ?? key,
-    session: SESSION,
-    signin: { defaultReturnPath: '/Login', throttle: THROTTLE, ...(options.mfa ? { mfa: options.mfa } : {}) },
+    signin: { throttle: THROTTLE, ...(options.mfa ? { mfa: options.mfa } : {}) },
     clock: () => now,
   });
 }
@@ -206,7 +204,7 @@ describe('signOutToken', () => {
 
 describe('formProof', () => {
   it('is deterministic per key and differs between keys and nonces', () => {
-    const other = createServices({ store, secretKey: randomBytes(32), session: SESSION });
+    const other = servicesOver(store, { secretKey: randomBytes(32) });
     expect(services.signin.formProof('n1')).toBe(services.signin.formProof('n1'));
     expect(services.signin.formProof('n1')).not.toBe(services.signin.formProof('n2'));
     expect(other.signin.formProof('n1')).not.toBe(services.signin.formProof('n1'));

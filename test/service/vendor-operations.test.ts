@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { jest } from '@jest/globals';
 import type { CallContext, Outcome } from '../../src/service/authentication.js';
-import { createServices, type Services } from '../../src/service/index.js';
+import type { Services } from '../../src/service/index.js';
 import { hashPassword } from '../../src/service/passwords.js';
 import type { NotSignedInReason, SessionPolicy } from '../../src/service/sessions.js';
 import type { Store } from '../../src/store/store.js';
@@ -15,10 +15,11 @@ import { callContext } from '../helpers/call-context.js';
 import { legacySha1 } from '../helpers/legacy-hashes.js';
 import { serviceErrorOf } from '../helpers/service-error.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
+import { servicesOver } from '../helpers/test-services.js';
 
 const MINUTE = 60_000;
 const START = Date.UTC(2026, 0, 1);
-const SESSION: SessionPolicy = { absoluteTimeoutSeconds: 12 * 3600, idleTimeoutSeconds: 30 * 60, slidingIdle: true };
+const SESSION = { absoluteTimeoutSeconds: 12 * 3600, idleTimeoutSeconds: 30 * 60, slidingIdle: true };
 /** SIGNIN_MAX_FAILURES_PER_ACCOUNT 3 and per address 10, within 10 minutes, lock for 15. */
 const THROTTLE = { accountFailures: 3, addressFailures: 10, windowSeconds: 600, lockoutSeconds: 900 };
 const PASSWORD = 'correct horse battery staple';
@@ -61,12 +62,11 @@ function recorded(target: Store): Store {
   });
 }
 
-function servicesWith(session: SessionPolicy = SESSION): Services {
-  return createServices({
-    store: recorded(store),
+function servicesWith(session: Partial<SessionPolicy> = SESSION): Services {
+  return servicesOver(recorded(store), {
     secretKey: KEY,
     session,
-    signin: { defaultReturnPath: '/Login', throttle: THROTTLE },
+    signin: { throttle: THROTTLE },
     callerThrottle: { maxFailures: 3, windowSeconds: 600, lockoutSeconds: 900 },
     clock: () => now,
   });

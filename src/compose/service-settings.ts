@@ -1,0 +1,22 @@
+import type { Config } from '../config/config.js';
+import type { ServiceSettings } from '../service/settings.js';
+
+/**
+ * What the services are told of the configuration. A module of its own, so that the admin CLI, which builds
+ * services over the store without the rest of an instance, maps the settings as the server does.
+ */
+export function serviceSettings(config: Config): ServiceSettings {
+  const { signin } = config;
+  return {
+    session: config.session,
+    memberIdFormat: config.memberIdFormat,
+    cacheTtlMs: config.cacheTtlMs,
+    callerThrottle: config.callerThrottle,
+    signin: {
+      mfa: signin.mfa,
+      defaultReturnPath: signin.defaultReturnPath,
+      throttle: signin.throttle,
+      totpIssuer: signin.branding.organizationName,
+    },
+  };
+}
