@@ -1,0 +1,249 @@
+/**
+ * The SCIM filter and PATCH path syntax (RFC 7644 §3.4.2.2, §3.5.2), the part of it this service answers: `eq`
+ * comparisons joined by `and`, in parentheses or not, and value paths such as `emails[type eq "work"]`, followed
+ * or not by a sub-attribute (`emails[type eq "work"].value`, which Entra ID sends both as a PATCH path and in a
+ * filter). Anything else is refused with a reason.
+ *
+ * Hand-written rather than taken from a library: the npm parsers tried (scim2-parse-filter, scimmy) match quoted
+ * strings with regular expressions that backtrack exponentially on an unclosed quote. Here the text is capped
+ * before it is read, read once from left to right, and the nesting is capped, so any input costs time in
+ * proportion to its length and bounded stack.
+ */
+import { badRequest, type ScimType } from './errors.js';
+
+export type Literal = string | number | boolean | null;
+
+export type Filter =
+  | { kind: 'eq'; attribute: string; value: Literal }
+  | { kind: 'and'; filters: Filter[] }
+  /** `attribute[filter]`, or `attribute[filter].sub eq value` with `compare`. */
+  | { kind: 'valuePath'; attribute: string; filter: Filter; compare?: { sub: string; value: Literal } };
+
+/** A PATCH path: `attribute`, `attribute[filter]` or `attribute[filter].sub`; `attribute` may hold a URN and a `.sub`. */
+export interface AttributePath {
+  attribute: string;
+  filter?: Filter;
+  sub?: string;
+}
+
+export const MAX_FILTER_LENGTH = 4096;
+export const MAX_PATH_LENGTH = 1024;
+/** Parentheses and brackets inside one another. */
+const MAX_DEPTH = 8;
+const MAX_COMPARISONS = 32;
+const UNSUPPORTED_OPERATORS = new Set(['ne', 'co', 'sw', 'ew', 'gt', 'lt', 'ge', 'le', 'pr']);
+
+type Token =
+  | { kind: '(' | ')' | '[' | ']' | 'end'; at: number }
+  | { kind: 'word'; text: string; at: number }
+  | { kind: 'literal'; value: string | number; at: number };
+
+/** Why a text is not a filter or path; the caller words it as invalidFilter or invalidPath. */
+class SyntaxFailure extends Error {}
+
+// Sticky patterns of single character classes: each matches in one pass, without backtracking.
+const WORD = /[A-Za-z][A-Za-z0-9_:.$-]*/y;
+/** A sub-attribute right after `]`: `.value`. */
+const SUB_ATTRIBUTE = /\.[A-Za-z][A-Za-z0-9_$-]*/y;
+const NUMBER = /-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?/y;
+const BRACKETS = new Set(['(', ')', '[', ']']);
+
+/** Where a match of the sticky pattern at `at` ends; `at` when there is none. */
+function matchEnd(pattern: RegExp, text: string, at: number): number {
+  pattern.lastIndex = at;
+  return pattern.test(text) ? pattern.lastIndex : at;
+}
+
+/** The JSON string starting at `at`: its value, and the index after its closing quote. */
+function stringAt(text: string, at: number): { value: string; end: number } {
+  let plain = true;
+  for (let i = at + 1; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 0x22) return { value: plain ? text.slice(at + 1, i) : escaped(text, at, i + 1), end: i + 1 };
+    if (code === 0x5c) i++;
+    // An escape, or a control character (which JSON refuses), sends the string to JSON.parse.
+    if (code === 0x5c || code < 0x20) plain = false;
+  }
+  throw new SyntaxFailure(`the string at character ${at + 1} is not closed`);
+}
+
+/** A JSON string with escapes, read by JSON itself. */
+function escaped(text: string, at: number, end: number): string {
+  try {
+    return JSON.parse(text.slice(at, end)) as string;
+  } catch {
+    throw new SyntaxFailure(`the string at character ${at + 1} is not a valid JSON string`);
+  }
+}
+
+function tokens(text: string): Token[] {
+  const list: Token[] = [];
+  let at = 0;
+  while (at < text.length) {
+    const char = text[at] as string;
+    if (char === ' ' || char === '\t') {
+      at++;
+      continue;
+    }
+    if (BRACKETS.has(char)) {
+      list.push({ kind: char as '(' | ')' | '[' | ']', at });
+      at++;
+      continue;
+    }
+    if (char === '"') {
+      const { value, end } = stringAt(text, at);
+      list.push({ kind: 'literal', value, at });
+      at = end;
+      continue;
+    }
+    const subEnd = list[list.length - 1]?.kind === ']' ? matchEnd(SUB_ATTRIBUTE, text, at) : at;
+    const wordEnd = subEnd > at ? subEnd : matchEnd(WORD, text, at);
+    const end = wordEnd > at ? wordEnd : matchEnd(NUMBER, text, at);
+    if (end === at) throw new SyntaxFailure(`unexpected character at ${at + 1}`);
+    list.push(wordEnd > at ? { kind: 'word', text: text.slice(at, end), at } : { kind: 'literal', value: Number(text.slice(at, end)), at });
+    at = end;
+  }
+  list.push({ kind: 'end', at });
+  return list;
+}
+
+function describe(token: Token): string {
+  return token.kind === 'end' ? 'at the end' : `at character ${token.at + 1}`;
+}
+
+class Parser {
+  readonly #tokens: Token[];
+  #next = 0;
+  #comparisons = 0;
+
+  constructor(text: string) {
+    this.#tokens = tokens(text);
+  }
+
+  #peek(): Token {
+    return this.#tokens[this.#next] as Token;
+  }
+
+  #take(): Token {
+    const token = this.#peek();
+    if (token.kind !== 'end') this.#next++;
+    return token;
+  }
+
+  #expect(kind: ')' | ']' | 'end'): void {
+    const token = this.#take();
+    const wanted = kind === 'end' ? 'nothing more' : `"${kind}"`;
+    if (token.kind !== kind) throw new SyntaxFailure(`expected ${wanted} ${describe(token)}`);
+  }
+
+  #keyword(): string | undefined {
+    const token = this.#peek();
+    return token.kind === 'word' ? token.text.toLowerCase() : undefined;
+  }
+
+  filter(depth: number, inBrackets: boolean): Filter {
+    const terms = [this.#term(depth, inBrackets)];
+    for (let keyword = this.#keyword(); keyword === 'and' || keyword === 'or'; keyword = this.#keyword()) {
+      if (keyword === 'or') throw new SyntaxFailure('"or" is not supported: only "and" joins conditions');
+      this.#next++;
+      terms.push(this.#term(depth, inBrackets));
+    }
+    return terms.length === 1 ? (terms[0] as Filter) : { kind: 'and', filters: terms };
+  }
+
+  #nested(depth: number): number {
+    if (depth >= MAX_DEPTH) throw new SyntaxFailure(`more than ${MAX_DEPTH} levels of parentheses and brackets`);
+    return depth + 1;
+  }
+
+  #term(depth: number, inBrackets: boolean): Filter {
+    const token = this.#take();
+    if (token.kind === '(') {
+      const inner = this.filter(this.#nested(depth), inBrackets);
+      this.#expect(')');
+      return inner;
+    }
+    if (token.kind !== 'word' || token.text.startsWith('.')) throw new SyntaxFailure(`expected an attribute ${describe(token)}`);
+    if (token.text.toLowerCase() === 'not') throw new SyntaxFailure('"not" is not supported');
+    if (++this.#comparisons > MAX_COMPARISONS) throw new SyntaxFailure(`more than ${MAX_COMPARISONS} comparisons`);
+    if (this.#peek().kind !== '[') return { kind: 'eq', attribute: token.text, value: this.#comparison() };
+    if (inBrackets) throw new SyntaxFailure(`a filter in brackets cannot hold another ${describe(this.#peek())}`);
+    this.#next++;
+    const filter = this.filter(this.#nested(depth), true);
+    this.#expect(']');
+    const sub = this.subAttribute();
+    return sub === undefined ? { kind: 'valuePath', attribute: token.text, filter } : { kind: 'valuePath', attribute: token.text, filter, compare: { sub, value: this.#comparison() } };
+  }
+
+  /** The `.sub` after a `]`, without its dot. */
+  subAttribute(): string | undefined {
+    const token = this.#peek();
+    if (token.kind !== 'word' || !token.text.startsWith('.')) return undefined;
+    this.#next++;
+    return token.text.slice(1);
+  }
+
+  #comparison(): Literal {
+    const operator = this.#take();
+    const name = operator.kind === 'word' ? operator.text.toLowerCase() : '';
+    if (UNSUPPORTED_OPERATORS.has(name)) throw new SyntaxFailure(`the operator "${name}" is not supported: only "eq" is`);
+    if (name !== 'eq') throw new SyntaxFailure(`expected the operator "eq" ${describe(operator)}`);
+    const value = this.#take();
+    if (value.kind === 'literal') return value.value;
+    const word = value.kind === 'word' ? value.text.toLowerCase() : '';
+    if (word === 'true' || word === 'false') return word === 'true';
+    if (word === 'null') return null;
+    throw new SyntaxFailure(`expected a value (a quoted string, a number, true, false or null) ${describe(value)}`);
+  }
+
+  path(): AttributePath {
+    const token = this.#take();
+    if (token.kind !== 'word' || token.text.startsWith('.')) throw new SyntaxFailure(`expected an attribute ${describe(token)}`);
+    if (this.#peek().kind !== '[') {
+      this.#expect('end');
+      return { attribute: token.text };
+    }
+    this.#next++;
+    const filter = this.filter(1, true);
+    this.#expect(']');
+    const sub = this.subAttribute();
+    this.#expect('end');
+    return sub === undefined ? { attribute: token.text, filter } : { attribute: token.text, filter, sub };
+  }
+
+  end(): void {
+    this.#expect('end');
+  }
+}
+
+function parsed<T>(text: string, maxLength: number, scimType: ScimType, what: string, read: (parser: Parser) => T): T {
+  if (text.length > maxLength) throw badRequest(scimType, `the ${what} is longer than ${maxLength} characters`);
+  try {
+    return read(new Parser(text));
+  } catch (error) {
+    if (error instanceof SyntaxFailure) throw badRequest(scimType, `the ${what} is not valid: ${error.message}`);
+    throw error;
+  }
+}
+
+/** The filter of a query; a text that is not one of the supported forms is a 400 invalidFilter. */
+export function parseFilter(text: string): Filter {
+  return parsed(text, MAX_FILTER_LENGTH, 'invalidFilter', 'filter', (parser) => {
+    const filter = parser.filter(0, false);
+    parser.end();
+    return filter;
+  });
+}
+
+/** A PATCH path, or an attribute name used as one (a key of a path-less value); otherwise a 400 of `scimType`. */
+export function parsePath(text: string, scimType: ScimType = 'invalidPath'): AttributePath {
+  return parsed(text, MAX_PATH_LENGTH, scimType, 'path', (parser) => parser.path());
+}
+
+/** A filter that is not an `and`: a comparison or a value path. */
+export type Term = Exclude<Filter, { kind: 'and' }>;
+
+/** The terms a filter joins with `and`, in order. */
+export function conjuncts(filter: Filter): Term[] {
+  return filter.kind === 'and' ? filter.filters.flatMap(conjuncts) : [filter];
+}

@@ -1,0 +1,127 @@
+/**
+ * A member being written over SCIM: the fields SCIM changes, with emails and roles as SCIM lists them, so that
+ * PATCH operations (patch.ts) can work on them as RFC 7644 describes before they become a member's fields again.
+ */
+import type { MemberAttributes } from '../service/index.js';
+import { TEXT_ATTRIBUTES } from '../service/member-attributes.js';
+import type { MemberFields, ProvisionedMember } from './port.js';
+
+export type TextAttribute = (typeof TEXT_ATTRIBUTES)[number];
+
+/** One value of a multi-valued attribute (emails, roles), with the sub-attributes SCIM gives both. */
+export interface MultiValue {
+  value?: string;
+  display?: string;
+  type?: string;
+  primary?: boolean;
+}
+
+/** The membership attributes of this service's extension; the extras in a Map, whatever their keys. */
+export interface Membership {
+  isMember?: boolean;
+  texts: Partial<Record<TextAttribute, string>>;
+  extra: Map<string, string>;
+}
+
+export interface MemberDraft {
+  externalId: string | null;
+  userName: string;
+  givenName: string;
+  familyName: string;
+  displayName: string | null;
+  emails: MultiValue[];
+  active: boolean;
+  roles: MultiValue[];
+  membership: Membership;
+  /** Set when the request gives a password (null: remove it). */
+  password?: string | null;
+}
+
+/** The member's one email as SCIM shows it: a work address, the primary one. */
+export const EMAIL_TYPE = 'work';
+
+export function emptyMembership(): Membership {
+  return { texts: {}, extra: new Map() };
+}
+
+function membershipOf(attributes: MemberAttributes): Membership {
+  const texts: Membership['texts'] = {};
+  for (const key of TEXT_ATTRIBUTES) {
+    const value = attributes[key];
+    if (value !== undefined) texts[key] = value;
+  }
+  const membership: Membership = { texts, extra: new Map(Object.entries(attributes.extra ?? {})) };
+  if (attributes.isMember !== undefined) membership.isMember = attributes.isMember;
+  return membership;
+}
+
+/** A draft holding nothing (a create starts from it); active, as SCIM's clients expect a new user to be. */
+export function emptyDraft(): MemberDraft {
+  return { externalId: null, userName: '', givenName: '', familyName: '', displayName: null, emails: [], active: true, roles: [], membership: emptyMembership() };
+}
+
+export function draftOf(member: ProvisionedMember): MemberDraft {
+  return {
+    externalId: member.externalId,
+    userName: member.username,
+    givenName: member.firstName,
+    familyName: member.lastName,
+    displayName: member.displayName,
+    emails: member.email ? [{ value: member.email, type: EMAIL_TYPE, primary: true }] : [],
+    active: member.enabled,
+    roles: (member.attributes.roles ?? []).map((role) => ({ value: role.id, display: role.name })),
+    membership: membershipOf(member.attributes),
+  };
+}
+
+/** The address kept of a list of emails: the primary one, else the first; values without an address drop out. */
+function primaryEmail(emails: readonly MultiValue[]): string {
+  const withAddress = emails.filter((email) => email.value);
+  return (withAddress.find((email) => email.primary === true) ?? withAddress[0])?.value ?? '';
+}
+
+/** Roles by id (SCIM's value), in first-seen order, each named by its last display (its id without one). */
+function rolesOf(values: readonly MultiValue[]): Array<{ id: string; name: string }> {
+  const names = new Map<string, string>();
+  for (const { value, display } of values) if (value) names.set(value, display || names.get(value) || value);
+  return [...names].map(([id, name]) => ({ id, name }));
+}
+
+function attributesOf(draft: MemberDraft): MemberAttributes {
+  const { isMember, texts, extra } = draft.membership;
+  const roles = rolesOf(draft.roles);
+  return {
+    ...(isMember === undefined ? {} : { isMember }),
+    ...texts,
+    ...(roles.length > 0 ? { roles } : {}),
+    ...(extra.size > 0 ? { extra: Object.fromEntries(extra) } : {}),
+  };
+}
+
+export function fieldsOf(draft: MemberDraft): MemberFields {
+  const fields: MemberFields = {
+    externalId: draft.externalId,
+    username: draft.userName,
+    email: primaryEmail(draft.emails),
+    firstName: draft.givenName,
+    lastName: draft.familyName,
+    displayName: draft.displayName,
+    enabled: draft.active,
+    attributes: attributesOf(draft),
+  };
+  if (draft.password !== undefined) fields.password = draft.password;
+  return fields;
+}
+
+/** Whether writing the fields would leave the member as it is (so that nothing is written). */
+export function changesNothing(fields: MemberFields, member: ProvisionedMember): boolean {
+  const same = <K extends keyof MemberFields & keyof ProvisionedMember>(key: K) => fields[key] === member[key];
+  const scalars = (['externalId', 'username', 'email', 'firstName', 'lastName', 'displayName', 'enabled'] as const).every(same);
+  return scalars && fields.password === undefined && canonical(fields.attributes) === canonical(member.attributes);
+}
+
+/** The attributes as JSON with their keys (and their extras' keys) sorted, for comparing. */
+function canonical(attributes: MemberAttributes): string {
+  const sorted = <T extends object>(value: T) => Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return JSON.stringify(sorted({ ...attributes, ...(attributes.extra ? { extra: sorted(attributes.extra) } : {}) }));
+}

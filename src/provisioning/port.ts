@@ -1,0 +1,85 @@
+/**
+ * What the SCIM layer needs from the rest of the service, and nothing more: the members as provisioning sees them,
+ * and the provisioning clients' tokens. The wiring implements it over the member service and the store; the
+ * router (router.ts) only translates SCIM to these calls and back.
+ */
+import type { MemberAttributes } from '../service/index.js';
+
+/** The fields of a member that SCIM reads and writes. */
+export interface MemberData {
+  /** The provisioning client's own key for the member (SCIM `externalId`), compared exactly; null when none. */
+  externalId: string | null;
+  username: string;
+  /** The member's one email address (SCIM's primary email); empty when none. */
+  email: string;
+  firstName: string;
+  lastName: string;
+  /** null when none was given: SCIM then shows the first and last names. */
+  displayName: string | null;
+  enabled: boolean;
+  attributes: MemberAttributes;
+}
+
+/** A member as provisioning reads it. Times are epoch milliseconds. */
+export interface ProvisionedMember extends MemberData {
+  /** The SCIM `id`: the member's id, issued by the service on create. */
+  id: string;
+  createdAt: number;
+  /** When any field last changed. */
+  updatedAt: number;
+  /** Grows by at least one with every change of the member, whoever made it: SCIM's ETag (`W/"version"`). */
+  version: number;
+}
+
+/** What a create or a replace writes: every field (a replace writes them all), and a password or not. */
+export interface MemberFields extends MemberData {
+  /** A new password (checked and hashed by the service), null to remove the password; left out, it stays as it is. */
+  password?: string | null;
+}
+
+/**
+ * One condition of a member query. userName and email compare ignoring case (as sign-in compares them), id as
+ * the service looks ids up, externalId exactly.
+ */
+export interface MemberCondition {
+  field: 'id' | 'userName' | 'externalId' | 'email';
+  value: string;
+}
+
+/** Members meeting every condition; with none, every member. */
+export interface MemberQuery {
+  conditions: readonly MemberCondition[];
+}
+
+export interface MemberPage {
+  /** How many members meet the query, on all pages. */
+  total: number;
+  /** At most `limit` of them from `offset` on, in an order that stays put between calls (creation, then id). */
+  members: ProvisionedMember[];
+}
+
+/** What a create or a replace did. `invalid` carries the service's reason, shown to the client. */
+export type WriteResult =
+  | { ok: true; member: ProvisionedMember }
+  | { ok: false; reason: 'notFound' | 'stale' | 'userNameTaken' }
+  | { ok: false; reason: 'invalid'; detail: string };
+
+export interface ScimMembers {
+  list(query: MemberQuery, page: { offset: number; limit: number }): Promise<MemberPage>;
+  get(id: string): Promise<ProvisionedMember | null>;
+  /** Issues the id. `userNameTaken` when another member has this username, ignoring case. */
+  create(fields: MemberFields): Promise<WriteResult>;
+  /**
+   * Writes every field at once, if the member's version is still `expectedVersion` (`stale` otherwise), and moves
+   * the version on. A password given is set with it. A member disabled (enabled false) has its cached sessions
+   * forgotten, as MemberService.setEnabled does, so that they stop verifying at once.
+   */
+  replace(id: string, fields: MemberFields, expectedVersion: number): Promise<WriteResult>;
+  /** Removes the member and its sessions; with `expectedVersion`, only if its version is still that. */
+  remove(id: string, expectedVersion?: number): Promise<'removed' | 'notFound' | 'stale'>;
+}
+
+export interface ProvisioningClients {
+  /** The name of the provisioning client whose bearer token this is, or null for no client's. */
+  authenticate(token: string): Promise<string | null>;
+}

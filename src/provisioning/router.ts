@@ -1,0 +1,85 @@
+/**
+ * The SCIM 2.0 service provider (RFC 7643, RFC 7644), to be mounted at /scim/v2: /Users, and the discovery
+ * endpoints /ServiceProviderConfig, /ResourceTypes and /Schemas. Every request needs a provisioning client's
+ * bearer token; every refusal is answered in SCIM's error format; each change is logged once, as a
+ * `provisioning` line naming the client and the member.
+ */
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Router } from 'express';
+import type { Logger } from '../log/logger.js';
+import { requestIdOf } from '../web/request-id.js';
+import { serviceProviderConfig, userResourceType } from './discovery.js';
+import { ScimError } from './errors.js';
+import type { ProvisioningClients, ScimMembers } from './port.js';
+import { readJsonBody } from './request-body.js';
+import { schemaDocuments } from './schemas.js';
+import { sendError, sendScim } from './scim-response.js';
+import { LIST_RESPONSE } from './urns.js';
+import { createUsersRouter } from './users.js';
+
+export interface ScimRouterDeps {
+  members: ScimMembers;
+  clients: ProvisioningClients;
+  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /** The body limit (MAX_BODY_BYTES). */
+  maxBodyBytes: number;
+  /** The SCIM root as the client reached it (https://host/scim/v2): meta.location and Location are under it. */
+  baseUrl(req: Request): string;
+}
+
+/** `Authorization: Bearer TOKEN` (RFC 6750 §2.1); the scheme in any case. */
+const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]{1,1024})$/i;
+
+function authenticate({ clients, logger }: ScimRouterDeps): RequestHandler {
+  return async (req, res, next) => {
+    const token = BEARER.exec(req.get('Authorization')?.trim() ?? '')?.[1];
+    const client = token === undefined ? null : await clients.authenticate(token);
+    if (client !== null) {
+      res.locals.client = client;
+      return next();
+    }
+    logger.warn('provisioning', { outcome: token === undefined ? 'refused:no-token' : 'refused:token', requestId: requestIdOf(req) });
+    const error = new ScimError(401, undefined, "a provisioning client's bearer token is required");
+    sendError(req, res, error, { 'WWW-Authenticate': 'Bearer realm="scim"' });
+  };
+}
+
+function listResponse(resources: unknown[]): Record<string, unknown> {
+  return { schemas: [LIST_RESPONSE], totalResults: resources.length, startIndex: 1, itemsPerPage: resources.length, Resources: resources };
+}
+
+function discovery(baseUrl: ScimRouterDeps['baseUrl']): Router {
+  const router = express.Router();
+  const notFound = () => new ScimError(404, undefined, 'no such resource type or schema');
+  router.get('/ServiceProviderConfig', (req, res) => sendScim(req, res, 200, serviceProviderConfig(baseUrl(req))));
+  router.get('/ResourceTypes', (req, res) => sendScim(req, res, 200, listResponse([userResourceType(baseUrl(req))])));
+  router.get('/ResourceTypes/:id', (req, res) => {
+    if (req.params.id !== 'User') throw notFound();
+    sendScim(req, res, 200, userResourceType(baseUrl(req)));
+  });
+  router.get('/Schemas', (req, res) => sendScim(req, res, 200, listResponse(schemaDocuments(baseUrl(req)))));
+  router.get('/Schemas/:id', (req, res) => {
+    const schema = schemaDocuments(baseUrl(req)).find(({ id }) => id === req.params.id);
+    if (schema === undefined) throw notFound();
+    sendScim(req, res, 200, schema);
+  });
+  return router;
+}
+
+function errorHandler(logger: ScimRouterDeps['logger']): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    if (res.headersSent || (error as { type?: string }).type === 'request.aborted') return void res.destroy();
+    if (error instanceof ScimError) return sendError(req, res, error);
+    logger.error('provisioning: unhandled error', { path: req.baseUrl + req.path, error: error instanceof Error ? error.message : String(error), requestId: requestIdOf(req) });
+    sendError(req, res, new ScimError(500, undefined, 'the request could not be completed'));
+  };
+}
+
+export function createScimRouter(deps: ScimRouterDeps): Router {
+  const router = express.Router();
+  router.use(authenticate(deps));
+  router.use(discovery(deps.baseUrl));
+  router.use(createUsersRouter({ members: deps.members, logger: deps.logger, baseUrl: deps.baseUrl, readBody: readJsonBody(deps.maxBodyBytes) }));
+  router.use((req, res) => sendError(req, res, new ScimError(404, undefined, 'no such endpoint')));
+  router.use(errorHandler(deps.logger));
+  return router;
+}

@@ -1,0 +1,86 @@
+/**
+ * The schemas served at /Schemas (RFC 7643 §7): the attributes of the core User schema this service keeps, and
+ * its member extension. They list what targets.ts and resource.ts handle, no more.
+ */
+import { TEXT_ATTRIBUTES } from '../service/member-attributes.js';
+import { MEMBER_EXTENSION, SCHEMA_SCHEMA, USER_SCHEMA } from './urns.js';
+
+interface AttributeOptions {
+  type?: 'string' | 'boolean' | 'complex';
+  multiValued?: boolean;
+  required?: boolean;
+  caseExact?: boolean;
+  mutability?: 'readOnly' | 'readWrite' | 'writeOnly';
+  returned?: 'always' | 'never' | 'default';
+  uniqueness?: 'none' | 'server';
+  subAttributes?: object[];
+  canonicalValues?: string[];
+}
+
+function attribute(name: string, description: string, options: AttributeOptions = {}): object {
+  const { type = 'string', multiValued = false, required = false, caseExact = false, mutability = 'readWrite', returned = 'default', uniqueness = 'none', ...rest } = options;
+  return { name, type, multiValued, description, required, caseExact, mutability, returned, uniqueness, ...rest };
+}
+
+const USER_ATTRIBUTES = [
+  attribute('userName', "The member's username, unique ignoring case; members sign in with it.", { required: true, uniqueness: 'server' }),
+  attribute('name', "The member's name.", {
+    type: 'complex',
+    subAttributes: [
+      attribute('formatted', 'The given and family names; a value written is not kept.', { mutability: 'readOnly' }),
+      attribute('familyName', "The member's last name."),
+      attribute('givenName', "The member's first name."),
+    ],
+  }),
+  attribute('displayName', 'The name to show; the formatted name when none was given.'),
+  attribute('emails', "The member's email address: one is kept, the primary one (else the first), shown as a primary work address. Several members may share one.", {
+    type: 'complex',
+    multiValued: true,
+    subAttributes: [
+      attribute('value', 'The address.'),
+      attribute('type', 'Always work.', { canonicalValues: ['work'] }),
+      attribute('primary', 'Always true.', { type: 'boolean' }),
+    ],
+  }),
+  attribute('active', "Whether the member may sign in; an inactive member's sessions are no longer accepted.", { type: 'boolean' }),
+  attribute('password', "The member's password: set, never returned.", { mutability: 'writeOnly', returned: 'never', caseExact: true }),
+  attribute('roles', "The member's roles.", {
+    type: 'complex',
+    multiValued: true,
+    subAttributes: [attribute('value', "The role's id.", { caseExact: true }), attribute('display', "The role's name.")],
+  }),
+];
+
+const TEXT_DESCRIPTIONS: Record<(typeof TEXT_ATTRIBUTES)[number], string> = {
+  contactNumber: "The member's contact number in the membership system (CRM4M pa_contactnumber).",
+  labelName: "The member's name as printed on labels (CRM4M pa_labelname).",
+  organisationId: "The id of the member's organisation (CRM4M parentcustomerid_id).",
+  organisationName: "The name of the member's organisation (CRM4M parentcustomerid).",
+  priceLevelId: "The id of the member's price level (CRM4M defaultpricelevelid_id).",
+  priceLevelName: "The name of the member's price level (CRM4M defaultpricelevelid).",
+};
+
+const MEMBERSHIP_ATTRIBUTES = [
+  attribute('isMember', 'Whether the person is a member, as the membership system says (CRM4M pa_member).', { type: 'boolean' }),
+  ...TEXT_ATTRIBUTES.map((key) => attribute(key, TEXT_DESCRIPTIONS[key], { caseExact: true })),
+  attribute('extra', 'Free-form attributes, one text each; their names (letters, digits, _, . and -, starting with a letter or _) are the sub-attributes, kept as written.', {
+    type: 'complex',
+    caseExact: true,
+    subAttributes: [],
+  }),
+];
+
+export function schemaDocuments(baseUrl: string): Array<Record<string, unknown>> {
+  const schema = (id: string, name: string, description: string, attributes: object[]) => ({
+    schemas: [SCHEMA_SCHEMA],
+    id,
+    name,
+    description,
+    attributes,
+    meta: { resourceType: 'Schema', location: `${baseUrl}/Schemas/${id}` },
+  });
+  return [
+    schema(USER_SCHEMA, 'User', 'A member of the membership system.', USER_ATTRIBUTES),
+    schema(MEMBER_EXTENSION, 'Member', 'The membership attributes that partner integrations read.', MEMBERSHIP_ATTRIBUTES),
+  ];
+}
