@@ -114,7 +114,17 @@ export const CASES = /** @type {Binding[]} */ (['soap11', 'soap12', 'httpget', '
   /** @type {Operation[]} */ (['AuthenticateToken', 'AuthenticateCookie']).map((operation) => benchCase(binding, operation)),
 );
 
-/** The share of the reference's throughput each binding should reach (embedded store, 32 connections). */
-export const TARGET_RATIO = /** @type {Record<Binding, number>} */ ({ soap11: 0.3, soap12: 0.3, httpget: 0.5, httppost: 0.5 });
-/** The service's p99 latency should stay under this. */
-export const TARGET_P99_MS = 10;
+/**
+ * What each binding should reach (embedded store, 32 connections): a multiple of its floor's throughput (the
+ * design card's stack answering a constant: node-soap for SOAP, a bare Express route for HTTP) and, for HTTP, a
+ * share of the reference's.
+ * @type {Record<Binding, { floor: number, reference?: number }>}
+ */
+export const TARGETS = {
+  soap11: { floor: 1 },
+  soap12: { floor: 1 },
+  httpget: { floor: 1.3, reference: 0.5 },
+  httppost: { floor: 1.3, reference: 0.5 },
+};
+/** The service's p99 latency should stay under this multiple of the floor's. */
+export const TARGET_P99_OF_FLOOR = 2;

@@ -7,6 +7,9 @@
  */
 import { readFileSync } from 'node:fs';
 
+/** One clock tick of /proc's CPU times (USER_HZ, 100 on Linux), in microseconds. */
+export const CLOCK_TICK_US = 10_000;
+
 /**
  * @typedef {object} CpuSnapshot
  * @property {number} total every tick of every CPU

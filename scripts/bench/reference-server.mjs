@@ -11,10 +11,11 @@
  * It is not a second implementation of the service: it knows only the happy path and a few refusals, and
  * nothing of ASMX's routing rules, charsets, SOAPAction checks, headers or faults beyond what the benchmark
  * sends. scripts/bench/run.mjs and scale.mjs start it as a child process (fork) with its settings in
- * BENCH_REFERENCE (JSON, see ReferenceConfig) and learn the port from an IPC message { port }.
+ * BENCH_REFERENCE (JSON, see ReferenceConfig) and learn the port from an IPC message { port }. Its
+ * signed-in result text is also what the floor server (floor-server.mjs) answers.
  */
-import { createServer } from 'node:http';
 import { SaxesParser } from 'saxes';
+import { listenAsChild } from './child-server.mjs';
 import { cookieAt, memberAt, memberIndexOf, sessionIndexOf, tokenAt } from './data-set.mjs';
 
 /** @typedef {{ id: string, email: string, firstName: string, lastName: string }} ReferenceMember */
@@ -53,8 +54,8 @@ const IBRIDGE_DECLARATION = '<?xml version="1.0" encoding="UTF-16"?>';
 
 /** @type {Record<string, string>} */
 const ENTITIES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\t': '&#x9;', '\n': '&#xA;', '\r': '&#xD;' };
-/** @param {string} text */
-const escapeText = (text) => text.replace(/[&<>]/g, (c) => ENTITIES[c] ?? c);
+/** Element text as ASMX escapes it. @param {string} text */
+export const escapeText = (text) => text.replace(/[&<>]/g, (c) => ENTITIES[c] ?? c);
 /** @param {string} text */
 const escapeAttribute = (text) => text.replace(/[&<>"\t\n\r]/g, (c) => ENTITIES[c] ?? c);
 /** @param {string} domain */
@@ -81,6 +82,41 @@ function sessionLookup(sessions) {
 }
 
 /**
+ * A signed-in member's result text in the given format; it depends only on the session (the floor server
+ * answers every call with it).
+ * @param {ReferenceConfig['resultFormat']} resultFormat
+ * @param {ReferenceSession} session
+ * @returns {string}
+ */
+export function signedInResult(resultFormat, session) {
+  const m = session.member;
+  const fullName = [m.firstName, m.lastName].filter(Boolean).join(' ');
+  if (resultFormat === 'plain') return m.id;
+  if (resultFormat === 'json') {
+    return JSON.stringify({
+      status: 'Success',
+      message: '',
+      contactid: m.id,
+      pa_token: session.token,
+      emailaddress1: m.email,
+      firstname: m.firstName,
+      lastname: m.lastName,
+      fullname: fullName,
+    });
+  }
+  const attributes = [
+    ['ID', m.id],
+    ['TOKEN', session.token],
+    ['EMAIL', m.email],
+    ['FIRSTNAME', m.firstName],
+    ['LASTNAME', m.lastName],
+    ['FULL_NAME', fullName],
+    ['USER_COOKIE', `.ASPXAUTH=${session.cookie}`],
+  ];
+  return `${IBRIDGE_DECLARATION}<iBridge><User ${attributes.map(([name, value]) => `${name}="${escapeAttribute(String(value))}"`).join(' ')} /></iBridge>`;
+}
+
+/**
  * The answer for one call. A signed-in member's result text depends only on the session (ibridge, json and
  * plain alike), so it is rendered once per session object: once in all for the one session.
  * @param {ReferenceConfig} config
@@ -88,34 +124,6 @@ function sessionLookup(sessions) {
 export function createReference(config) {
   const sessions = sessionLookup(config.sessions);
 
-  /** @param {ReferenceSession} session @returns {string} */
-  const renderSignedIn = (session) => {
-    const m = session.member;
-    const fullName = [m.firstName, m.lastName].filter(Boolean).join(' ');
-    if (config.resultFormat === 'plain') return m.id;
-    if (config.resultFormat === 'json') {
-      return JSON.stringify({
-        status: 'Success',
-        message: '',
-        contactid: m.id,
-        pa_token: session.token,
-        emailaddress1: m.email,
-        firstname: m.firstName,
-        lastname: m.lastName,
-        fullname: fullName,
-      });
-    }
-    const attributes = [
-      ['ID', m.id],
-      ['TOKEN', session.token],
-      ['EMAIL', m.email],
-      ['FIRSTNAME', m.firstName],
-      ['LASTNAME', m.lastName],
-      ['FULL_NAME', fullName],
-      ['USER_COOKIE', `.ASPXAUTH=${session.cookie}`],
-    ];
-    return `${IBRIDGE_DECLARATION}<iBridge><User ${attributes.map(([name, value]) => `${name}="${escapeAttribute(String(value))}"`).join(' ')} /></iBridge>`;
-  };
   /** @param {Operation} operation @returns {string} */
   const renderNotSignedIn = (operation) => {
     if (config.resultFormat === 'plain') return '';
@@ -142,7 +150,7 @@ export function createReference(config) {
     if (session === null || (operation === 'AuthenticateCookie' && normalizeDomain(read('cookieDomain') ?? '') !== session.domain)) return notSignedIn[operation];
     let result = rendered.get(session);
     if (result === undefined) {
-      result = renderSignedIn(session);
+      result = signedInResult(config.resultFormat, session);
       rendered.set(session, result);
     }
     return result;
@@ -301,19 +309,5 @@ export function createReference(config) {
 if (process.env.BENCH_REFERENCE) {
   /** @type {ReferenceConfig} */
   const config = JSON.parse(process.env.BENCH_REFERENCE);
-  // The same keep-alive timeout as the service (src/server.ts), so that connections live alike.
-  const server = createServer({ keepAliveTimeout: 15_000 }, createReference(config));
-  server.listen(config.port, '127.0.0.1', () => {
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : 0;
-    if (process.send) process.send({ port });
-    else console.log(`reference server on http://127.0.0.1:${port}/Authentication.asmx`);
-  });
-  const stop = () => {
-    server.close(() => process.exit(0));
-    server.closeAllConnections();
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
-  process.on('disconnect', stop);
+  listenAsChild(createReference(config), config.port, 'reference server');
 }

@@ -2,10 +2,12 @@
 // @ts-check
 /**
  * `npm run bench`: figures, not a test. Starts the service (embedded store; also PostgreSQL when DATABASE_URL is
- * set) and the reference server (scripts/bench/reference-server.mjs: raw node:http, the same ASMX bytes, the
- * practical ceiling for Node on this machine), each in a child process, and drives both from this process at
- * a fixed concurrency for each of SOAP 1.1, SOAP 1.2, HTTP GET and HTTP POST on AuthenticateToken and
- * AuthenticateCookie: a warm-up, then service and reference runs alternated. Writes bench/results/latest.md and
+ * set), the floor server (scripts/bench/floor-server.mjs: the design card's stack, node-soap on Express and bare
+ * Express routes, answering a constant on the service's WSDL) and the reference server
+ * (scripts/bench/reference-server.mjs: raw node:http, the same ASMX bytes, the practical ceiling for Node on
+ * this machine), each in a child process, and drives the three from this process at a fixed concurrency for
+ * each of SOAP 1.1, SOAP 1.2, HTTP GET and HTTP POST on AuthenticateToken and AuthenticateCookie: a warm-up,
+ * then rounds of one service, one floor and one reference run. Writes bench/results/latest.md and
  * bench/results/latest.json, prints the table and the targets missed, and exits 0 whatever the figures (1 only
  * when the bench itself fails: a server does not start, or answers differently from the reference).
  *
@@ -13,7 +15,7 @@
  *   BENCH_DURATION      seconds per measured run (10)
  *   BENCH_CONNECTIONS   concurrent connections (32)
  *   BENCH_WARMUP        seconds of warm-up per server and case (3)
- *   BENCH_PAIRS         service/reference pairs per case (2)
+ *   BENCH_PAIRS         rounds (service, floor, reference) per case (2)
  *   BENCH_LOG_LEVEL     the service's LOG_LEVEL (info, what operators run; its lines go to /dev/null)
  *   BENCH_LOG_FILE      write the service's log lines to this file instead of /dev/null
  *   BENCH_RESULT_FORMAT the service's RESULT_FORMAT (ibridge)
@@ -27,11 +29,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { CASES, TARGET_P99_MS, TARGET_RATIO } from './cases.mjs';
+import { CASES, TARGET_P99_OF_FLOOR, TARGETS } from './cases.mjs';
 import { loadGenerator, runLoad } from './load.mjs';
 import { formatProfile, summarizeProfile } from './profile.mjs';
 import {
   checkAnswers,
+  checkFloor,
   cleanUp,
   cleanups,
   combine,
@@ -48,7 +51,7 @@ import {
   sleep,
   wordsOf,
 } from './runs.mjs';
-import { referenceOfSeed, ROOT, startReference, startService } from './service.mjs';
+import { referenceOfSeed, ROOT, startFloor, startReference, startService } from './service.mjs';
 
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
 const PROFILES_DIR = join(RESULTS_DIR, 'profiles');
@@ -76,7 +79,7 @@ const STORE_LABEL = { sqlite: 'embedded store (SQLite)', postgresql: 'PostgreSQL
 
 /** @param {'sqlite' | 'postgresql'} store */
 async function benchStore(store) {
-  console.log(`\n== ${STORE_LABEL[store]}: starting the service and the reference server`);
+  console.log(`\n== ${STORE_LABEL[store]}: starting the service, the floor and the reference server`);
   const service = await startService({
     store,
     databaseUrl,
@@ -86,48 +89,59 @@ async function benchStore(store) {
     ...(settings.logFile ? { logFile: settings.logFile } : {}),
   });
   cleanups.push(service.cleanup, service.stop);
+  const floor = await startFloor(service, service.seed, settings.resultFormat);
+  cleanups.push(floor.stop);
   const reference = await startReference(referenceOfSeed(service.seed, settings.resultFormat));
   cleanups.push(reference.stop);
-  console.log(`   service ${service.baseUrl} (pid ${service.pid}), reference ${reference.baseUrl} (pid ${reference.pid})`);
+  console.log(`   service ${service.baseUrl} (pid ${service.pid}), floor ${floor.baseUrl} (pid ${floor.pid}), reference ${reference.baseUrl} (pid ${reference.pid})`);
+  /** The three servers, measured in this order in every round. */
+  const servers = /** @type {const} */ ([
+    ['service', service],
+    ['floor', floor],
+    ['reference', reference],
+  ]);
 
   const selected = selectedCases();
   const results = [];
   for (const benchCase of selected) {
     const request = benchCase.request(service.seed);
-    await checkAnswers(benchCase.name, request, service.baseUrl, reference.baseUrl, { status: 200, includes: service.seed.member.id });
+    const expect = { status: 200, includes: service.seed.member.id };
+    await checkAnswers(benchCase.name, request, service.baseUrl, reference.baseUrl, expect);
+    await checkFloor(benchCase.name, request, floor.baseUrl, expect);
     console.log(`-- ${benchCase.name} (answers checked)`);
-    const ours = [process.pid, service.pid, reference.pid];
-    const load = (/** @type {string} */ baseUrl, /** @type {number} */ duration) =>
-      measure({ baseUrl, request, connections: settings.connections, duration }, ours);
+    const ours = [process.pid, service.pid, floor.pid, reference.pid];
+    const load = (/** @type {import('./service.mjs').RunningServer} */ server, /** @type {number} */ duration) =>
+      measure({ baseUrl: server.baseUrl, request, connections: settings.connections, duration }, ours, server.pid);
     if (settings.warmup > 0) {
-      await load(service.baseUrl, settings.warmup);
-      await load(reference.baseUrl, settings.warmup);
+      for (const [, server] of servers) await load(server, settings.warmup);
     }
-    /** @type {import('./runs.mjs').RunResult[]} */
-    const serviceRuns = [];
-    /** @type {import('./runs.mjs').RunResult[]} */
-    const referenceRuns = [];
-    for (let pair = 1; pair <= settings.pairs; pair++) {
-      for (const [label, server, runs] of /** @type {const} */ ([
-        ['service', service, serviceRuns],
-        ['reference', reference, referenceRuns],
-      ])) {
+    /** @type {Record<'service' | 'floor' | 'reference', import('./runs.mjs').RunResult[]>} */
+    const runs = { service: [], floor: [], reference: [] };
+    for (let turn = 1; turn <= settings.pairs; turn++) {
+      for (const [label, server] of servers) {
         await sleep(250);
-        const run = await load(server.baseUrl, settings.duration);
+        const run = await load(server, settings.duration);
         ensureAlive(server, label);
-        runs.push(run);
-        progress(`${label} ${pair}/${settings.pairs}`, run);
+        runs[label].push(run);
+        progress(`${label} ${turn}/${settings.pairs}`, run);
       }
     }
-    const serviceFigures = combine(serviceRuns);
-    const referenceFigures = combine(referenceRuns);
-    const ratio = round(median(serviceRuns.map((run, i) => run.rps / (referenceRuns[i]?.rps || NaN))), 3);
+    const serviceFigures = combine(runs.service);
+    const floorFigures = combine(runs.floor);
+    const referenceFigures = combine(runs.reference);
+    /** The median over the rounds of the service's throughput against another server's in the same round. */
+    const ratioTo = (/** @type {import('./runs.mjs').RunResult[]} */ other) => round(median(runs.service.map((run, i) => run.rps / (other[i]?.rps || NaN))), 3);
+    const ratios = { floor: ratioTo(runs.floor), reference: ratioTo(runs.reference) };
     const targeted = store === TARGET_STORE && settings.connections === TARGET_CONNECTIONS;
-    const targetRatio = TARGET_RATIO[benchCase.binding];
-    /** @type {Array<{ what: 'ratio' | 'p99' | 'errors', text: string }>} */
+    const target = TARGETS[benchCase.binding];
+    const p99Limit = TARGET_P99_OF_FLOOR * floorFigures.p99;
+    /** @type {Array<{ what: 'floor' | 'reference' | 'p99' | 'errors', text: string }>} */
     const missed = [];
-    if (!(ratio >= targetRatio)) missed.push({ what: 'ratio', text: `throughput ${(ratio * 100).toFixed(1)}% of the reference's, target ${targetRatio * 100}%` });
-    if (!(serviceFigures.p99 < TARGET_P99_MS)) missed.push({ what: 'p99', text: `p99 ${serviceFigures.p99.toFixed(2)} ms, target under ${TARGET_P99_MS} ms` });
+    if (!(ratios.floor >= target.floor)) missed.push({ what: 'floor', text: `throughput ${ratios.floor.toFixed(2)}× the floor's, target ${target.floor}×` });
+    if (target.reference !== undefined && !(ratios.reference >= target.reference)) {
+      missed.push({ what: 'reference', text: `throughput ${(ratios.reference * 100).toFixed(1)}% of the reference's, target ${target.reference * 100}%` });
+    }
+    if (!(serviceFigures.p99 < p99Limit)) missed.push({ what: 'p99', text: `p99 ${serviceFigures.p99.toFixed(2)} ms, target under ${p99Limit.toFixed(2)} ms (${TARGET_P99_OF_FLOOR}× the floor's)` });
     if (serviceFigures.errors > 0) missed.push({ what: 'errors', text: `${serviceFigures.errors} errors, target 0` });
     results.push({
       store,
@@ -135,15 +149,17 @@ async function benchStore(store) {
       binding: benchCase.binding,
       operation: benchCase.operation,
       service: serviceFigures,
+      floor: floorFigures,
       reference: referenceFigures,
-      ratio,
-      target: { ratio: targetRatio, p99Ms: TARGET_P99_MS, errors: 0, applies: targeted },
+      ratios,
+      target: { ...target, p99OfFloor: TARGET_P99_OF_FLOOR, errors: 0, applies: targeted },
       met: missed.length === 0,
       missed,
     });
   }
 
   await reference.stop();
+  await floor.stop();
   const exit = await service.stop();
   if (exit.code !== 0) console.warn(`bench: the service exited with ${exit.code ?? exit.signal}:\n${service.stderr()}`);
   await service.cleanup();
@@ -153,7 +169,7 @@ async function benchStore(store) {
 
 /** The most that other processes took during the row's measured runs. @param {any} r */
 const otherCpu = (r) => {
-  const values = [r.service.otherCpuPercent, r.reference.otherCpuPercent].filter((v) => typeof v === 'number');
+  const values = [r.service.otherCpuPercent, r.floor.otherCpuPercent, r.reference.otherCpuPercent].filter((v) => typeof v === 'number');
   return values.length > 0 ? `${Math.max(...values).toFixed(0)}%` : '–';
 };
 
@@ -163,8 +179,8 @@ function markdown(report) {
   const s = report.settings;
   const lines = [
     `Machine: ${m.cpuModel}, ${m.cpuCount} CPUs, ${m.totalMemoryGiB} GiB, ${m.os}, Node ${m.node}; load generator ${s.loadGenerator} in a process of its own on the same machine.`,
-    `Run ${report.date}: ${s.connections} connections, ${s.pairs} × ${s.duration} s per server and case (service and reference alternated, after ${s.warmup} s of warm-up each), loopback; service with RESULT_FORMAT=${s.resultFormat}, LOG_LEVEL=${s.logLevel} (log lines to ${s.logFile ?? '/dev/null'})${Object.keys(s.serviceEnv).length ? `, ${Object.entries(s.serviceEnv).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}. Load average at start ${report.loadAverage.start.join(' / ')}.`,
-    `p50/p99/p99.9 are the service's, over every response of its measured runs; req/s is the median of the runs, and the ratio the median of the service/reference pairs. "other CPU" is the most of the machine's CPU that processes other than the bench, the service and the reference took during one of the row's measured runs${report.stores.includes('postgresql') ? ' (on PostgreSQL, the database server among them)' : ''}: above a few per cent, the row competed with other work.`,
+    `Run ${report.date}: ${s.connections} connections, ${s.pairs} × ${s.duration} s per server and case (service, floor and reference in turn, after ${s.warmup} s of warm-up each), loopback; service with RESULT_FORMAT=${s.resultFormat}, LOG_LEVEL=${s.logLevel} (log lines to ${s.logFile ?? '/dev/null'})${Object.keys(s.serviceEnv).length ? `, ${Object.entries(s.serviceEnv).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}. Load average at start ${report.loadAverage.start.join(' / ')}.`,
+    `The floor is the design card's stack answering a constant (node-soap on Express for SOAP, a bare Express route for HTTP; no store, no log), the reference raw node:http. p50/p99/p99.9 are the service's, over every response of its measured runs; req/s and CPU µs/call (the server process's user and system time per response) are the medians of the runs, and each ratio the median over the rounds of the service's throughput against that server's in the same round. "other CPU" is the most of the machine's CPU that processes other than the bench and the three servers took during one of the row's measured runs${report.stores.includes('postgresql') ? ' (on PostgreSQL, the database server among them)' : ''}: above a few per cent, the row competed with other work.`,
   ];
   for (const store of report.stores) {
     const rows = report.results.filter((/** @type {any} */ r) => r.store === store);
@@ -173,11 +189,11 @@ function markdown(report) {
       '',
       `**${STORE_LABEL[/** @type {'sqlite' | 'postgresql'} */ (store)]}**${targeted ? '' : ' (the targets are set for the embedded store at 32 connections; shown for information)'}`,
       '',
-      '| case | service req/s | reference req/s | ratio (target) | p50 ms | p99 ms | p99.9 ms | reference p99 ms | errors | other CPU | target met |',
-      '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
+      '| case | service req/s | floor req/s | reference req/s | × floor (target) | × reference (target) | p50 ms | p99 ms (target) | p99.9 ms | floor p99 ms | reference p99 ms | CPU µs/call: service / floor / reference | errors | other CPU | target met |',
+      '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
       ...rows.map(
         (/** @type {any} */ r) =>
-          `| ${r.case} | ${int(r.service.rps)} | ${int(r.reference.rps)} | ${(r.ratio * 100).toFixed(0)}% (≥ ${r.target.ratio * 100}%) | ${ms(r.service.p50)} | ${ms(r.service.p99)} | ${ms(r.service.p999)} | ${ms(r.reference.p99)} | ${r.service.errors} | ${otherCpu(r)} | ${!r.target.applies ? 'n/a' : r.met ? 'yes' : `no (${r.missed.map((/** @type {{ what: string }} */ x) => x.what).join(', ')})`} |`,
+          `| ${r.case} | ${int(r.service.rps)} | ${int(r.floor.rps)} | ${int(r.reference.rps)} | ${r.ratios.floor.toFixed(2)} (≥ ${r.target.floor}) | ${(r.ratios.reference * 100).toFixed(0)}%${r.target.reference === undefined ? '' : ` (≥ ${r.target.reference * 100}%)`} | ${ms(r.service.p50)} | ${ms(r.service.p99)} (< ${ms(r.target.p99OfFloor * r.floor.p99)}) | ${ms(r.service.p999)} | ${ms(r.floor.p99)} | ${ms(r.reference.p99)} | ${[r.service, r.floor, r.reference].map((/** @type {any} */ f) => f.cpuMicrosPerCall ?? '–').join(' / ')} | ${r.service.errors} | ${otherCpu(r)} | ${!r.target.applies ? 'n/a' : r.met ? 'yes' : `no (${r.missed.map((/** @type {{ what: string }} */ x) => x.what).join(', ')})`} |`,
       ),
     );
   }
@@ -212,7 +228,7 @@ async function benchmark() {
       serviceEnv: settings.serviceEnv,
     },
     stores,
-    targets: { store: TARGET_STORE, connections: TARGET_CONNECTIONS, ratio: TARGET_RATIO, p99Ms: TARGET_P99_MS, errors: 0 },
+    targets: { store: TARGET_STORE, connections: TARGET_CONNECTIONS, throughput: TARGETS, p99OfFloor: TARGET_P99_OF_FLOOR, errors: 0 },
     results,
   };
   const table = markdown(report);
@@ -258,7 +274,7 @@ async function profile() {
   await checkAnswers(benchCase.name, request, service.baseUrl, reference.baseUrl, { status: 200, includes: service.seed.member.id });
   await reference.stop();
   if (settings.warmup > 0) await runLoad({ baseUrl: service.baseUrl, request, connections: settings.connections, duration: settings.warmup });
-  const run = await measure({ baseUrl: service.baseUrl, request, connections: settings.connections, duration: settings.duration }, [process.pid, service.pid]);
+  const run = await measure({ baseUrl: service.baseUrl, request, connections: settings.connections, duration: settings.duration }, [process.pid, service.pid], service.pid);
   progress('service (profiled)', run);
   const exit = await service.stop();
   await service.cleanup();

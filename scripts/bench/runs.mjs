@@ -6,7 +6,7 @@
  * servers when the bench is interrupted or fails.
  */
 import os from 'node:os';
-import { cpuSnapshot, otherCpuShare } from './cpu-usage.mjs';
+import { CLOCK_TICK_US, cpuSnapshot, otherCpuShare, processTicks } from './cpu-usage.mjs';
 import { percentile, runLoad } from './load.mjs';
 
 /** @param {string} name @param {number} fallback @param {number} min */
@@ -27,6 +27,28 @@ export const median = (/** @type {number[]} */ values) => {
 export const round = (/** @type {number} */ value, /** @type {number} */ digits) => Number(value.toFixed(digits));
 
 /**
+ * One request, and what of its answer the checks compare.
+ * @param {string} baseUrl
+ * @param {import('./cases.mjs').BenchRequest} request
+ */
+async function ask(baseUrl, request) {
+  const response = await fetch(baseUrl + request.path, {
+    method: request.method,
+    headers: request.headers,
+    ...(request.body === undefined ? {} : { body: request.body }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const body = await response.text();
+  return {
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    cacheControl: response.headers.get('cache-control'),
+    contentLength: response.headers.get('content-length'),
+    body,
+  };
+}
+
+/**
  * Asks both servers once with the same request and fails loudly unless the service answers as the reference
  * does, apart from the session token (TOKEN="…" in iBridge, pa_token in JSON), which differs when the
  * service issued its own; the reference must give the expected answer (`expect`: its status, and a text the
@@ -38,25 +60,9 @@ export const round = (/** @type {number} */ value, /** @type {number} */ digits)
  * @param {{ status: number, includes: string }} expect
  */
 export async function checkAnswers(name, request, serviceUrl, referenceUrl, expect) {
-  const ask = async (/** @type {string} */ baseUrl) => {
-    const response = await fetch(baseUrl + request.path, {
-      method: request.method,
-      headers: request.headers,
-      ...(request.body === undefined ? {} : { body: request.body }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const body = await response.text();
-    return {
-      status: response.status,
-      contentType: response.headers.get('content-type'),
-      cacheControl: response.headers.get('cache-control'),
-      contentLength: response.headers.get('content-length'),
-      body,
-    };
-  };
   const mask = (/** @type {string} */ body) => body.replace(/TOKEN="[^"]*"/g, 'TOKEN="…"').replace(/"pa_token":"[^"]*"/g, '"pa_token":"…"');
-  const service = await ask(serviceUrl);
-  const reference = await ask(referenceUrl);
+  const service = await ask(serviceUrl, request);
+  const reference = await ask(referenceUrl, request);
   const problems = [];
   if (reference.status !== expect.status || !reference.body.includes(expect.includes)) {
     problems.push(`the reference did not answer ${expect.status} with "${expect.includes}" (${reference.status}: ${reference.body})`);
@@ -70,21 +76,42 @@ export async function checkAnswers(name, request, serviceUrl, referenceUrl, expe
 }
 
 /**
- * @typedef {import('./load.mjs').RunResult & { otherCpu: number | null, steal: number | null }} RunResult
- * @typedef {{ rps: number, p50: number, p99: number, p999: number, ok: number, non2xx: number, errors: number, timeouts: number, otherCpuPercent: number | null, stealPercent: number | null }} RunFigures
+ * Asks the floor server once and fails loudly unless it answers the expected status with the expected text
+ * (node-soap's envelope declares other namespaces than ASMX's, and its answers carry no Cache-Control).
+ * @param {string} name the case, for the message
+ * @param {import('./cases.mjs').BenchRequest} request
+ * @param {string} floorUrl
+ * @param {{ status: number, includes: string }} expect
+ */
+export async function checkFloor(name, request, floorUrl, expect) {
+  const floor = await ask(floorUrl, request);
+  if (floor.status !== expect.status || !floor.body.includes(expect.includes)) {
+    throw new Error(`${name}: the floor did not answer ${expect.status} with "${expect.includes}" (${floor.status}: ${floor.body})`);
+  }
+}
+
+/**
+ * @typedef {import('./load.mjs').RunResult & { otherCpu: number | null, steal: number | null, cpuMicrosPerCall: number | null }} RunResult
+ * @typedef {{ rps: number, p50: number, p99: number, p999: number, ok: number, non2xx: number, errors: number, timeouts: number, otherCpuPercent: number | null, stealPercent: number | null, cpuMicrosPerCall: number | null }} RunFigures
  */
 
 /**
- * One load run, and how much of the machine's CPU other processes took meanwhile.
+ * One load run, how much of the machine's CPU other processes took meanwhile, and the CPU the server took per
+ * response (user and system time: unlike throughput, it hardly moves when other work shares the machine).
  * @param {import('./load.mjs').LoadOptions} options
  * @param {number[]} ours the bench's own processes
+ * @param {number} [server] the process of the server the run drives
  * @returns {Promise<RunResult>}
  */
-export async function measure(options, ours) {
+export async function measure(options, ours, server) {
   const before = cpuSnapshot(ours);
+  const ticksBefore = server === undefined ? 0 : processTicks(server);
   const run = await runLoad(options);
+  const ticks = server === undefined ? 0 : processTicks(server) - ticksBefore;
   const share = otherCpuShare(before, cpuSnapshot(ours));
-  return { ...run, otherCpu: share?.other ?? null, steal: share?.steal ?? null };
+  const calls = run.ok + run.non2xx;
+  const cpuMicrosPerCall = server !== undefined && calls > 0 ? (ticks * CLOCK_TICK_US) / calls : null;
+  return { ...run, otherCpu: share?.other ?? null, steal: share?.steal ?? null, cpuMicrosPerCall };
 }
 
 const percent = (/** @type {number | null} */ share) => (share === null ? null : round(share * 100, 1));
@@ -101,11 +128,12 @@ const figuresOf = (run) => ({
   timeouts: run.timeouts,
   otherCpuPercent: percent(run.otherCpu),
   stealPercent: percent(run.steal),
+  cpuMicrosPerCall: run.cpuMicrosPerCall === null ? null : round(run.cpuMicrosPerCall, 0),
 });
 
 /**
- * Several runs as one: the median throughput, and latency percentiles over every response of every run
- * (with wrk, which gives no samples, the median of each run's percentiles).
+ * Several runs as one: the median throughput and CPU per call, and latency percentiles over every response of
+ * every run (with wrk, which gives no samples, the median of each run's percentiles).
  * @param {RunResult[]} runs
  */
 export function combine(runs) {
@@ -127,14 +155,17 @@ export function combine(runs) {
   const errors = runs.reduce((n, r) => n + r.non2xx + r.errors, 0);
   const others = runs.map((r) => r.otherCpu).filter((share) => share !== null);
   const otherCpuPercent = others.length > 0 ? percent(Math.max(...others)) : null;
-  return { otherCpuPercent, rps: round(median(runs.map((r) => r.rps)), 1), p50: round(p50, 3), p99: round(p99, 3), p999: round(p999, 3), errors, runs: runs.map(figuresOf) };
+  const cpu = runs.map((r) => r.cpuMicrosPerCall).filter((micros) => micros !== null);
+  const cpuMicrosPerCall = cpu.length > 0 ? round(median(cpu), 0) : null;
+  return { otherCpuPercent, cpuMicrosPerCall, rps: round(median(runs.map((r) => r.rps)), 1), p50: round(p50, 3), p99: round(p99, 3), p999: round(p999, 3), errors, runs: runs.map(figuresOf) };
 }
 
 /** One line of progress. @param {string} what @param {RunResult} run */
 export function progress(what, run) {
   const bad = run.non2xx + run.errors;
   const other = run.otherCpu !== null && run.otherCpu >= 0.02 ? `  (other processes: ${(run.otherCpu * 100).toFixed(0)}% CPU)` : '';
-  console.log(`  ${what.padEnd(22)} ${run.rps.toFixed(0).padStart(7)} req/s  p50 ${run.p50.toFixed(2)} ms  p99 ${run.p99.toFixed(2)} ms  p99.9 ${run.p999.toFixed(2)} ms${bad ? `  ERRORS ${bad}` : ''}${other}`);
+  const cpu = run.cpuMicrosPerCall === null ? '' : `  CPU ${run.cpuMicrosPerCall.toFixed(0)} µs/call`;
+  console.log(`  ${what.padEnd(22)} ${run.rps.toFixed(0).padStart(7)} req/s  p50 ${run.p50.toFixed(2)} ms  p99 ${run.p99.toFixed(2)} ms  p99.9 ${run.p999.toFixed(2)} ms${cpu}${bad ? `  ERRORS ${bad}` : ''}${other}`);
 }
 
 export function machine() {

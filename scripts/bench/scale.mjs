@@ -27,7 +27,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CASES } from './cases.mjs';
-import { processTicks } from './cpu-usage.mjs';
+import { CLOCK_TICK_US, processTicks } from './cpu-usage.mjs';
 import { cookieAt, createDataSet, memberAt, memberIndexOf, tokenAt, trafficOf } from './data-set.mjs';
 import { loadGenerator } from './load.mjs';
 import { measurePurge } from './purge-under-load.mjs';
@@ -38,7 +38,6 @@ const run = promisify(execFile);
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
 const SEEDER = join(ROOT, 'scripts', 'bench', 'seed-data-set.mjs');
 const SEED_TIMEOUT_MS = 30 * 60_000;
-const CLOCK_TICK_US = 10_000;
 const STORE_LABEL = { sqlite: 'embedded store (SQLite)', postgresql: 'PostgreSQL' };
 
 const settings = {

@@ -1,13 +1,14 @@
 // @ts-check
 /**
- * The two servers the benchmark drives, each in a child process of its own so that the load generator (the
+ * The servers the benchmark drives, each in a child process of its own so that the load generator (the
  * bench process) shares an event loop with neither:
  *
  * - startService(): the real service, `node dist/cli/index.js serve`, on a fresh store (a temporary DATA_DIR,
  *   or a fresh schema in DATABASE_URL's database, dropped afterwards) seeded through the admin CLI with a
  *   caller, a member and a session, as an operator would; prepareStore() and launchService() are its two
  *   halves, for the at-scale bench, which seeds the store itself;
- * - startReference(): scripts/bench/reference-server.mjs with the same caller and the same members and sessions.
+ * - startReference(): scripts/bench/reference-server.mjs with the same caller and the same members and sessions;
+ * - startFloor(): scripts/bench/floor-server.mjs, the design card's stack answering the seeded member's result.
  */
 import { execFile, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -17,12 +18,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { signedInResult } from './reference-server.mjs';
 
 const run = promisify(execFile);
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(ROOT, 'dist', 'cli', 'index.js');
 const REFERENCE_SERVER = fileURLToPath(new URL('./reference-server.mjs', import.meta.url));
+const FLOOR_SERVER = fileURLToPath(new URL('./floor-server.mjs', import.meta.url));
 /** The namespace both servers use (the service's default). */
 export const NAMESPACE = 'http://tempuri.org/';
 const START_TIMEOUT_MS = 30_000;
@@ -192,7 +195,7 @@ async function seedThroughCli(env) {
   const domain = '.example.org';
   await cli(['callers', 'add', 'bench', '--password', password]);
   await cli(['members', 'add', '--id', member.id, '--username', member.username, '--email', member.email, '--first-name', member.firstName, '--last-name', member.lastName]);
-  const session = await cli(['sessions', 'create', '--member', member.id, '--domain', domain]);
+  const session = await cli(['sessions', 'create', member.id, '--domain', domain]);
   if (typeof session.cookie !== 'string' || typeof session.token !== 'string') {
     throw new Error(`sessions create --json printed no cookie and token: ${JSON.stringify(Object.keys(session))}`);
   }
@@ -316,25 +319,53 @@ export function referenceOfSeed(seed, resultFormat) {
  * @param {Omit<import('./reference-server.mjs').ReferenceConfig, 'port' | 'namespace'>} settings
  * @returns {Promise<RunningServer>}
  */
-export async function startReference(settings) {
-  /** @type {import('./reference-server.mjs').ReferenceConfig} */
-  const config = { port: 0, namespace: NAMESPACE, ...settings };
-  const child = fork(REFERENCE_SERVER, [], {
-    env: { ...baseEnv(), BENCH_REFERENCE: JSON.stringify(config) },
+export function startReference(settings) {
+  return startChild('reference', REFERENCE_SERVER, 'BENCH_REFERENCE', { port: 0, namespace: NAMESPACE, ...settings });
+}
+
+/**
+ * Starts the floor server on the WSDL the service serves, answering every call with the seeded member's result.
+ * @param {RunningServer} service
+ * @param {Seed} seed
+ * @param {'ibridge' | 'json' | 'plain'} resultFormat
+ * @returns {Promise<RunningServer>}
+ */
+export async function startFloor(service, seed, resultFormat) {
+  const response = await fetch(`${service.baseUrl}/Authentication.asmx?wsdl`, { signal: AbortSignal.timeout(10_000) });
+  if (!response.ok) throw new Error(`the service's ?wsdl answered ${response.status}`);
+  const sessions = referenceOfSeed(seed, resultFormat).sessions;
+  if (!('one' in sessions)) throw new Error('the floor answers for one seeded session');
+  /** @type {import('./floor-server.mjs').FloorConfig} */
+  const config = { port: 0, namespace: NAMESPACE, wsdl: await response.text(), result: signedInResult(resultFormat, sessions.one) };
+  return startChild('floor', FLOOR_SERVER, 'BENCH_FLOOR', config);
+}
+
+/**
+ * Forks one of the bench's own servers with its settings as JSON in an environment variable, and waits for
+ * the port it reports.
+ * @param {string} label
+ * @param {string} script
+ * @param {string} variable
+ * @param {{ port: number }} config
+ * @returns {Promise<RunningServer>}
+ */
+async function startChild(label, script, variable, config) {
+  const child = fork(script, [], {
+    env: { ...baseEnv(), [variable]: JSON.stringify(config) },
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
-  const watched = watch(child, 'reference');
+  const watched = watch(child, label);
   /** @type {number} */
   const port = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the reference server did not start:\n${watched.stderr()}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(() => reject(new Error(`the ${label} server did not start:\n${watched.stderr()}`)), START_TIMEOUT_MS);
     child.once('message', (message) => {
       clearTimeout(timer);
       resolve(/** @type {{ port: number }} */ (message).port);
     });
     watched.exited.then(() => {
       clearTimeout(timer);
-      reject(new Error(`the reference server exited:\n${watched.stderr()}`));
+      reject(new Error(`the ${label} server exited:\n${watched.stderr()}`));
     });
   });
   return {

@@ -13,7 +13,7 @@ import { createWsdlDocument } from './discovery/wsdl-document.js';
 import { createHttpSidecar } from './http/sidecar.js';
 import { createOperationTable } from './operations.js';
 import { createResultRenderer } from './result/formats.js';
-import { createNodeSoapStack } from './soap/node-soap.js';
+import { createSoapStack } from './soap/node-soap.js';
 import { createSoapBinding } from './soap/soap-binding.js';
 
 export interface AsmxDeps {
@@ -61,12 +61,11 @@ export async function mountAsmx(app: Express, deps: AsmxDeps): Promise<void> {
   const { config } = deps;
   const operations = createOperationTable(deps.authentication, createResultRenderer(config), config);
   const logCall = createCallLogger(deps.logger, deps.metrics);
-  // node-soap always gets every binding: it serves from the first SOAP port whichever are switched off.
+  // node-soap always gets every binding: each SOAP version's answers are written from its own port.
   const allBindings = { soap11: true, soap12: true, httpGet: true, httpPost: true };
-  const stack = await createNodeSoapStack({
+  const stack = await createSoapStack({
     wsdlXml: createWsdlDocument({ ...config, bindings: allBindings }).render(`http://localhost/${ENDPOINT_FILE}`),
     names: config.wsdlNames,
-    namespace: config.soapNamespace,
     operations,
   });
   const discovery = createDiscovery(config);

@@ -1,32 +1,28 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../log/logger.js';
-import type { Outcome, Refusal } from '../service/authentication.js';
+import type { Outcome } from '../service/authentication.js';
 import type { OperationName } from '../service/wsdl-types.js';
 import { requestIdOf } from '../web/request-id.js';
-import type { AsmxErrorCode } from './asmx-errors.js';
-import type { CallAnswer, CallFaultCode } from './operations.js';
+import { ERRORS, type AnsweredCode, type ErrorCode, type ErrorOutcome, type FaultCode } from './errors/catalogue.js';
+import type { CallAnswer } from './operations.js';
+import { inBandError } from './result/in-band-errors.js';
 
 export type BindingName = 'soap11' | 'soap12' | 'httpget' | 'httppost';
 
 /**
- * How a call ended, in words an operator can grep; never carries a secret. `refused`: the request never
- * reached an operation (the error it was answered with); `fault`: the operation ended in a fault.
+ * How a call ended; never carries a secret. `outcome`: the operation's answer (in-band errors included);
+ * `refused`: the request never reached an operation (the error it was answered with); `fault`: the operation
+ * ended in a fault. The errors' words come from their entries in the catalogue (src/bindings/errors/catalogue.ts).
  */
-export type CallResult = { outcome: Outcome } | { refused: AsmxErrorCode } | { fault: CallFaultCode; retryAfterSeconds?: number; error?: unknown };
+export type CallResult = { outcome: Outcome } | { refused: AnsweredCode } | { fault: FaultCode; retryAfterSeconds?: number; error?: unknown };
 
-/** How a call ended, for metrics: a few fixed values (the log line has the details). */
-export type CallOutcomeKind =
-  | 'signed_in'
-  | 'verified'
-  | 'session_ended'
-  | 'not_signed_in'
-  | 'invalid_credentials'
-  | 'locked'
-  | 'second_factor_required'
-  | 'invalid_security_password'
-  | 'throttled'
-  | 'refused'
-  | 'error';
+/** The log's words for the answers that are not errors. */
+type AnswerWord = 'signed-in' | 'verified' | 'session-ended';
+
+type Underscored<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}_${Underscored<Tail>}` : S;
+
+/** How a call ended, for metrics: the log's word without its detail, with _ for - (a few fixed values). */
+export type CallOutcomeKind = Underscored<AnswerWord | ErrorOutcome>;
 
 /** Where calls are counted besides the log; the app hands in src/ops/metrics.ts's. */
 export interface CallMetrics {
@@ -39,6 +35,7 @@ export interface CallLogger {
     /** The client's address, as the binding read it once for the call (src/web/client-address.ts). */
     client: string;
     binding: BindingName | 'soap';
+    /** The operation once it is known, also when the call was then refused; undefined when none was chosen. */
     operation: string | undefined;
     startedAt: bigint;
     status: number;
@@ -50,15 +47,36 @@ export interface CallLogger {
 export function callResult<K extends OperationName>(answer: CallAnswer<K>): CallResult {
   if (answer.ok) return { outcome: answer.outcome };
   const { code, retryAfterSeconds } = answer.fault;
-  return { fault: code, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }), ...(code === 'INTERNAL_ERROR' ? { error: answer.error } : {}) };
+  return { fault: code, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }), ...(answer.error === undefined ? {} : { error: answer.error }) };
 }
 
-/** The log's words for the faults (stable: operators alert on them). */
-const FAULT_OUTCOMES: Record<CallFaultCode, { line: string; kind: CallOutcomeKind }> = {
-  INVALID_SECURITY_PASSWORD: { line: 'invalid-security-password', kind: 'invalid_security_password' },
-  CALLER_THROTTLED: { line: 'throttled', kind: 'throttled' },
-  INTERNAL_ERROR: { line: 'error', kind: 'error' },
-};
+/** The log line's outcome (stable: operators alert on it) and the metrics label, which is that word's. */
+interface Ending {
+  line: string;
+  kind: CallOutcomeKind;
+}
+
+const ending = <W extends AnswerWord | ErrorOutcome>(word: W, line: string = word): Ending => ({ line, kind: word.replaceAll('-', '_') as Underscored<W> });
+
+const ANSWERS = { signedIn: ending('signed-in'), verified: ending('verified'), sessionEnded: ending('session-ended') };
+
+/** Each error's ending, from its entry: a refusal is logged with its code (refused:<CODE>). */
+const ERROR_ENDINGS = Object.fromEntries(
+  Object.entries(ERRORS).map(([code, { outcome }]) => [code, ending(outcome, outcome === 'refused' ? `refused:${code}` : outcome)]),
+) as Record<ErrorCode, Ending>;
+
+/** An operation's answer: an in-band error's entry, with the refusal's reason when it has one (not-signed-in:<reason>). */
+function answerEnding(outcome: Outcome): Ending {
+  if (outcome.kind === 'member') return outcome.session ? ANSWERS.signedIn : ANSWERS.verified;
+  if (outcome.kind === 'session-ended') return ANSWERS.sessionEnded;
+  const { line, kind } = ERROR_ENDINGS[inBandError(outcome).code];
+  return 'reason' in outcome.refusal ? { line: `${line}:${outcome.refusal.reason}`, kind } : { line, kind };
+}
+
+function endingOf(result: CallResult): Ending {
+  if ('outcome' in result) return answerEnding(result.outcome);
+  return ERROR_ENDINGS['refused' in result ? result.refused : result.fault];
+}
 
 /**
  * One line per call: binding, operation, caller name, outcome, latency and client address. Every binding
@@ -67,7 +85,8 @@ const FAULT_OUTCOMES: Record<CallFaultCode, { line: string; kind: CallOutcomeKin
 export function createCallLogger(logger: Logger, metrics?: CallMetrics): CallLogger {
   return ({ req, client, binding, operation, startedAt, status, result }) => {
     const elapsedMicros = Number((process.hrtime.bigint() - startedAt) / 1000n);
-    metrics?.call({ binding, operation, outcome: outcomeKind(result), seconds: elapsedMicros / 1e6 });
+    const { line: outcomeWords, kind } = endingOf(result);
+    metrics?.call({ binding, operation, outcome: kind, seconds: elapsedMicros / 1e6 });
     const line: Record<string, unknown> = {
       binding,
       operation: operation ?? null,
@@ -79,48 +98,19 @@ export function createCallLogger(logger: Logger, metrics?: CallMetrics): CallLog
     if ('outcome' in result) {
       const { outcome } = result;
       line.caller = outcome.caller;
-      line.outcome = outcomeWords(outcome);
+      line.outcome = outcomeWords;
       if (outcome.kind !== 'refused') line.member = outcome.member.id;
-      if (outcome.kind === 'refused' && outcome.refusal.kind === 'locked') line.retryAfterSeconds = outcome.refusal.retryAfterSeconds;
-    } else if ('refused' in result) {
-      line.outcome = `refused:${result.refused}`;
+      if (outcome.kind === 'refused' && 'retryAfterSeconds' in outcome.refusal) line.retryAfterSeconds = outcome.refusal.retryAfterSeconds;
     } else {
-      line.outcome = FAULT_OUTCOMES[result.fault].line;
-      if (result.retryAfterSeconds !== undefined) line.retryAfterSeconds = result.retryAfterSeconds;
-      if (result.fault === 'INTERNAL_ERROR') {
-        line.error = result.error instanceof Error ? result.error.message : String(result.error);
-        logger.error('call', line);
-        return;
-      }
+      line.outcome = outcomeWords;
+      if ('retryAfterSeconds' in result && result.retryAfterSeconds !== undefined) line.retryAfterSeconds = result.retryAfterSeconds;
+    }
+    if (kind === 'error') {
+      const error = 'error' in result ? result.error : undefined;
+      line.error = error instanceof Error ? error.message : String(error);
+      logger.error('call', line);
+      return;
     }
     logger.info('call', line);
   };
-}
-
-/** The log's words for an operation's answer: signed-in, verified, session-ended, not-signed-in:<reason>, invalid-credentials, locked. */
-function outcomeWords(outcome: Outcome): string {
-  if (outcome.kind === 'member') return outcome.session ? 'signed-in' : 'verified';
-  if (outcome.kind === 'session-ended') return 'session-ended';
-  const { refusal } = outcome;
-  return refusal.kind === 'not-signed-in' ? `not-signed-in:${refusal.reason}` : refusal.kind;
-}
-
-const REFUSAL_KINDS: Readonly<Record<Refusal['kind'], CallOutcomeKind>> = {
-  'not-signed-in': 'not_signed_in',
-  'invalid-credentials': 'invalid_credentials',
-  locked: 'locked',
-  'second-factor-required': 'second_factor_required',
-};
-
-/** The metrics' value for an operation's answer: the log's word without its reason, with _ for -. */
-function answerKind(outcome: Outcome): CallOutcomeKind {
-  if (outcome.kind === 'member') return outcome.session ? 'signed_in' : 'verified';
-  if (outcome.kind === 'session-ended') return 'session_ended';
-  return REFUSAL_KINDS[outcome.refusal.kind];
-}
-
-function outcomeKind(result: CallResult): CallOutcomeKind {
-  if ('outcome' in result) return answerKind(result.outcome);
-  if ('refused' in result) return 'refused';
-  return FAULT_OUTCOMES[result.fault].kind;
 }

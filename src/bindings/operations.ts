@@ -1,6 +1,5 @@
 import type { Config } from '../config/config.js';
 import type { AuthenticationService, CallContext, Outcome } from '../service/authentication.js';
-import { CallerThrottledError, ServiceError } from '../service/errors.js';
 import {
   OPERATION_PARAMETERS,
   OPERATION_RESULTS,
@@ -8,7 +7,8 @@ import {
   type OperationRequest,
   type OperationResponse,
 } from '../service/wsdl-types.js';
-import type { AsmxError, ErrorOf } from './asmx-errors.js';
+import { faultOf, type AsmxError } from './asmx-errors.js';
+import type { FaultCode } from './errors/catalogue.js';
 import type { ResultRenderer } from './result/formats.js';
 
 /** How the service answers one operation of the WSDL. */
@@ -28,13 +28,10 @@ const HANDLERS: { [K in OperationName]: Handler<K> } = {
   ValidateUser: (service, request, context) => service.validateUser(request, context),
 };
 
-/** The faults a call can end in, on every binding. */
-export type CallFaultCode = ErrorOf<'soap'> & ErrorOf<'http'>;
-
 /** How a call ended: the service's outcome and its result as the WSDL's response, or a fault. */
 export type CallAnswer<K extends OperationName> =
   | { ok: true; outcome: Outcome; result: string; response: OperationResponse<K> }
-  | { ok: false; fault: AsmxError<CallFaultCode>; error?: unknown };
+  | { ok: false; fault: AsmxError<FaultCode>; error?: unknown };
 
 export interface OperationTable {
   /** The operations the endpoint offers (OPERATIONS), in WSDL order; the others answer as unknown methods. */
@@ -89,18 +86,4 @@ function requestOf<K extends OperationName>(operation: K, read: (parameter: stri
 /** The generated result element is the response type's one key (the generator checks it). */
 function responseOf<K extends OperationName>(operation: K, result: string): OperationResponse<K> {
   return { [OPERATION_RESULTS[operation]]: result } as unknown as OperationResponse<K>;
-}
-
-/**
- * A service fault keeps the service's text (a wrong password, a throttled address); anything else is an
- * internal error, answered without details and logged with them.
- */
-function faultOf(error: unknown): { fault: AsmxError<CallFaultCode>; error?: unknown } {
-  if (error instanceof CallerThrottledError) {
-    return { fault: { code: 'CALLER_THROTTLED', args: [error.message], retryAfterSeconds: error.retryAfterSeconds } };
-  }
-  if (error instanceof ServiceError && error.code === 'INVALID_SECURITY_PASSWORD') {
-    return { fault: { code: 'INVALID_SECURITY_PASSWORD', args: [error.message] } };
-  }
-  return { fault: { code: 'INTERNAL_ERROR' }, error };
 }

@@ -64,6 +64,41 @@ describe('on the main port (the default)', () => {
     expect(sample(text, 'caller_password_failures_total')).toBe(0);
   });
 
+  it('counts and logs a call refused after its operation was chosen under that operation, on every binding', async () => {
+    const ns = REFERENCE.namespace;
+    const action = `${ns}AuthenticateToken`;
+    const call = `<AuthenticateToken xmlns="${ns}"><securityPassword>${REFERENCE.password}</securityPassword><token>x</token></AuthenticateToken>`;
+    const envelope = (version: string) =>
+      `<soap:Envelope xmlns:soap="${version}"><soap:Header><Security soap:mustUnderstand="1" xmlns="urn:s"/></soap:Header><soap:Body>${call}</soap:Body></soap:Envelope>`;
+    const soap = (contentType: string, body: string, soapAction?: string) => {
+      const post = request(app.baseUrl).post('/Authentication.asmx').set('Content-Type', contentType);
+      return (soapAction === undefined ? post : post.set('SOAPAction', soapAction)).send(body);
+    };
+    // SOAP 1.1 routed on SOAPAction, SOAP 1.2 on the action parameter and on the body element; each then
+    // refused for a header nobody understands, or (SOAP 1.1) for XML that breaks after the route was chosen.
+    await soap('text/xml; charset=utf-8', envelope('http://schemas.xmlsoap.org/soap/envelope/'), `"${action}"`).expect(500);
+    await soap('text/xml; charset=utf-8', `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>${call}`, `"${action}"`).expect(400);
+    await soap(`application/soap+xml; charset=utf-8; action="${action}"`, envelope('http://www.w3.org/2003/05/soap-envelope')).expect(500);
+    await soap('application/soap+xml; charset=utf-8', envelope('http://www.w3.org/2003/05/soap-envelope')).expect(500);
+    // HTTP GET without a parameter, HTTP POST without a form.
+    await request(app.baseUrl).get('/Authentication.asmx/AuthenticateToken').query({ token: 'x' }).expect(500);
+    await request(app.baseUrl).post('/Authentication.asmx/AuthenticateToken').set('Content-Type', 'text/plain').send('x').expect(500);
+
+    const text = await scrape();
+    const refused = (binding: string) => sample(text, `asmx_calls_total{binding="${binding}",operation="AuthenticateToken",outcome="refused"}`);
+    expect([refused('soap11'), refused('soap12'), refused('httpget'), refused('httppost')]).toEqual([2, 2, 1, 1]);
+    expect(text).not.toContain('operation="none"');
+    const lines = app.logLines.filter((line) => line.message === 'call').map((line) => [line.binding, line.operation, line.outcome]);
+    expect(lines).toEqual([
+      ['soap11', 'AuthenticateToken', 'refused:MUST_UNDERSTAND'],
+      ['soap11', 'AuthenticateToken', 'refused:MALFORMED_XML'],
+      ['soap12', 'AuthenticateToken', 'refused:MUST_UNDERSTAND'],
+      ['soap12', 'AuthenticateToken', 'refused:MUST_UNDERSTAND'],
+      ['httpget', 'AuthenticateToken', 'refused:MISSING_PARAMETER'],
+      ['httppost', 'AuthenticateToken', 'refused:FORM_REQUIRED'],
+    ]);
+  });
+
   it('counts wrong caller passwords, on every binding', async () => {
     const bad = { ...REFERENCE, password: 'wrong' };
     await request(app.baseUrl).get('/Authentication.asmx/AuthenticateToken').query({ securityPassword: bad.password, token: 'x' }).expect(500);
@@ -150,6 +185,20 @@ it('METRICS_ENABLED=false: no /metrics, nothing counted, calls still answered', 
   expect(await httpGetAuthenticateToken(app.baseUrl, REFERENCE.token)).toBe(REFERENCE.memberId);
   await request(app.baseUrl).get('/metrics').expect(404);
   await request(app.baseUrl).get('/readyz').expect(200);
+});
+
+it('a call on a switched-off HTTP binding counts under the operation it named, and an unknown name under none', async () => {
+  app = await startTestApp({ env: { HTTP_GET_ENABLED: 'false' } });
+  await request(app.baseUrl).get('/Authentication.asmx/AuthenticateToken').query({ token: 'x' }).expect(500);
+  await request(app.baseUrl).get('/Authentication.asmx/Nope').expect(500);
+  const text = await scrape();
+  expect(sample(text, 'asmx_calls_total{binding="httpget",operation="AuthenticateToken",outcome="refused"}')).toBe(1);
+  expect(sample(text, 'asmx_calls_total{binding="httpget",operation="none",outcome="refused"}')).toBe(1);
+  const lines = app.logLines.filter((line) => line.message === 'call').map((line) => [line.operation, line.outcome]);
+  expect(lines).toEqual([
+    ['AuthenticateToken', 'refused:UNRECOGNIZED_URL'],
+    [null, 'refused:UNRECOGNIZED_URL'],
+  ]);
 });
 
 it('METRICS_PORT: /metrics is served there, and not on the main port', async () => {

@@ -84,7 +84,7 @@ export function createHttpSidecar(deps: HttpSidecarDeps): Router {
 
     const name = methodName(req);
     const enabled = binding === 'httpget' ? config.bindings.httpGet : config.bindings.httpPost;
-    if (!enabled) return refuse({ code: 'UNRECOGNIZED_URL', args: [`/${name}`] });
+    if (!enabled) return refuse({ code: 'UNRECOGNIZED_URL', args: [`/${name}`] }, operations.offers(name) ? name : undefined);
     if (!operations.offers(name)) {
       const otherCase = operations.names.find((op) => op.toLowerCase() === name.toLowerCase());
       return refuse(otherCase ? { code: 'METHOD_NAME_CASE', args: [name, otherCase] } : { code: 'UNKNOWN_METHOD', args: [name] });

@@ -3,7 +3,8 @@ import type { ChosenField, IbridgeAttributeName, JsonFieldName } from '../../con
 import type { Outcome, SessionCredentials } from '../../service/authentication.js';
 import type { MemberRow } from '../../service/index.js';
 import { escapeXmlAttribute } from '../xml-text.js';
-import { inBandError } from './in-band-errors.js';
+import { ibridgeDocument } from './ibridge-document.js';
+import { IN_BAND_RESULTS, inBandError } from './in-band-errors.js';
 
 export type ResultRenderer = (outcome: Outcome) => string;
 
@@ -17,12 +18,6 @@ type MemberOutcome = Extract<Outcome, { kind: 'member' }>;
 function fullName(member: MemberRow): string {
   return [member.firstName, member.lastName].filter(Boolean).join(' ');
 }
-
-/**
- * ISGweb/iBridge: an XML document in the string, declared UTF-16 because the Java client re-encodes it so. In
- * upper case: a theme deployed at ISGweb associations replaces exactly `UTF-16` by `UTF-8` before it parses.
- */
-const IBRIDGE_DECLARATION = '<?xml version="1.0" encoding="UTF-16"?>';
 
 /** The member attributes an iBridge User element can add, as attribute text. */
 const IBRIDGE_ATTRIBUTES: Readonly<Record<IbridgeAttributeName, (member: MemberRow) => string | undefined>> = {
@@ -63,16 +58,15 @@ function ibridge(settings: ResultSettings): ResultRenderer {
     ];
     return attributes.flatMap(([name, value]) => (value === undefined ? [] : [`${name}="${escapeXmlAttribute(value)}"`])).join(' ');
   };
+  const refused = IN_BAND_RESULTS.ibridge(settings);
   return (outcome) => {
     switch (outcome.kind) {
       case 'member':
-        return `${IBRIDGE_DECLARATION}<iBridge><User ${user(outcome)} /></iBridge>`;
+        return ibridgeDocument(`<User ${user(outcome)} />`);
       case 'session-ended':
-        return `${IBRIDGE_DECLARATION}<iBridge><Success Description="The session was deleted" /></iBridge>`;
-      case 'refused': {
-        const { number, description } = inBandError(outcome);
-        return `${IBRIDGE_DECLARATION}<iBridge><Errors><Error Number="${number}" Description="${escapeXmlAttribute(description)}" /></Errors></iBridge>`;
-      }
+        return ibridgeDocument('<Success Description="The session was deleted" />');
+      case 'refused':
+        return refused(inBandError(outcome));
     }
   };
 }
@@ -98,12 +92,12 @@ const JSON_FIELDS: Readonly<Record<JsonFieldName, (outcome: MemberOutcome) => un
   pa_webroles: ({ member }) => member.attributes.roles?.map(({ id, name }) => ({ id, name })) ?? [],
 };
 
-/** CRM4M: a JSON object in the string, of the configured fields. A failure never contains the word "success". */
+/** CRM4M: a JSON object in the string, of the configured fields. */
 function json(settings: ResultSettings): ResultRenderer {
   const fields = settings.jsonFields.map((field: ChosenField<JsonFieldName>): [string, (outcome: MemberOutcome) => unknown] =>
     field.kind === 'known' ? [field.name, JSON_FIELDS[field.name]] : [field.key, ({ member }) => member.attributes.extra?.[field.key] ?? null],
   );
-  const withMessage = settings.jsonFields.some((field) => field.kind === 'known' && field.name === 'message');
+  const refused = IN_BAND_RESULTS.json(settings);
   return (outcome) => {
     switch (outcome.kind) {
       case 'member':
@@ -111,13 +105,16 @@ function json(settings: ResultSettings): ResultRenderer {
       case 'session-ended':
         return JSON.stringify({ status: 'Success' });
       case 'refused':
-        return JSON.stringify({ status: 'Failure', ...(withMessage ? { message: inBandError(outcome).description } : {}) });
+        return refused(inBandError(outcome));
     }
   };
 }
 
-/** The member id, or "" when there is no member. */
-const plain = (): ResultRenderer => (outcome) => (outcome.kind === 'refused' ? '' : outcome.member.id);
+/** The member id; an in-band error as plain writes it. */
+function plain(settings: ResultSettings): ResultRenderer {
+  const refused = IN_BAND_RESULTS.plain(settings);
+  return (outcome) => (outcome.kind === 'refused' ? refused(inBandError(outcome)) : outcome.member.id);
+}
 
 const FORMATS: Readonly<Record<Config['resultFormat'], (settings: ResultSettings) => ResultRenderer>> = { ibridge, json, plain };
 

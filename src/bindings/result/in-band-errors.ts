@@ -1,42 +1,40 @@
+import type { Config } from '../../config/config.js';
 import type { Outcome } from '../../service/authentication.js';
-
-/** An error reported inside the result string (HTTP 200), as iBridge's Errors/Error and CRM4M's message. */
-export interface InBandError {
-  number: number;
-  description: string;
-}
+import { errorText, type AsmxError } from '../asmx-errors.js';
+import { ERRORS, type InBandCode } from '../errors/catalogue.js';
+import { escapeXmlAttribute } from '../xml-text.js';
+import { ibridgeDocument } from './ibridge-document.js';
 
 /**
- * The in-band errors, stable and documented in docs/wire-format.md. iBridge clients match the description:
- * "token" (any case) signs the visitor out, "invalid username" is bad credentials, anything else reads as an
- * outage. So a missing session says "token" (for a cookie too: signing the visitor out is right there as
- * well), wrong credentials say "Invalid username", and a lock says neither, and when to retry.
+ * The in-band error of a refused outcome (an error reported inside the result string, HTTP 200), from the
+ * catalogue (src/bindings/errors/catalogue.ts): a missing session by the operation that looked for it.
  */
-export const IN_BAND_ERRORS = {
-  tokenNotSignedIn: { number: 1001, description: 'Invalid token: no live session has this token' },
-  cookieNotSignedIn: { number: 1002, description: 'Invalid login cookie: no live session token was issued for this cookie and domain' },
-  sessionNotDeleted: { number: 1003, description: 'Invalid token: no live session has this token to delete' },
-  invalidCredentials: { number: 1004, description: 'Invalid username or password' },
-  // The vendor's own number and text, which partner code already handles by asking for the code.
-  secondFactorRequired: { number: 16000, description: 'Multi factor Authenticator token is required.' },
-  locked: (retryAfterSeconds: number): InBandError => ({
-    number: 1005,
-    description: `Sign-in is locked after repeated failures for this account or address; try again in ${retryAfterSeconds} seconds`,
-  }),
-} as const;
-
-/** The in-band error of a refused outcome. */
-export function inBandError(outcome: Extract<Outcome, { kind: 'refused' }>): InBandError {
+export function inBandError(outcome: Extract<Outcome, { kind: 'refused' }>): AsmxError<InBandCode> {
   const { refusal, operation } = outcome;
   switch (refusal.kind) {
     case 'not-signed-in':
-      if (operation === 'AuthenticateCookie') return IN_BAND_ERRORS.cookieNotSignedIn;
-      return operation === 'DeleteUserSession' ? IN_BAND_ERRORS.sessionNotDeleted : IN_BAND_ERRORS.tokenNotSignedIn;
+      if (operation === 'AuthenticateCookie') return { code: 'COOKIE_NOT_SIGNED_IN' };
+      return { code: operation === 'DeleteUserSession' ? 'SESSION_NOT_DELETED' : 'TOKEN_NOT_SIGNED_IN' };
     case 'invalid-credentials':
-      return IN_BAND_ERRORS.invalidCredentials;
+      return { code: 'INVALID_CREDENTIALS' };
     case 'locked':
-      return IN_BAND_ERRORS.locked(refusal.retryAfterSeconds);
+      return { code: 'LOCKED', args: [String(refusal.retryAfterSeconds)] };
     case 'second-factor-required':
-      return IN_BAND_ERRORS.secondFactorRequired;
+      return { code: 'SECOND_FACTOR_REQUIRED' };
   }
 }
+
+/** Writes an in-band error as one result format does, its field lists resolved once. */
+type InBandWriter = (settings: Pick<Config, 'jsonFields'>) => (error: AsmxError<InBandCode>) => string;
+
+/** The wire shape of an in-band error in each result format (docs/wire-format.md#in-band-errors). */
+export const IN_BAND_RESULTS: Readonly<Record<Config['resultFormat'], InBandWriter>> = {
+  ibridge: () => (error) =>
+    ibridgeDocument(`<Errors><Error Number="${ERRORS[error.code].number}" Description="${escapeXmlAttribute(errorText(error))}" /></Errors>`),
+  // CRM4M: a failure never contains the word "success"; the description is its message when that field is chosen.
+  json: ({ jsonFields }) => {
+    const withMessage = jsonFields.some((field) => field.kind === 'known' && field.name === 'message');
+    return (error) => JSON.stringify({ status: 'Failure', ...(withMessage ? { message: errorText(error) } : {}) });
+  },
+  plain: () => () => '',
+};

@@ -1,165 +1,128 @@
 import soap from 'soap';
-import type { CallContext } from '../../service/authentication.js';
-import type { OperationName } from '../../service/wsdl-types.js';
-import { soapFault } from '../asmx-errors.js';
 import type { Config } from '../../config/config.js';
+import type { CallContext } from '../../service/authentication.js';
+import type { OperationName, OperationResponse } from '../../service/wsdl-types.js';
+import { errorResponse } from '../asmx-errors.js';
+import type { AsmxResponse } from '../asmx-response.js';
 import type { CallAnswer, OperationTable } from '../operations.js';
-import { escapeXmlAttribute, escapeXmlText } from '../xml-text.js';
+import { escapeXmlText } from '../xml-text.js';
 import { SCHEMA_NAMESPACES } from './faults.js';
-import { ENVELOPE_NS, FAULT_CODE, type SoapVersion } from './protocol.js';
+import { SOAP_CONTENT_TYPE, type SoapVersion } from './protocol.js';
 
-/**
- * One call on its way through node-soap: what the binding knows of it going in, and the operation's answer
- * coming out (for the call log and Retry-After). It rides on the serverless request's connection, which
- * node-soap hands to the operation's method.
- */
-export interface SoapCall {
-  context: CallContext;
-  answer?: CallAnswer<OperationName>;
+/** A call ASMX's routing rules accepted: its version, its operation, and the parameters the envelope reader bound. */
+export interface RoutedCall {
+  version: SoapVersion;
+  operation: OperationName;
+  parameters: ReadonlyMap<string, string | null>;
 }
 
+/** The response to a routed call, and the operation's answer it was written from (for the call log). */
 export interface SoapReply {
-  status: number;
-  body: string;
+  response: AsmxResponse;
+  answer: CallAnswer<OperationName>;
 }
 
-export interface NodeSoapStack {
-  process(version: SoapVersion, operation: OperationName, parameters: Map<string, string | null>, call: SoapCall): Promise<SoapReply>;
+export interface SoapStack {
+  reply(call: RoutedCall, context: CallContext): Promise<SoapReply>;
+}
+
+export interface StackOptions {
+  wsdlXml: string;
+  /** The WSDL's service and binding names, under which node-soap keeps the ports. */
+  names: Config['wsdlNames'];
+  operations: OperationTable;
 }
 
 const ENDPOINT_PATH = '/Authentication.asmx';
 
-export interface StackOptions {
-  wsdlXml: string;
-  /** The WSDL's service and port names, under which node-soap looks the methods up. */
-  names: Config['wsdlNames'];
-  namespace: string;
-  operations: OperationTable;
-}
-
 /**
- * node-soap is the SOAP stack: it loads the WSDL, reads the operation's arguments, dispatches on SOAPAction
- * to the operation table and writes the response and fault envelopes. It is used serverless (processRequest),
- * one instance per SOAP version because its 1.2 switch is global, and it is handed a canonical envelope that
- * the ASMX routing rules in front have already validated: client bytes never reach its parser, which reads
- * parameters without regard to their namespace.
+ * node-soap is the SOAP stack, and this the one module that holds it: from the WSDL, each version's node-soap
+ * server writes the operation's response element (the WSDL's output message, as node-soap's own dispatch
+ * does for a document-style operation) and its envelope. The client's bytes were read once, by the strict
+ * envelope reader in front, and the parameters it bound go to the operation table as they are. A fault is
+ * written by the one fault writer, asmx-errors.ts, as for every other SOAP error.
  */
-export async function createNodeSoapStack(options: StackOptions): Promise<NodeSoapStack> {
-  const servers = {
-    '1.1': await createSoapServer(options, '1.1'),
-    '1.2': await createSoapServer(options, '1.2'),
+export async function createSoapStack(options: StackOptions): Promise<SoapStack> {
+  const writers: Record<SoapVersion, ResponseWriter> = {
+    '1.1': responseWriter(await createSoapServer(options, '1.1'), options, '1.1'),
+    '1.2': responseWriter(await createSoapServer(options, '1.2'), options, '1.2'),
   };
   return {
-    async process(version, operation, parameters, call) {
-      const xml = canonicalEnvelope(operation, options.operations.parameters(operation), parameters, options.namespace);
-      const reply = await servers[version].processRequest(xml, {
-        method: 'POST',
-        url: ENDPOINT_PATH,
-        headers: { soapaction: `"${options.namespace}${operation}"`, 'content-type': 'text/xml; charset=utf-8' },
-        connection: { call },
-      });
-      return { status: reply.statusCode, body: reply.body };
+    async reply({ version, operation, parameters }, context) {
+      const answer = await options.operations.invoke(operation, (name) => parameters.get(name) ?? null, context);
+      const response: AsmxResponse = answer.ok
+        ? { status: 200, contentType: SOAP_CONTENT_TYPE[version], body: writers[version](operation, answer.response), cacheControl: 'private, max-age=0' }
+        : errorResponse('soap', answer.fault, { version, routed: true });
+      return { response, answer };
     },
   };
 }
 
-/** One node-soap server for one SOAP version, set up as described below. */
-export async function createSoapServer(options: StackOptions, version: SoapVersion): Promise<soap.Server> {
-  const methods = Object.fromEntries(options.operations.names.map((operation) => [operation, methodFor(operation, version, options.operations)]));
+/**
+ * One node-soap server for one SOAP version (its 1.2 switch is one per server), serverless: it never reads a
+ * request, so it has no services to dispatch to.
+ */
+export async function createSoapServer(options: Pick<StackOptions, 'wsdlXml'>, version: SoapVersion): Promise<soap.Server> {
   const server = await new Promise<soap.Server>((resolve, reject) => {
     const created: soap.Server = soap.listen(null, {
       path: ENDPOINT_PATH,
       xml: options.wsdlXml,
-      services: { [options.names.service]: { [`${options.names.binding}Soap`]: methods } },
+      services: {},
       forceSoap12Headers: version === '1.2',
-      // We escape as ASMX does (&, < and > only); node-soap would also turn quotes into entities.
+      // We escape as ASMX does (&, < and > only); node-soap would also turn quotes and line ends into entities.
       escapeXML: false,
       useEmptyTag: true,
-      suppressStack: true,
-      returnFault: true,
-      enableChunkedEncoding: false,
       callback: (error: unknown) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(created)),
     });
   });
-  adjustWsdl(server);
+  // The envelope declares xsi and xsd as ASMX's does (node-soap declares the WSDL's prefixes).
+  internalsOf(server).wsdl.xmlnsInEnvelope = SCHEMA_NAMESPACES;
   return server;
 }
 
-interface NodeSoapMessage {
-  description(definitions: unknown): unknown;
+/**
+ * What node-soap keeps on its server beyond its typed API: its WSDL, and the envelope writer its own dispatch
+ * ends with. Pinned by test/bindings/soap/node-soap.test.ts, so that an upgrade that changes them fails there.
+ */
+export interface NodeSoapInternals {
+  wsdl: soap.WSDL;
+  _envelope(body: string, headers: string, includeTimestamp: boolean): string;
 }
 
-interface NodeSoapWsdl {
-  xmlnsInEnvelope?: unknown;
-  options?: Record<string, unknown>;
-  definitions?: { messages?: Record<string, NodeSoapMessage> };
+export function internalsOf(server: soap.Server): NodeSoapInternals {
+  const internals = server as unknown as Partial<NodeSoapInternals>;
+  if (!(internals.wsdl instanceof soap.WSDL) || typeof internals._envelope !== 'function') {
+    throw new Error('node-soap no longer keeps its WSDL on server.wsdl and its envelope writer in server._envelope');
+  }
+  return internals as NodeSoapInternals;
 }
 
-/** node-soap's WSDL object, which holds the settings below; pinned by test/bindings/soap/node-soap.test.ts. */
-export function wsdlOf(server: soap.Server): NodeSoapWsdl {
-  return (server as unknown as { wsdl: NodeSoapWsdl }).wsdl;
-}
+type ResponseWriter = (operation: OperationName, response: OperationResponse<OperationName>) => string;
 
 /**
- * What lives on node-soap's non-public server.wsdl:
- * - the envelope declares xsi and xsd as ASMX's does (node-soap declares the WSDL's prefixes);
- * - parameter text keeps its white space as ASMX reads it (soap.listen does not pass preserveWhitespace on);
- * - each message's schema description is built once: node-soap's reader rebuilds it from the WSDL for every
- *   request, though the WSDL never changes after start-up, and only reads it.
+ * The response envelope of an operation, written by node-soap as its _executeMethod writes a document-style
+ * operation's: the output element named and namespaced by the version's port in the WSDL, then the envelope.
+ * node-soap writes values as given (escapeXML is off): they are escaped here as ASMX escapes them.
  */
-function adjustWsdl(server: soap.Server): void {
-  const wsdl = wsdlOf(server);
-  const messages = wsdl.definitions?.messages;
-  if (typeof wsdl.xmlnsInEnvelope !== 'string' || typeof wsdl.options !== 'object' || typeof messages !== 'object') {
-    throw new Error('node-soap no longer keeps wsdl.xmlnsInEnvelope, wsdl.options and wsdl.definitions.messages on its server');
-  }
-  wsdl.xmlnsInEnvelope = SCHEMA_NAMESPACES;
-  wsdl.options.preserveWhitespace = true;
-  for (const message of Object.values(messages)) {
-    const described = message.description(wsdl.definitions);
-    message.description = () => described;
-  }
-}
-
-type SoapMethod = (args: Record<string, unknown> | undefined, callback: unknown, headers: unknown, req: { connection: { call: SoapCall } }) => Promise<unknown>;
-
-/** The operation's method as node-soap calls it: its arguments to the operation table, its answer back. */
-function methodFor(operation: OperationName, version: SoapVersion, operations: OperationTable): SoapMethod {
-  return async (args, _callback, _headers, req) => {
-    const call = req.connection.call;
-    const answer = await operations.invoke(operation, (name) => {
-      const value = args?.[name];
-      return typeof value === 'string' ? value : null;
-    }, call.context);
-    call.answer = answer;
-    if (!answer.ok) throw { Fault: faultObject(version, soapFault(answer.fault)) };
-    // node-soap writes values as given (escapeXML is off): escape them as ASMX does.
-    return Object.fromEntries(Object.entries(answer.response).map(([name, value]) => [name, typeof value === 'string' ? escapeXmlText(value) : value]));
+function responseWriter(server: soap.Server, options: StackOptions, version: SoapVersion): ResponseWriter {
+  const internals = internalsOf(server);
+  const { service, binding: bindingName } = options.names;
+  const port = `${bindingName}${version === '1.1' ? 'Soap' : 'Soap12'}`;
+  const binding = internals.wsdl.definitions.services[service]?.ports[port]?.binding;
+  if (!binding) throw new Error(`node-soap found no port ${port} of service ${service} in the WSDL`);
+  const outputs = new Map(
+    options.operations.names.map((operation) => {
+      const element = binding.methods[operation]?.output;
+      const name = binding.topElements?.[operation]?.outputName;
+      if (!element || !name) throw new Error(`node-soap found no output element for ${operation} in the WSDL`);
+      return [operation, { name, prefix: element.targetNSAlias ?? '', namespace: element.targetNamespace }];
+    }),
+  );
+  return (operation, response) => {
+    const output = outputs.get(operation);
+    if (!output) throw new Error(`${operation} is not offered`);
+    const escaped = Object.fromEntries(Object.entries(response).map(([name, value]: [string, string | null]) => [name, value === null ? null : escapeXmlText(value)]));
+    const body: string = internals.wsdl.objectToDocumentXML(output.name, escaped, output.prefix, output.namespace);
+    return internals._envelope(body, '', false);
   };
-}
-
-/** node-soap's object form of a fault, as ASMX sends it. */
-function faultObject(version: SoapVersion, fault: { role: keyof typeof FAULT_CODE; text: string; detail: boolean }): Record<string, unknown> {
-  const code = FAULT_CODE[fault.role][version];
-  if (version === '1.1') return { faultcode: code, faultstring: escapeXmlText(fault.text), ...(fault.detail ? { detail: '' } : {}), statusCode: 500 };
-  return {
-    Code: { Value: code },
-    // node-soap escapes a $value itself, even with escapeXML off; our fault texts hold no quotes.
-    Reason: { Text: { attributes: { 'xml:lang': 'en' }, $value: fault.text } },
-    ...(fault.detail ? { Detail: '' } : {}),
-    statusCode: 500,
-  };
-}
-
-/**
- * The validated call as a minimal envelope of the operation's declared parameters; a null or unbound one is
- * left out, which node-soap reads as absent.
- */
-function canonicalEnvelope(operation: OperationName, declared: readonly string[], bound: Map<string, string | null>, namespace: string): string {
-  let elements = '';
-  for (const name of declared) {
-    const value = bound.get(name);
-    if (value !== undefined && value !== null) elements += `<t:${name}>${escapeXmlText(value)}</t:${name}>`;
-  }
-  return `<s:Envelope xmlns:s="${ENVELOPE_NS['1.1']}"><s:Body><t:${operation} xmlns:t="${escapeXmlAttribute(namespace)}">${elements}</t:${operation}></s:Body></s:Envelope>`;
 }

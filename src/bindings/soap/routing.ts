@@ -7,22 +7,23 @@ import type { EnvelopeReading } from './envelope-reader.js';
 import { ENVELOPE_NS, versionOfEnvelope, type SoapVersion } from './protocol.js';
 
 /**
- * A request ASMX refuses before invoking anything: the error, the SOAP version it is answered in, and whether
- * an operation had been chosen first (which changes only ASMX's Cache-Control).
+ * A request ASMX refuses before invoking anything: the error, the SOAP version it is answered in, and the
+ * operation chosen before it was refused, if one was (for the call log and metrics; a fault after it is sent as
+ * a result, never cached).
  */
 export interface Refusal {
   error: AsmxError<ErrorOf<'soap'>>;
   version: SoapVersion;
-  routed: boolean;
+  operation: OperationName | undefined;
 }
 
 export type Route =
   | { ok: true; version: SoapVersion; operation: OperationName; parameters: Map<string, string | null> }
   | { ok: false; refusal: Refusal };
 
-const refuse = (version: SoapVersion, code: ErrorOf<'soap'>, args: string[] = [], routed = false): Route => ({
+const refuse = (version: SoapVersion, code: ErrorOf<'soap'>, args: string[] = [], operation?: OperationName): Route => ({
   ok: false,
-  refusal: { error: { code, args }, version, routed },
+  refusal: { error: { code, args }, version, operation },
 });
 
 export interface RequestShape {
@@ -82,18 +83,18 @@ export function routeSoapRequest(shape: RequestShape, soapAction: string | undef
   }
 
   const mediaTypeFits = shape.mediaType === 'text/xml' || (version === '1.2' && shape.mediaType === 'application/soap+xml');
-  if (!mediaTypeFits) return refuse(version, 'UNSUPPORTED_MEDIA_TYPE');
-  if (reading.routingError !== null || reading.readingError) return refuse(version, 'MALFORMED_XML');
+  if (!mediaTypeFits) return refuse(version, 'UNSUPPORTED_MEDIA_TYPE', [], operation);
+  if (reading.routingError !== null || reading.readingError) return refuse(version, 'MALFORMED_XML', [], operation);
   if (!envelope) {
-    if (reading.root?.local === 'Envelope') return refuse(version, 'VERSION_MISMATCH', [reading.root.ns, ENVELOPE_NS[version]], true);
-    return refuse(version, 'ENVELOPE_MISSING', [], true);
+    if (reading.root?.local === 'Envelope') return refuse(version, 'VERSION_MISMATCH', [reading.root.ns, ENVELOPE_NS[version]], operation);
+    return refuse(version, 'ENVELOPE_MISSING', [], operation);
   }
-  if (!reading.hasBody) return refuse(version, 'BODY_MISSING', [], true);
+  if (!reading.hasBody) return refuse(version, 'BODY_MISSING', [], operation);
   const header = reading.mustUnderstand[0];
-  if (header !== undefined) return refuse(version, 'MUST_UNDERSTAND', [header], true);
+  if (header !== undefined) return refuse(version, 'MUST_UNDERSTAND', [header], operation);
   const parameters = bindParameters(reading, operation, operations.namespace);
   // XmlSerializer cannot read a string parameter that holds elements: an XML reading error.
-  if (parameters === null) return refuse(version, 'MALFORMED_XML');
+  if (parameters === null) return refuse(version, 'MALFORMED_XML', [], operation);
   return { ok: true, version, operation, parameters };
 }
 

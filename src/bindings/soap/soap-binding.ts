@@ -8,14 +8,14 @@ import { callResult, type BindingName, type CallLogger, type CallResult } from '
 import type { OperationTable } from '../operations.js';
 import { decodeXmlBody } from './decode-body.js';
 import { readEnvelope, type EnvelopeReading } from './envelope-reader.js';
-import type { NodeSoapStack, SoapCall } from './node-soap.js';
+import type { SoapStack } from './node-soap.js';
 import { soapOperations } from './operations.js';
-import { SOAP_CONTENT_TYPE, type SoapVersion } from './protocol.js';
+import type { SoapVersion } from './protocol.js';
 import { requestShape, routeSoapRequest } from './routing.js';
 
 export interface SoapBindingDeps {
   config: Config;
-  stack: NodeSoapStack;
+  stack: SoapStack;
   operations: OperationTable;
   logCall: CallLogger;
 }
@@ -34,8 +34,9 @@ const undecodable = (): EnvelopeReading => ({
 });
 
 /**
- * POST to the .asmx itself, its body read raw by body-parser: SOAP 1.1 and 1.2, told apart and routed by
- * ASMX's rules, then run through node-soap, which calls the operation table.
+ * POST to the .asmx itself, its body read raw by body-parser: SOAP 1.1 and 1.2, read once by the strict
+ * envelope reader, told apart and routed by ASMX's rules, then answered by the SOAP stack (node-soap.ts),
+ * which calls the operation table and writes the reply.
  */
 export function createSoapBinding(deps: SoapBindingDeps) {
   const operations = soapOperations(deps.config.soapNamespace, deps.operations.names);
@@ -59,10 +60,10 @@ export function createSoapBinding(deps: SoapBindingDeps) {
     const route = routeSoapRequest(shape, Array.isArray(soapAction) ? soapAction[0] : soapAction, reading, operations);
 
     if (!route.ok) {
-      const { error, version, routed } = route.refusal;
-      const response = errorResponse('soap', error, { version, routed });
+      const { error, version, operation } = route.refusal;
+      const response = errorResponse('soap', error, { version, routed: operation !== undefined });
       sendAsmx(res, response);
-      return finish(bindingOf(version), undefined, response.status, { refused: error.code });
+      return finish(bindingOf(version), operation, response.status, { refused: error.code });
     }
     const { version, operation } = route;
     if (!enabled[version]) {
@@ -70,16 +71,9 @@ export function createSoapBinding(deps: SoapBindingDeps) {
       return finish(bindingOf(version), operation, 500, { refused: 'SOAP_DISABLED' });
     }
 
-    const call: SoapCall = { context: { clientAddress: client, cookieDomain: () => sessionCookieDomain(req, deps.config) } };
-    const reply = await deps.stack.process(version, operation, route.parameters, call);
-    const retryAfterSeconds = call.answer?.ok === false ? call.answer.fault.retryAfterSeconds : undefined;
-    sendAsmx(res, {
-      status: reply.status,
-      contentType: SOAP_CONTENT_TYPE[version],
-      body: reply.body,
-      cacheControl: 'private, max-age=0',
-      ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
-    });
-    finish(bindingOf(version), operation, reply.status, call.answer ? callResult(call.answer) : { fault: 'INTERNAL_ERROR', error: 'node-soap did not call the operation' });
+    const context = { clientAddress: client, cookieDomain: () => sessionCookieDomain(req, deps.config) };
+    const { response, answer } = await deps.stack.reply(route, context);
+    sendAsmx(res, response);
+    finish(bindingOf(version), operation, response.status, callResult(answer));
   };
 }

@@ -1,18 +1,18 @@
-import { randomBytes } from 'node:crypto';
 import { parseStringPromise } from 'xml2js';
 import { createResultRenderer, type ResultRenderer } from '../../../src/bindings/result/formats.js';
-import { IN_BAND_ERRORS, inBandError } from '../../../src/bindings/result/in-band-errors.js';
+import { errorText } from '../../../src/bindings/asmx-errors.js';
+import { ERRORS, type InBandCode } from '../../../src/bindings/errors/catalogue.js';
+import { inBandError } from '../../../src/bindings/result/in-band-errors.js';
 import { escapeXmlAttribute, escapeXmlText } from '../../../src/bindings/xml-text.js';
 import { loadConfig } from '../../../src/config/config.js';
 import { JSON_FIELD_NAMES } from '../../../src/config/result-fields.js';
 import type { Outcome, Refusal, SessionCredentials } from '../../../src/service/authentication.js';
-import { createServices } from '../../../src/service/index.js';
 import { hashPassword } from '../../../src/service/passwords.js';
 import type { NotSignedInReason } from '../../../src/service/sessions.js';
 import type { OperationName } from '../../../src/service/wsdl-types.js';
 import type { MemberAttributes, MemberRow } from '../../../src/store/store.js';
 import { callContext } from '../../helpers/call-context.js';
-import { tempSqliteStore } from '../../helpers/temp-store.js';
+import { tempServices } from '../../helpers/test-services.js';
 
 const DECLARATION = '<?xml version="1.0" encoding="UTF-16"?>';
 /** The operations that check a session, and those that check a username and password. */
@@ -81,11 +81,12 @@ function sessionEnded(m: MemberRow = member()): Outcome {
   return { operation: 'DeleteUserSession', caller: 'shop', kind: 'session-ended', member: m };
 }
 
-/** The in-band error a refusal is reported with. */
+/** The in-band error a refusal is reported with: its number and description. */
 function errorOf(operation: OperationName, refusal: Refusal) {
   const outcome = refused(operation, refusal);
   if (outcome.kind !== 'refused') throw new Error('not a refusal');
-  return inBandError(outcome);
+  const error = inBandError(outcome);
+  return { number: ERRORS[error.code].number, description: errorText(error) };
 }
 
 interface ParsedIBridge {
@@ -274,15 +275,14 @@ describe('ibridge', () => {
   });
 
   it('keeps the documented numbers and descriptions stable, one number per error', () => {
-    expect(IN_BAND_ERRORS).toMatchObject({
-      tokenNotSignedIn: { number: 1001, description: 'Invalid token: no live session has this token' },
-      cookieNotSignedIn: { number: 1002, description: 'Invalid login cookie: no live session token was issued for this cookie and domain' },
-      sessionNotDeleted: { number: 1003, description: 'Invalid token: no live session has this token to delete' },
-      invalidCredentials: { number: 1004, description: 'Invalid username or password' },
-      // The vendor's own number and text (with its capital A and full stop), which partner code matches.
-      secondFactorRequired: { number: 16000, description: 'Multi factor Authenticator token is required.' },
-    });
-    expect(IN_BAND_ERRORS.locked(840)).toEqual({
+    const described = (code: InBandCode, ...args: string[]) => ({ number: ERRORS[code].number, description: errorText({ code, args }) });
+    expect(described('TOKEN_NOT_SIGNED_IN')).toEqual({ number: 1001, description: 'Invalid token: no live session has this token' });
+    expect(described('COOKIE_NOT_SIGNED_IN')).toEqual({ number: 1002, description: 'Invalid login cookie: no live session token was issued for this cookie and domain' });
+    expect(described('SESSION_NOT_DELETED')).toEqual({ number: 1003, description: 'Invalid token: no live session has this token to delete' });
+    expect(described('INVALID_CREDENTIALS')).toEqual({ number: 1004, description: 'Invalid username or password' });
+    // The vendor's own number and text (with its capital A and full stop), which partner code matches.
+    expect(described('SECOND_FACTOR_REQUIRED')).toEqual({ number: 16000, description: 'Multi factor Authenticator token is required.' });
+    expect(described('LOCKED', '840')).toEqual({
       number: 1005,
       description: 'Sign-in is locked after repeated failures for this account or address; try again in 840 seconds',
     });
@@ -528,10 +528,7 @@ describe('plain', () => {
 
 describe('through the services', () => {
   const services = async () => {
-    const { store, cleanup } = await tempSqliteStore();
-    const created = createServices({
-      store,
-      secretKey: randomBytes(32),
+    const { services: created, cleanup } = await tempServices({
       session: { absoluteTimeoutSeconds: 3600, idleTimeoutSeconds: 600, slidingIdle: true },
       clock: () => Date.UTC(2026, 0, 1),
     });

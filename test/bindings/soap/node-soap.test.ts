@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import soap from 'soap';
 import type { CallAnswer, OperationTable } from '../../../src/bindings/operations.js';
-import { createNodeSoapStack, createSoapServer, wsdlOf, type NodeSoapStack, type StackOptions } from '../../../src/bindings/soap/node-soap.js';
+import { createSoapServer, createSoapStack, internalsOf, type SoapStack, type StackOptions } from '../../../src/bindings/soap/node-soap.js';
 import { createWsdlDocument } from '../../../src/bindings/discovery/wsdl-document.js';
 import { loadConfig, type Config } from '../../../src/config/config.js';
 import { OPERATION_PARAMETERS, type OperationName } from '../../../src/service/wsdl-types.js';
@@ -30,100 +30,106 @@ const result = (text: string) => (operation: OperationName) =>
 const optionsFor = (config: Config): StackOptions => ({
   wsdlXml: createWsdlDocument(config).render('http://localhost/Authentication.asmx'),
   names: config.wsdlNames,
-  namespace: config.soapNamespace,
   operations: stubTable(config),
 });
 const stackOptions = optionsFor(loadConfig({ SOAP_NAMESPACE: REFERENCE.namespace }));
-const call = () => ({ context: callContext('127.0.0.1') });
+const context = callContext('127.0.0.1');
+const ENVELOPE_START = {
+  '1.1': '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body>',
+  '1.2': '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://www.w3.org/2003/05/soap-envelope" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body>',
+};
 
 /**
  * Pins what src/bindings/soap/node-soap.ts relies on in node-soap beyond its documented API, so that an
- * upgrade that changes it fails here rather than on the wire.
+ * upgrade that changes it fails here rather than on the wire, and that a call passes node-soap once.
  */
 describe('node-soap as we use it', () => {
-  let stack: NodeSoapStack;
+  let stack: SoapStack;
   beforeAll(async () => {
-    stack = await createNodeSoapStack(stackOptions);
+    stack = await createSoapStack(stackOptions);
   });
   beforeEach(() => {
     seen.length = 0;
   });
-  const params = new Map([['securityPassword', 'pw'], ['token', 't']]);
+  const parameters = new Map([['securityPassword', 'pw'], ['token', 't']]);
 
-  test('the envelope declares soap, xsi and xsd only (wsdl.xmlnsInEnvelope is still where node-soap keeps them)', async () => {
+  test.each(['1.1', '1.2'] as const)('SOAP %s: the envelope is the version\'s and declares soap, xsi and xsd only (wsdl.xmlnsInEnvelope is still where node-soap keeps them)', async (version) => {
     answer = result('x');
-    const reply = await stack.process('1.1', 'AuthenticateToken', params, call());
-    expect(reply.body.startsWith('<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body>')).toBe(true);
+    const { response } = await stack.reply({ version, operation: 'AuthenticateToken', parameters }, context);
+    expect(response).toEqual({
+      status: 200,
+      contentType: version === '1.1' ? 'text/xml; charset=utf-8' : 'application/soap+xml; charset=utf-8',
+      cacheControl: 'private, max-age=0',
+      body: `${ENVELOPE_START[version]}<AuthenticateTokenResponse xmlns="${REFERENCE.namespace}"><AuthenticateTokenResult>x</AuthenticateTokenResult></AuthenticateTokenResponse></soap:Body></soap:Envelope>`,
+    });
   });
 
-  test('escapeXML off: the result text is written as we escaped it, quotes included', async () => {
-    answer = result(`<?xml version="1.0" encoding="utf-16"?><a b='c'/>`);
-    const reply = await stack.process('1.1', 'AuthenticateToken', params, call());
-    expect(reply.body).toContain(`<AuthenticateTokenResult>&lt;?xml version="1.0" encoding="utf-16"?&gt;&lt;a b='c'/&gt;</AuthenticateTokenResult>`);
+  test('escapeXML off: the result text is written as we escaped it, quotes and line ends included', async () => {
+    answer = result(`<?xml version="1.0" encoding="utf-16"?><a b='c'/>\n`);
+    const { response } = await stack.reply({ version: '1.1', operation: 'AuthenticateToken', parameters }, context);
+    expect(response.body).toContain(`<AuthenticateTokenResult>&lt;?xml version="1.0" encoding="utf-16"?&gt;&lt;a b='c'/&gt;\n</AuthenticateTokenResult>`);
   });
 
   test('useEmptyTag: an empty result is a present, self-closing element', async () => {
     answer = result('');
-    const reply = await stack.process('1.2', 'AuthenticateCookie', params, call());
-    expect(reply.body).toContain('<AuthenticateCookieResponse xmlns="http://membership.example.org/webservices/"><AuthenticateCookieResult /></AuthenticateCookieResponse>');
+    const { response } = await stack.reply({ version: '1.2', operation: 'AuthenticateCookie', parameters }, context);
+    expect(response.body).toContain('<AuthenticateCookieResponse xmlns="http://membership.example.org/webservices/"><AuthenticateCookieResult /></AuthenticateCookieResponse>');
   });
 
-  test('a fault carries its statusCode and the SOAP 1.2 Text keeps its xml:lang attribute', async () => {
-    answer = () => ({ ok: false, fault: { code: 'INVALID_SECURITY_PASSWORD', args: ['Invalid security password'] } });
-    const soapCall = call();
-    const reply = await stack.process('1.2', 'AuthenticateToken', params, soapCall);
-    expect(reply.status).toBe(500);
-    expect(reply.body).toContain('<soap:Reason><soap:Text xml:lang="en">Server was unable to process request. ---&gt; Invalid security password</soap:Text></soap:Reason><soap:Detail /></soap:Fault>');
-    expect(soapCall).toMatchObject({ answer: { ok: false } });
+  test('a fault is written by the one fault writer and comes back with the answer it was written from', async () => {
+    answer = () => ({ ok: false, fault: { code: 'CALLER_THROTTLED', args: ['Too many attempts'], retryAfterSeconds: 900 } });
+    const reply = await stack.reply({ version: '1.2', operation: 'AuthenticateToken', parameters }, context);
+    expect(reply.answer).toEqual({ ok: false, fault: { code: 'CALLER_THROTTLED', args: ['Too many attempts'], retryAfterSeconds: 900 } });
+    expect(reply.response).toEqual({
+      status: 500,
+      contentType: 'application/soap+xml; charset=utf-8',
+      cacheControl: 'private, max-age=0',
+      retryAfterSeconds: 900,
+      body: `${ENVELOPE_START['1.2']}<soap:Fault><soap:Code><soap:Value>soap:Receiver</soap:Value></soap:Code><soap:Reason><soap:Text xml:lang="en">Server was unable to process request. ---&gt; Too many attempts</soap:Text></soap:Reason><soap:Detail /></soap:Fault></soap:Body></soap:Envelope>`,
+    });
   });
 
-  test('the call reaches the operation table through the serverless request connection, with the declared arguments only', async () => {
+  test('the bound parameters reach the operation table as they are: text, white space, empty and absent', async () => {
     answer = result('');
-    const bound = new Map([['securityPassword', 'a&b'], ['loginCookie', null], ['cookieDomain', ''], ['extra', 'x']]);
-    await stack.process('1.1', 'AuthenticateCookie', bound, call());
-    expect(seen).toEqual([{ securityPassword: 'a&b', loginCookie: null, cookieDomain: '' }]);
+    const bound = new Map([['securityPassword', ' a&b '], ['loginCookie', null], ['cookieDomain', '\n  ']]);
+    await stack.reply({ version: '1.1', operation: 'AuthenticateCookie', parameters: bound }, context);
+    expect(seen).toEqual([{ securityPassword: ' a&b ', loginCookie: null, cookieDomain: '\n  ' }]);
+    await stack.reply({ version: '1.1', operation: 'AuthenticateToken', parameters: new Map([['token', '']]) }, context);
+    expect(seen[1]).toEqual({ securityPassword: null, token: '' });
   });
 
-  test('preserveWhitespace reaches the parser: white space around and inside values is kept', async () => {
-    answer = result('');
-    await stack.process('1.1', 'AuthenticateToken', new Map([['securityPassword', ' pw '], ['token', '\n  ']]), call());
-    expect(seen).toEqual([{ securityPassword: ' pw ', token: '\n  ' }]);
+  test('node-soap parses nothing: the client bytes were read once, by the envelope reader in front', async () => {
+    const parse = jest.spyOn(soap.WSDL.prototype, 'xmlToObject');
+    try {
+      answer = result('x');
+      await stack.reply({ version: '1.1', operation: 'AuthenticateToken', parameters }, context);
+      await stack.reply({ version: '1.2', operation: 'AuthenticateToken', parameters }, context);
+      expect(parse).not.toHaveBeenCalled();
+      expect(seen).toHaveLength(2);
+    } finally {
+      parse.mockRestore();
+    }
   });
 
   test.each<[string, OperationName]>([
     ['isgweb', 'Login'],
     ['crm4m', 'ValidateUser'],
-  ])("finds the methods under the WSDL's own service and port names (PROFILE=%s, %s)", async (profile, operation) => {
-    const profiledStack = await createNodeSoapStack(optionsFor(loadConfig({ PROFILE: profile })));
+  ])("finds the output elements under the WSDL's own service and binding names (PROFILE=%s, %s)", async (profile, operation) => {
+    const profiledStack = await createSoapStack(optionsFor(loadConfig({ PROFILE: profile })));
     answer = result('x');
-    const parameters = new Map(OPERATION_PARAMETERS[operation].map((name): [string, string] => [name, `${name}-value`]));
-    const reply = await profiledStack.process('1.1', operation, parameters, call());
-    expect(reply.status).toBe(200);
-    expect(reply.body).toContain(`<${operation}Result>x</${operation}Result>`);
-    expect(seen).toEqual([Object.fromEntries(parameters)]);
+    const bound = new Map(OPERATION_PARAMETERS[operation].map((name): [string, string] => [name, `${name}-value`]));
+    for (const version of ['1.1', '1.2'] as const) {
+      const { response } = await profiledStack.reply({ version, operation, parameters: bound }, context);
+      expect(response.status).toBe(200);
+      expect(response.body).toContain(`<${operation}Result>x</${operation}Result>`);
+    }
+    expect(seen).toEqual([Object.fromEntries(bound), Object.fromEntries(bound)]);
   });
 
-  test('schema descriptions are built once at start-up: a request rebuilds none (definitions.messages is still where node-soap keeps them)', async () => {
-    const server = await createSoapServer(stackOptions, '1.1');
-    const wsdl = wsdlOf(server);
-    const messages = Object.values(wsdl.definitions?.messages ?? {});
-    expect(messages.length).toBeGreaterThanOrEqual(4);
-    for (const message of messages) expect(message.description(wsdl.definitions)).toBe(message.description(wsdl.definitions));
-    // The element each message describes: node-soap's own description of it must not run during a request.
-    const element = (messages[0] as unknown as { element: object }).element;
-    const prototype = Object.getPrototypeOf(element) as { description: (...args: unknown[]) => unknown };
-    const described = jest.spyOn(prototype, 'description');
-    try {
-      answer = result('x');
-      const reply = await server.processRequest(
-        `<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body><t:AuthenticateToken xmlns:t="${REFERENCE.namespace}"><t:token>a</t:token></t:AuthenticateToken></s:Body></s:Envelope>`,
-        { headers: { soapaction: `"${REFERENCE.namespace}AuthenticateToken"` }, connection: { call: call() } } as never,
-      );
-      expect(reply.body).toContain('<AuthenticateTokenResult>x</AuthenticateTokenResult>');
-      expect(described).not.toHaveBeenCalled();
-    } finally {
-      described.mockRestore();
-    }
+  test('its server keeps the WSDL on server.wsdl and the envelope writer its dispatch ends with in server._envelope', async () => {
+    const internals = internalsOf(await createSoapServer(stackOptions, '1.2'));
+    expect(internals.wsdl).toBeInstanceOf(soap.WSDL);
+    expect(internals._envelope('<x />', '', false)).toBe(`${ENVELOPE_START['1.2']}<x /></soap:Body></soap:Envelope>`);
   });
 });
 
