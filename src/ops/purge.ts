@@ -74,11 +74,11 @@ export interface PurgeOptions {
 /**
  * Deletes ended sessions and stale throttle records in the background, every `intervalMs`. The next run is
  * scheduled when the previous one has finished, so runs never overlap; the timer is unref'd, so it never
- * keeps the process alive. Each purge deletes in batches until a batch comes back short: with the synchronous
- * SQLite driver each batch is sized to hold the event loop about 10 ms and is followed by a pause as long, so a
- * request waits for one batch at most, never for the whole purge; PostgreSQL deletes 1,000 rows per statement,
- * each awaited like any query. Every
- * instance sharing a store purges; the deletes are idempotent, so that costs nothing but a query.
+ * keeps the process alive. The store paces each purge, in one place for every dialect (src/store/sql/purge.ts):
+ * it deletes in batches sized to take about 10 ms, each followed by a pause as long, until a batch comes back
+ * short, so that a request waits for one batch at most (on SQLite, whose calls hold the event loop), never for
+ * the whole purge. Every instance sharing a store purges; the deletes are idempotent, so that costs nothing but
+ * a query.
  */
 export function startPurge(options: PurgeOptions): PurgeScheduler {
   const clock = options.clock ?? (() => Date.now());

@@ -1,4 +1,4 @@
-import type { MemberRow, SessionRow, Store } from '../../src/store/store.js';
+import { StoreConflictError, type MemberRow, type SessionRow, type Store } from '../../src/store/store.js';
 
 /** The member the SQLite and PostgreSQL suites create, reopen and migrate around. */
 export const ADA: MemberRow = {
@@ -98,4 +98,64 @@ export async function expectReadAnsweredDuringPurge(store: Store): Promise<void>
   expect(await purge).toBe(20_000);
   expect(order).toEqual(['read', 'purge']);
   expect(await store.listSessions()).toEqual([]);
+}
+
+/**
+ * A write made while a transaction of the store is open is no part of it: it is kept when the transaction rolls
+ * back (ADA must be stored). On SQLite's one connection, the call's statement would otherwise run inside the
+ * transaction, between two of its statements, and go with it.
+ */
+export async function expectWriteKeptBesideRolledBackTransaction(store: Store): Promise<void> {
+  const [stored, listed, beside] = adaSessions(3, ADA.createdAt + 3_600_000) as [SessionRow, SessionRow, SessionRow];
+  await store.createSession(stored);
+  // The list's second session takes the stored one's token hash: the first is inserted, then the list rolls back.
+  const failing = store.createSessions([listed, { ...listed, id: 'repeat', cookieHash: 'repeat', tokenHash: stored.tokenHash }]);
+  const write = store.createSession(beside);
+  await expect(failing).rejects.toThrow(StoreConflictError);
+  await write;
+  expect((await store.listSessions()).map((session) => session.id)).toEqual([stored.id, beside.id].sort());
+}
+
+/**
+ * Transactions, failing ones among them, and single writes, all started at once (ADA must be stored): each that
+ * succeeds takes effect whole, each that fails leaves nothing, and none of them runs inside another.
+ */
+export async function expectConcurrentWritesKept(store: Store): Promise<void> {
+  const HOUR = 3_600_000;
+  const sessions = adaSessions(60, ADA.createdAt + HOUR);
+  const lists = Array.from({ length: 6 }, (_, index) => sessions.slice(index * 10, index * 10 + 8));
+  const singles = sessions.filter((_, index) => index % 10 >= 8);
+  // A list that repeats its first session's id: its transaction rolls back.
+  const failingLists = Array.from({ length: 3 }, (_, index) => {
+    const list = adaSessions(4, ADA.createdAt + HOUR).map((session) => ({
+      ...session,
+      id: `failing-${index}-${session.id}`,
+      cookieHash: `failing-${index}-${session.cookieHash}`,
+      tokenHash: `failing-${index}-${session.tokenHash}`,
+    }));
+    return [...list, { ...list[0]!, cookieHash: `failing-${index}-repeat`, tokenHash: `failing-${index}-repeat` }];
+  });
+  const results = await Promise.allSettled(
+    lists.flatMap((list, index) => [
+      store.createSessions(list),
+      store.createSession(singles[2 * index]!),
+      ...(index < failingLists.length ? [store.createSessions(failingLists[index]!)] : []),
+      store.createSession(singles[2 * index + 1]!),
+    ]),
+  );
+  expect(results.filter((result) => result.status === 'rejected')).toHaveLength(failingLists.length);
+  expect((await store.listSessions()).map((session) => session.id).sort()).toEqual(sessions.map((session) => session.id).sort());
+
+  const seenAt = ADA.createdAt + 60_000;
+  const revokedAt = ADA.createdAt + 120_000;
+  await Promise.all(
+    lists.flatMap((list, index) => [
+      store.touchSessions(list.map((session) => ({ id: session.id, lastSeenAt: seenAt }))),
+      store.revokeSession(singles[2 * index]!.id, revokedAt),
+      store.revokeSession(singles[2 * index + 1]!.id, revokedAt),
+    ]),
+  );
+  const stored = new Map((await store.listSessions()).map((session) => [session.id, session]));
+  for (const session of lists.flat()) expect(stored.get(session.id)).toMatchObject({ lastSeenAt: seenAt, revokedAt: null });
+  for (const session of singles) expect(stored.get(session.id)).toMatchObject({ lastSeenAt: ADA.createdAt, revokedAt });
 }

@@ -10,7 +10,15 @@ import { MIGRATIONS, migrate } from '../../src/store/postgres/migrations.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { adminQuery, createTestSchema, describeWithPostgres, POSTGRES_TEST_URL, tempPostgresStore } from '../helpers/postgres.js';
 import { storeContract } from './contract.js';
-import { ADA, adaSessions, expectReadAnsweredDuringPurge, expectUpgradedAda, expectUpgradedWithSecondFactors } from './fixtures.js';
+import {
+  ADA,
+  adaSessions,
+  expectConcurrentWritesKept,
+  expectReadAnsweredDuringPurge,
+  expectUpgradedAda,
+  expectUpgradedWithSecondFactors,
+  expectWriteKeptBesideRolledBackTransaction,
+} from './fixtures.js';
 
 const LATEST = Math.max(...MIGRATIONS.map((m) => m.version));
 
@@ -280,6 +288,37 @@ describeWithPostgres('PostgresStore', () => {
 
     afterEach(async () => {
       await temp.cleanup();
+    });
+
+    test('a write made while a transaction is open is no part of it: the transaction has a connection of its own', async () => {
+      await temp.store.createMember(ADA);
+      await expectWriteKeptBesideRolledBackTransaction(temp.store);
+    });
+
+    test('transactions and single writes started at once all take effect, each whole, and the failing ones leave nothing', async () => {
+      await temp.store.createMember(ADA);
+      await expectConcurrentWritesKept(temp.store);
+    });
+
+    test('two instances moving the same sessions in opposite orders at once wait for each other rather than deadlock', async () => {
+      const t0 = ADA.createdAt;
+      await temp.store.createMember(ADA);
+      const sessions = adaSessions(200, t0 + 3_600_000);
+      await temp.store.createSessions(sessions);
+      const other = new PostgresStore({ connectionString: POSTGRES_TEST_URL, schema: temp.schema });
+      try {
+        for (let round = 1; round <= 10; round += 1) {
+          const touches = sessions.map((session, index) => ({ id: session.id, lastSeenAt: t0 + round * 1000 + index }));
+          await Promise.all([
+            ...Array.from({ length: 4 }, () => temp.store.touchSessions(touches)),
+            ...Array.from({ length: 4 }, () => other.touchSessions([...touches].reverse())),
+          ]);
+        }
+      } finally {
+        await other.close();
+      }
+      const lastSeen = new Map((await temp.store.listSessions()).map((session) => [session.id, session.lastSeenAt]));
+      expect(sessions.map((session) => lastSeen.get(session.id))).toEqual(sessions.map((_, index) => t0 + 10_000 + index));
     });
 
     test('ids and epoch milliseconds come back as numbers', async () => {

@@ -9,7 +9,14 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { queryPlan, recordSqliteStatements, scannedTables } from '../helpers/sqlite-statements.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 import { storeContract } from './contract.js';
-import { ADA, expectReadAnsweredDuringPurge, expectUpgradedAda, expectUpgradedWithSecondFactors } from './fixtures.js';
+import {
+  ADA,
+  expectConcurrentWritesKept,
+  expectReadAnsweredDuringPurge,
+  expectUpgradedAda,
+  expectUpgradedWithSecondFactors,
+  expectWriteKeptBesideRolledBackTransaction,
+} from './fixtures.js';
 
 let dir: string;
 let files = 0;
@@ -104,6 +111,28 @@ describe('SqliteStore', () => {
     await store.createMember(ADA);
     expect(await store.listMembers()).toEqual([ADA]);
     await store.close();
+  });
+});
+
+describe('transactions on the one connection', () => {
+  let store: SqliteStore;
+
+  beforeEach(async () => {
+    store = new SqliteStore(`${freshPath('transactions')}.sqlite`);
+    await store.migrate();
+    await store.createMember(ADA);
+  });
+
+  afterEach(async () => {
+    await store.close();
+  });
+
+  test('a write made while a transaction is open waits for its end: it is kept when the transaction rolls back', async () => {
+    await expectWriteKeptBesideRolledBackTransaction(store);
+  });
+
+  test('transactions and single writes started at once all take effect, each whole, and the failing ones leave nothing', async () => {
+    await expectConcurrentWritesKept(store);
   });
 });
 

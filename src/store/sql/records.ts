@@ -12,27 +12,26 @@ import type {
   SessionRow,
   SessionWithMember,
   ThrottleRow,
-} from './store.js';
+} from '../store.js';
 
 /**
- * What the SQL stores share: the rows as the drivers return them (snake_case columns), the column lists, and
- * the mapping between those rows and the domain rows of store.ts. Each store keeps only its dialect's SQL and
- * its driver calls.
+ * The rows as the drivers return them (snake_case columns), the column lists, and the mapping between those rows
+ * and the domain rows of store.ts, in values as the statements take them and back.
  */
 
 /** How a driver returns a flag column: SQLite as 0 or 1, PostgreSQL as a boolean. */
 export type Flag = number | boolean;
 
-/** A store's conversion between its flag columns and booleans. */
-export interface FlagCodec<F extends Flag> {
-  readonly toBoolean: (flag: F) => boolean;
-  readonly fromBoolean: (value: boolean) => F;
+/** A dialect's conversion between its flag columns and booleans. */
+export interface FlagCodec {
+  readonly toBoolean: (flag: Flag) => boolean;
+  readonly fromBoolean: (value: boolean) => Flag;
 }
 
-export interface CallerRecord<F extends Flag> {
+export interface CallerRecord {
   id: number;
   name: string;
-  enabled: F;
+  enabled: Flag;
   created_at: number;
 }
 
@@ -42,13 +41,13 @@ export interface CallerPasswordRecord {
   created_at: number;
 }
 
-export interface MemberRecord<F extends Flag> {
+export interface MemberRecord {
   id: string;
   username: string;
   email: string;
   first_name: string;
   last_name: string;
-  enabled: F;
+  enabled: Flag;
   created_at: number;
   /** MemberAttributes as JSON: partners' fields come and go without a migration each. */
   attributes: string;
@@ -62,14 +61,14 @@ export interface MemberChangesRecord {
   attributes: string | null;
 }
 
-export interface MemberCredentialsRecord<F extends Flag> extends MemberRecord<F> {
+export interface MemberCredentialsRecord extends MemberRecord {
   password_hash: string | null;
 }
 
-export interface CallerOriginRecord<F extends Flag> {
+export interface CallerOriginRecord {
   caller_id: number;
   origin: string;
-  receives_token: F;
+  receives_token: Flag;
   created_at: number;
 }
 
@@ -96,12 +95,12 @@ export interface SessionRecord {
   user_agent: string | null;
 }
 
-export interface SessionMemberRecord<F extends Flag> extends SessionRecord {
+export interface SessionMemberRecord extends SessionRecord {
   member_username: string;
   member_email: string;
   member_first_name: string;
   member_last_name: string;
-  member_enabled: F;
+  member_enabled: Flag;
   member_created_at: number;
   member_attributes: string;
 }
@@ -141,23 +140,19 @@ export const SESSION_COLUMNS =
   'client_address, user_agent';
 export const SECOND_FACTOR_COLUMNS = 'member_id, secret_sealed, created_at, confirmed_at, last_step';
 
-/**
- * One read for the hot path: verification needs the session and its member together. `placeholder` is the
- * dialect's one parameter: `?` (SQLite) or `$1` (PostgreSQL).
- */
-export function sessionWithMemberSql(hashColumn: 'token_hash' | 'cookie_hash', placeholder: string): string {
-  const session = SESSION_COLUMNS.split(', ').map((column) => `s.${column}`).join(', ');
-  return `SELECT ${session},
-      m.username AS member_username, m.email AS member_email, m.first_name AS member_first_name,
-      m.last_name AS member_last_name, m.enabled AS member_enabled, m.created_at AS member_created_at,
-      m.attributes AS member_attributes
-    FROM sessions s JOIN members m ON m.id = s.member_id
-    WHERE s.${hashColumn} = ${placeholder}`;
-}
-
-/** Sessions in creation order; `where` is empty or a WHERE clause in the store's dialect. */
-export function sessionListSql(where: string): string {
-  return `SELECT ${SESSION_COLUMNS} FROM sessions ${where} ORDER BY created_at, id`;
+/** A member's values in MEMBER_COLUMNS order, then its password hash, as an INSERT of those columns numbers them. */
+export function memberValues(record: MemberCredentialsRecord): unknown[] {
+  return [
+    record.id,
+    record.username,
+    record.email,
+    record.first_name,
+    record.last_name,
+    record.enabled,
+    record.created_at,
+    record.attributes,
+    record.password_hash,
+  ];
 }
 
 export function mapOrNull<R, T>(record: R | undefined, map: (record: R) => T): T | null {
@@ -194,22 +189,23 @@ export function toThrottle(record: ThrottleRecord): ThrottleRow {
   };
 }
 
-export function fromSession(session: SessionRow): SessionRecord {
-  return {
-    id: session.id,
-    member_id: session.memberId,
-    cookie_domain: session.cookieDomain,
-    cookie_hash: session.cookieHash,
-    token_hash: session.tokenHash,
-    token_sealed: session.tokenSealed,
-    cookie_sealed: session.cookieSealed,
-    created_at: session.createdAt,
-    last_seen_at: session.lastSeenAt,
-    expires_at: session.expiresAt,
-    revoked_at: session.revokedAt,
-    client_address: session.clientAddress,
-    user_agent: session.userAgent,
-  };
+/** A session's values in SESSION_COLUMNS order, as an INSERT of those columns numbers them. */
+export function sessionValues(session: SessionRow): unknown[] {
+  return [
+    session.id,
+    session.memberId,
+    session.cookieDomain,
+    session.cookieHash,
+    session.tokenHash,
+    session.tokenSealed,
+    session.cookieSealed,
+    session.createdAt,
+    session.lastSeenAt,
+    session.expiresAt,
+    session.revokedAt,
+    session.clientAddress,
+    session.userAgent,
+  ];
 }
 
 export function toSession(record: SessionRecord): SessionRow {
@@ -230,16 +226,6 @@ export function toSession(record: SessionRecord): SessionRow {
   };
 }
 
-export function fromSecondFactor(row: SecondFactorRow): SecondFactorRecord {
-  return {
-    member_id: row.memberId,
-    secret_sealed: row.secretSealed,
-    created_at: row.createdAt,
-    confirmed_at: row.confirmedAt,
-    last_step: row.lastStep,
-  };
-}
-
 export function toSecondFactor(record: SecondFactorRecord): SecondFactorRow {
   return {
     memberId: record.member_id,
@@ -254,10 +240,10 @@ export function toSecondFactor(record: SecondFactorRecord): SecondFactorRow {
  * The mappings of rows with flag columns, for a store's flag type. Each takes one argument, so that it can be
  * passed to Array.prototype.map as it is.
  */
-export function flagRecordMappers<F extends Flag>(flags: FlagCodec<F>) {
+export function flagRecordMappers(flags: FlagCodec) {
   const { toBoolean, fromBoolean } = flags;
 
-  function toMember(record: MemberRecord<F>): MemberRow {
+  function toMember(record: MemberRecord): MemberRow {
     return {
       id: record.id,
       username: record.username,
@@ -271,11 +257,11 @@ export function flagRecordMappers<F extends Flag>(flags: FlagCodec<F>) {
   }
 
   return {
-    toCaller(record: CallerRecord<F>): CallerRow {
+    toCaller(record: CallerRecord): CallerRow {
       return { id: record.id, name: record.name, enabled: toBoolean(record.enabled), createdAt: record.created_at };
     },
 
-    fromNewMember(member: NewMember): MemberCredentialsRecord<F> {
+    fromNewMember(member: NewMember): MemberCredentialsRecord {
       return {
         id: member.id,
         username: member.username,
@@ -291,20 +277,11 @@ export function flagRecordMappers<F extends Flag>(flags: FlagCodec<F>) {
 
     toMember,
 
-    toMemberCredentials(record: MemberCredentialsRecord<F>): MemberCredentials {
+    toMemberCredentials(record: MemberCredentialsRecord): MemberCredentials {
       return { member: toMember(record), passwordHash: record.password_hash };
     },
 
-    fromCallerOrigin(row: CallerOriginRow): CallerOriginRecord<F> {
-      return {
-        caller_id: row.callerId,
-        origin: row.origin,
-        receives_token: fromBoolean(row.receivesToken),
-        created_at: row.createdAt,
-      };
-    },
-
-    toCallerOrigin(record: CallerOriginRecord<F>): CallerOriginRow {
+    toCallerOrigin(record: CallerOriginRecord): CallerOriginRow {
       return {
         callerId: record.caller_id,
         origin: record.origin,
@@ -313,7 +290,7 @@ export function flagRecordMappers<F extends Flag>(flags: FlagCodec<F>) {
       };
     },
 
-    toSessionWithMember(record: SessionMemberRecord<F>): SessionWithMember {
+    toSessionWithMember(record: SessionMemberRecord): SessionWithMember {
       return {
         session: toSession(record),
         member: {

@@ -1,0 +1,68 @@
+import { StoreConflictError } from '../store.js';
+import type { FlagCodec, MemberCredentialsRecord } from './records.js';
+
+/**
+ * Runs the shared store's statements. Each statement is written once, for every dialect, with PostgreSQL's
+ * numbered placeholders ($1, $2…, a number used as often as needed); `values` are given in that numbering, and
+ * a driver translates the placeholders as its database needs.
+ */
+export interface SqlRunner {
+  /** Every row the statement returns. */
+  rows<R>(sql: string, values?: readonly unknown[]): Promise<R[]>;
+  /** The first row the statement returns, if any. */
+  row<R>(sql: string, values?: readonly unknown[]): Promise<R | undefined>;
+  /** How many rows the statement inserted, changed or deleted. */
+  changes(sql: string, values?: readonly unknown[]): Promise<number>;
+}
+
+/** What createMembers' inserts did; src/store/sql/records.ts (newMemberOutcomes) tells the outcomes from it. */
+export interface InsertedMembers {
+  /** Per member of the list, in its order: whether it was inserted. */
+  created: boolean[];
+  /** The username stored under each id of the list that was not inserted, read after the inserts. */
+  storedUsernames: Map<string, string>;
+}
+
+export interface SessionTouch {
+  id: string;
+  lastSeenAt: number;
+}
+
+/**
+ * A database as the shared store (src/store/sql/sql-store.ts) uses it: a connection or a pool to run statements
+ * on, and what the dialects do differently. Everything else, the SQL included, is the shared store's.
+ */
+export interface SqlDriver extends SqlRunner {
+  /** How flag columns are stored. */
+  readonly flags: FlagCodec;
+  /**
+   * Runs work in one transaction: committed when it resolves, rolled back when it rejects. Only the statements
+   * work runs on `tx` are in the transaction: no other statement of this driver runs inside it. Work runs every
+   * statement on `tx`: one on the driver itself may wait for the transaction to end (SQLite's does).
+   */
+  transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T>;
+  /** Whether the error is a unique constraint's (or primary key's) violation. */
+  isUniqueViolation(error: unknown): boolean;
+  /** How many rows one INSERT … VALUES of this many columns carries at most. */
+  rowsPerInsert(columns: number): number;
+  /**
+   * createMembers' inserts, in one transaction: a member is inserted unless its id, or its username ignoring case
+   * as the database's lower() folds it, is stored or belongs to an earlier member of the list.
+   */
+  insertMembersIfFree(records: readonly MemberCredentialsRecord[]): Promise<InsertedMembers>;
+  /** touchSessions of a list that is not empty. */
+  touchSessions(touches: readonly SessionTouch[]): Promise<void>;
+  /** Applies the dialect's pending migrations. */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The write's result, or StoreConflictError with the message when it violated a unique constraint. */
+export async function rethrowConflict<T>(driver: SqlDriver, write: Promise<T>, message: () => string): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if (driver.isUniqueViolation(error)) throw new StoreConflictError(message());
+    throw error;
+  }
+}

@@ -1,0 +1,90 @@
+import type { Store } from '../store.js';
+import { rethrowConflict, type SqlDriver } from './driver.js';
+import { insertRows, insertSql, type InsertTarget } from './insert-rows.js';
+import { flagRecordMappers, mapOrNull, SESSION_COLUMNS, type SessionMemberRecord, type SessionRecord, sessionValues, toSession } from './records.js';
+
+/** One read for the hot path: verification needs the session and its member together. */
+function sessionWithMemberSql(hashColumn: 'token_hash' | 'cookie_hash'): string {
+  const session = SESSION_COLUMNS.split(', ').map((column) => `s.${column}`).join(', ');
+  return `SELECT ${session},
+      m.username AS member_username, m.email AS member_email, m.first_name AS member_first_name,
+      m.last_name AS member_last_name, m.enabled AS member_enabled, m.created_at AS member_created_at,
+      m.attributes AS member_attributes
+    FROM sessions s JOIN members m ON m.id = s.member_id
+    WHERE s.${hashColumn} = $1`;
+}
+
+/** Sessions in creation order; `where` is empty or a WHERE clause. */
+function sessionListSql(where: string): string {
+  return `SELECT ${SESSION_COLUMNS} FROM sessions ${where} ORDER BY created_at, id`;
+}
+
+const SESSIONS: InsertTarget = { table: 'sessions', columns: SESSION_COLUMNS };
+
+const SQL = {
+  insertSession: insertSql(SESSIONS, 1),
+  sessionByTokenHash: sessionWithMemberSql('token_hash'),
+  sessionByCookieHash: sessionWithMemberSql('cookie_hash'),
+  revokeSession: 'UPDATE sessions SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL',
+  revokeMemberSessions: 'UPDATE sessions SET revoked_at = $1 WHERE member_id = $2 AND revoked_at IS NULL AND expires_at > $1',
+  sessions: sessionListSql(''),
+  sessionsOfMember: sessionListSql('WHERE member_id = $1'),
+  liveSessions: sessionListSql('WHERE revoked_at IS NULL AND expires_at > $1'),
+  liveSessionsOfMember: sessionListSql('WHERE member_id = $1 AND revoked_at IS NULL AND expires_at > $2'),
+} as const;
+
+/** Sessions: created, found by their hashes, seen, revoked and listed. */
+export function sessionMethods(db: SqlDriver) {
+  const { toSessionWithMember } = flagRecordMappers(db.flags);
+  return {
+    async createSession(session) {
+      await rethrowConflict(db, db.changes(SQL.insertSession, sessionValues(session)), () => `session "${session.id}" or one of its hashes already exists`);
+    },
+
+    /**
+     * All in one transaction, which on SQLite holds the event loop until the whole list is in (about half a minute
+     * for a million sessions): that suits seeding and imports, not a serving instance.
+     */
+    async createSessions(sessions) {
+      if (sessions.length === 0) return;
+      await rethrowConflict(
+        db,
+        db.transaction((tx) => insertRows(db, tx, SESSIONS, sessions.map(sessionValues))),
+        () => 'a session of the list, or one of its hashes, already exists or repeats an earlier one of the list',
+      );
+    },
+
+    async findSessionByTokenHash(tokenHash) {
+      return mapOrNull(await db.row<SessionMemberRecord>(SQL.sessionByTokenHash, [tokenHash]), toSessionWithMember);
+    },
+
+    async findSessionByCookieHash(cookieHash) {
+      return mapOrNull(await db.row<SessionMemberRecord>(SQL.sessionByCookieHash, [cookieHash]), toSessionWithMember);
+    },
+
+    async touchSessions(touches) {
+      if (touches.length > 0) await db.touchSessions(touches);
+    },
+
+    async revokeSession(id, revokedAt) {
+      return (await db.changes(SQL.revokeSession, [revokedAt, id])) > 0;
+    },
+
+    revokeMemberSessions(memberId, revokedAt) {
+      return db.changes(SQL.revokeMemberSessions, [revokedAt, memberId]);
+    },
+
+    async listSessions(filter = {}) {
+      const { memberId, liveAt } = filter;
+      const [sql, values] =
+        memberId === undefined
+          ? liveAt === undefined
+            ? [SQL.sessions, []]
+            : [SQL.liveSessions, [liveAt]]
+          : liveAt === undefined
+            ? [SQL.sessionsOfMember, [memberId]]
+            : [SQL.liveSessionsOfMember, [memberId, liveAt]];
+      return (await db.rows<SessionRecord>(sql, values)).map(toSession);
+    },
+  } satisfies Partial<Store>;
+}

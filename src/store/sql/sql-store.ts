@@ -1,0 +1,57 @@
+import type { Store } from '../store.js';
+import { callerMethods } from './callers.js';
+import type { SqlDriver } from './driver.js';
+import { memberMethods } from './members.js';
+import { purgeMethods } from './purge.js';
+import { secondFactorMethods } from './second-factors.js';
+import { sessionMethods } from './sessions.js';
+import { throttleMethods } from './throttles.js';
+
+const PING_SQL = 'SELECT 1';
+const CLAIM_SETTING_SQL = 'INSERT INTO deployment_settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING';
+const SETTING_SQL = 'SELECT value FROM deployment_settings WHERE name = $1';
+
+/** The store's life cycle and the deployment settings. */
+function storeMethods(db: SqlDriver) {
+  return {
+    migrate: () => db.migrate(),
+    close: () => db.close(),
+
+    async ping() {
+      await db.row(PING_SQL);
+    },
+
+    async claimSetting(name, value) {
+      await db.changes(CLAIM_SETTING_SQL, [name, value]);
+      return ((await db.row<{ value: string }>(SETTING_SQL, [name])) as { value: string }).value;
+    },
+  } satisfies Partial<Store>;
+}
+
+/**
+ * The class below puts the Store's methods on each instance, from the jobs' files; this declaration, merged with
+ * the class, gives its instances their types. The object of methods is typed Store, so that a method missing
+ * from the jobs' files does not compile.
+ */
+export interface SqlStore extends Store {}
+
+/**
+ * The store over a SQL database: every method written once, its SQL in the files of its job (callers, members,
+ * sessions, throttles, second factors, purge), run by the dialect's driver (src/store/sql/driver.ts), which holds
+ * only what the dialects do differently: src/store/sqlite/ (embedded) and src/store/postgres/ (shared by several
+ * instances).
+ */
+export class SqlStore {
+  constructor(driver: SqlDriver) {
+    const methods: Store = {
+      ...storeMethods(driver),
+      ...callerMethods(driver),
+      ...memberMethods(driver),
+      ...sessionMethods(driver),
+      ...throttleMethods(driver),
+      ...secondFactorMethods(driver),
+      ...purgeMethods(driver),
+    };
+    Object.assign(this, methods);
+  }
+}
