@@ -15,7 +15,7 @@ export type { ImportSource } from './member-import/read.js';
 export interface ImportProgress {
   /** The file's data rows, counted by the check that reads the file first. */
   rowsTotal: number;
-  /** Data rows whose outcome is known: imported + existing + refused. */
+  /** Data rows whose outcome is known: imported + existing + refused, and the summary's updated + unchanged. */
   rowsDone: number;
   imported: number;
   existing: number;
@@ -106,12 +106,10 @@ export async function importMemberFile(source: ImportSource, members: MemberServ
     notDisabledBecause: null,
     interrupted: false,
   };
-  const compare = { ...options, update: options.update === true, dryRun: options.dryRun === true };
-  const prepared = (row: CheckedRow): Promise<BatchRow> =>
-    compare.update || compare.dryRun ? comparedWithStored(row, file, members, compare) : withPasswordHashed(row, members, options);
   const listed = options.disableMissing ? new FirstSeen() : undefined;
   const batchSize = Math.max(1, options.batchSize ?? DEFAULT_BATCH_SIZE);
   const slots = new Slots(options.hashConcurrency ?? defaultHashConcurrency());
+  const compare = { ...options, update: options.update === true, dryRun: options.dryRun === true, hashing: slots };
   let batch: Array<Promise<BatchRow>> = [];
   let batchStartedAt = members.clock();
 
@@ -141,11 +139,18 @@ export async function importMemberFile(source: ImportSource, members: MemberServ
     const ordered = checker.inOrder(row);
     if ('settled' in ordered) batch.push(Promise.resolve(ordered));
     else {
-      await slots.acquire();
-      const ready = checker
-        .member(row, ordered.cells)
-        .then((checked) => ('settled' in checked ? checked : prepared(checked)))
-        .finally(() => slots.release());
+      let ready: Promise<BatchRow>;
+      if (compare.update || compare.dryRun) {
+        // The lookups of a batch go at once (the store's pool takes them as it can); only hashes wait for a slot.
+        const compared = (checked: CheckedRow) => comparedWithStored(checked, file, members, compare);
+        ready = checker.member(row, ordered.cells).then((checked) => ('settled' in checked ? checked : compared(checked)));
+      } else {
+        await slots.acquire();
+        ready = checker
+          .member(row, ordered.cells)
+          .then((checked) => ('settled' in checked ? checked : withPasswordHashed(checked, members, options)))
+          .finally(() => slots.release());
+      }
       // Awaited when the batch is written; until then, a rejection is not an unhandled one.
       ready.catch(() => {});
       batch.push(ready);

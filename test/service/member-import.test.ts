@@ -550,7 +550,7 @@ describe('importMembers with update', () => {
     await expect(services.members.get('m1')).resolves.toMatchObject({ username: 'ada', email: 'ada@example.org' });
   });
 
-  it("keeps a stored member's password whatever the file's password cells, and hashes none for it", async () => {
+  it("keeps a stored member's password whatever the file's password cells", async () => {
     const s = b64(SALT);
     await importMembers([HEADER, `m1,ada,,,,${SHA1},1,${s}`, 'm2,bob,,,,,,'].join('\n'), services.members);
     await services.members.setPassword('m2', 'changed on the account page');
@@ -567,7 +567,7 @@ describe('importMembers with update', () => {
   });
 
   it('sets enabled from an enabled column, leaves it on an empty cell, and leaves it without the column', async () => {
-    for (const [id, username] of [['m1', 'ada'], ['m2', 'bob'], ['m3', 'cy']]) await services.members.add({ id, username });
+    for (const [id, username] of [['m1', 'ada'], ['m2', 'bob'], ['m3', 'cy']] as const) await services.members.add({ id, username });
     await services.members.setEnabled('m2', false);
     await services.members.setEnabled('m3', false);
     const csv = ['id,username,IsApproved', 'm1,ada,no', 'm2,bob,yes', 'm3,cy,', 'm4,dee,false', 'm5,eve,', 'm6,flo,maybe'].join('\n');
@@ -641,16 +641,21 @@ describe('importMemberFile with disableMissing', () => {
   it('disables the enabled members the file does not list, and not those added while it ran', async () => {
     let now = Date.UTC(2026, 0, 1);
     services = servicesOver(store, { clock: () => now });
-    for (const [id, username] of [['m1', 'ada'], ['m2', 'bob'], ['m3', 'cy'], ['m4', 'dee']]) await services.members.add({ id, username });
+    for (const [id, username] of [['m1', 'ada'], ['m2', 'bob'], ['m3', 'cy'], ['m4', 'dee']] as const) await services.members.add({ id, username });
     await services.members.setEnabled('m3', false);
     const { members } = services;
-    const first = await importCollecting('id,username\nm1,ada\nm5,eve', members, {
+    const disabled: MissingMember[] = [];
+    const summary = await importMemberFile(() => [Buffer.from('id,username\nm1,ada\nm5,eve')], members, {
       disableMissing: true,
+      // A second passes during the check, and another admin adds a member while the rows are written.
       onCheck: () => void (now += 1000),
-      onProgress: () => void members.add({ id: 'm9', username: 'added-meanwhile' }),
+      onRow: async () => {
+        if (!(await members.exists('m9'))) await members.add({ id: 'm9', username: 'added-meanwhile' });
+      },
+      onDisabled: (member) => void disabled.push(member),
     });
-    expect(first.summary).toMatchObject({ imported: 1, existing: 1, disabled: 2, notDisabledBecause: null });
-    expect(first.disabled).toEqual([
+    expect(summary).toMatchObject({ imported: 1, existing: 1, disabled: 2, notDisabledBecause: null });
+    expect(disabled).toEqual([
       { id: 'm2', username: 'bob' },
       { id: 'm4', username: 'dee' },
     ]);
@@ -662,7 +667,7 @@ describe('importMemberFile with disableMissing', () => {
   });
 
   it('disables nobody after a file with a refused row, or after an interruption', async () => {
-    for (const [id, username] of [['m1', 'ada'], ['m2', 'bob']]) await services.members.add({ id, username });
+    for (const [id, username] of [['m1', 'ada'], ['m2', 'bob']] as const) await services.members.add({ id, username });
     const refused = await importCollecting('id,username,is_member\nm1,ada,maybe', services.members, { update: true, disableMissing: true });
     expect(refused.summary).toMatchObject({ refused: 1, disabled: 0, notDisabledBecause: 'refused' });
     expect(refused.disabled).toEqual([]);
@@ -750,5 +755,28 @@ describeWithPostgres('importMemberFile on PostgreSQL', () => {
     const members = await pgServices.members.list();
     expect(members).toHaveLength(2500);
     expect(new Set(members.map((member) => member.username.toLowerCase())).size).toBe(2500);
+  });
+
+  it('updates and disables the missing after a run interrupted with update, each change once', async () => {
+    await importMembers(rowsCsv(2500), pgServices.members);
+    // Every tenth row has a new email; the last 25 members are missing.
+    const week = rowsCsv(2475, (n) => `m${n},user${n},${n % 10 === 0 ? 'new' : 'user'}${n}@example.org,First ${n},Last ${n}`);
+    const options = { update: true, disableMissing: true };
+    const controller = new AbortController();
+    const first = await importMemberFile(() => [Buffer.from(week)], pgServices.members, {
+      ...options,
+      onProgress: () => controller.abort(),
+      signal: controller.signal,
+    });
+    expect(first).toMatchObject({ rowsDone: 1000, updated: 100, unchanged: 900, disabled: 0, notDisabledBecause: 'interrupted' });
+
+    const second = await importCollecting(week, pgServices.members, options);
+    expect(second.summary).toMatchObject({ rowsDone: 2475, updated: 147, unchanged: 2328, refused: 0, disabled: 25, notDisabledBecause: null });
+    expect(second.disabled.map((member) => member.id)).toEqual(Array.from({ length: 25 }, (_, index) => `m${index + 2476}`).sort());
+    const members = await pgServices.members.list();
+    expect(members.filter((member) => member.email.startsWith('new')).map((member) => Number(member.id.slice(1))).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 247 }, (_, index) => (index + 1) * 10),
+    );
+    expect(members.filter((member) => !member.enabled)).toHaveLength(25);
   });
 });

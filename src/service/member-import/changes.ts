@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { MemberAttributes, MemberChanges, MemberRow } from '../../store/store.js';
+import { TEXT_ATTRIBUTES } from '../member-attributes.js';
 import type { CheckedFile, CheckedRow, Column } from './check.js';
 
 /** What a row changes in its stored member; the fields are the columns whose value differs. */
@@ -17,16 +18,7 @@ export interface RowUpdate {
 const TEXT_COLUMNS = ['email', 'firstName', 'lastName'] as const;
 
 /** The columns that are one attribute each, named as MemberAttributes names them. */
-const ATTRIBUTE_COLUMNS = [
-  'isMember',
-  'contactNumber',
-  'labelName',
-  'organisationId',
-  'organisationName',
-  'priceLevelId',
-  'priceLevelName',
-  'roles',
-] as const satisfies ReadonlyArray<Column & keyof MemberAttributes>;
+const ATTRIBUTE_COLUMNS = ['isMember', ...TEXT_ATTRIBUTES, 'roles'] as const satisfies ReadonlyArray<Column & keyof MemberAttributes>;
 
 /** firstName → first_name: the column as the header row documents it. */
 function columnName(column: Column): string {

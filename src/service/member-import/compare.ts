@@ -2,7 +2,7 @@ import { ServiceError } from '../errors.js';
 import type { MemberService } from '../members.js';
 import { updateOf } from './changes.js';
 import { refusal, RowRefused, type CheckedFile, type CheckedRow, type ImportOptions, type SettledRow } from './check.js';
-import { newMember, type BatchRow } from './write.js';
+import { newMember, type BatchRow, type Slots } from './write.js';
 
 /** How rows are compared with the stored members: the import's update and dry-run options. */
 export interface CompareOptions extends ImportOptions {
@@ -10,6 +10,8 @@ export interface CompareOptions extends ImportOptions {
   update: boolean;
   /** Nothing is written: each row is settled as what a real run would make of it. */
   dryRun: boolean;
+  /** Where a new member's clear password waits for its argon2id hash: a few at once, each of 19 MiB. */
+  hashing: Slots;
 }
 
 function settled(row: CheckedRow, id: string, status: 'imported' | 'existing' | 'unchanged'): SettledRow {
@@ -37,7 +39,10 @@ export async function comparedWithStored(row: CheckedRow, file: CheckedFile, mem
   const { line, cellId, member } = row;
   try {
     const stored = cellId === null ? await members.findByUsername(member.username) : await members.find(member.id);
-    if (!stored) return options.dryRun ? await newInDryRun(row, members, cellId === null) : await newMember(row, options);
+    if (!stored) {
+      if (options.dryRun) return await newInDryRun(row, members, cellId === null);
+      return row.clearPassword === null ? await newMember(row, options) : await options.hashing.run(() => newMember(row, options));
+    }
     if (stored.username !== member.username) {
       const reason = options.update
         ? new RowRefused(`member ${stored.id} is stored with another username, and an import does not change usernames`)

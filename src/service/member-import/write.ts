@@ -1,4 +1,4 @@
-import type { NewMember } from '../../store/store.js';
+import type { NewMember, NewMemberOutcome } from '../../store/store.js';
 import { ServiceError } from '../errors.js';
 import type { MemberService } from '../members.js';
 import { importedPasswordHash } from '../passwords.js';
@@ -62,40 +62,34 @@ async function written(update: RowUpdate, members: MemberService): Promise<Impor
   }
 }
 
+/** What became of a new member's row, from the outcome of its insert (Store.createMembers). */
+async function added(row: WritableRow, outcome: NewMemberOutcome | undefined, members: MemberService): Promise<ImportReportRow> {
+  const { line, cellId, member } = row;
+  if (outcome === 'created') return { line, id: member.id, status: 'imported' };
+  if (outcome === 'existing') return { line, id: member.id, status: 'existing' };
+  if (outcome === 'idTaken') return refusal(line, cellId, new ServiceError('MEMBER_EXISTS', member.id)).settled;
+  // An issued id (the row has none) is new each run: a member with exactly this username is this row, imported before.
+  const stored = cellId === null ? await members.findByUsername(member.username) : null;
+  return stored ? { line, id: stored.id, status: 'existing' } : refusal(line, cellId, new ServiceError('MEMBER_EXISTS', member.username)).settled;
+}
+
 /**
- * Writes a batch's new members in one transaction, then its updates, one member at a time, and tells what
- * became of each row, in file order. An update is whole values, not a difference, so that writing it again
- * (a run resumed after one that died) changes nothing.
+ * Writes a batch's new members in one transaction, then its updates, each member's in writes of its own, and
+ * tells what became of each row, in file order. An update is whole values, not a difference, so that writing
+ * it again (a run resumed after one that died) changes nothing.
  */
 export async function writeBatch(batch: ReadonlyArray<Promise<BatchRow>>, members: MemberService): Promise<ImportReportRow[]> {
   const rows = await Promise.all(batch);
   const pending = rows.flatMap((row) => ('member' in row ? [row] : []));
   const outcomes = pending.length === 0 ? [] : await members.addMany(pending.map((row) => row.member));
   const outcomeOf = new Map(pending.map((row, index) => [row, outcomes[index]]));
-  const updates = rows.flatMap((row) => ('update' in row ? [row] : []));
-  const updated = new Map(await Promise.all(updates.map(async (row) => [row, await written(row.update, members)] as const)));
-  const report: ImportReportRow[] = [];
-  for (const row of rows) {
-    if ('settled' in row) {
-      report.push(row.settled);
-      continue;
-    }
-    if ('update' in row) {
-      report.push(updated.get(row) as ImportReportRow);
-      continue;
-    }
-    const { line, cellId, member } = row;
-    const outcome = outcomeOf.get(row);
-    if (outcome === 'created') report.push({ line, id: member.id, status: 'imported' });
-    else if (outcome === 'existing') report.push({ line, id: member.id, status: 'existing' });
-    else if (outcome === 'idTaken') report.push(refusal(line, cellId, new ServiceError('MEMBER_EXISTS', member.id)).settled);
-    else {
-      // An issued id (the row has none) is new each run: a member with exactly this username is this row, imported before.
-      const stored = cellId === null ? await members.findByUsername(member.username) : null;
-      report.push(stored ? { line, id: stored.id, status: 'existing' } : refusal(line, cellId, new ServiceError('MEMBER_EXISTS', member.username)).settled);
-    }
-  }
-  return report;
+  return Promise.all(
+    rows.map((row) => {
+      if ('settled' in row) return row.settled;
+      if ('update' in row) return written(row.update, members);
+      return added(row, outcomeOf.get(row), members);
+    }),
+  );
 }
 
 /** At most `size` tasks at once; acquire() waits for a free slot, which holds the reading of the file back. */
@@ -119,5 +113,15 @@ export class Slots {
     const next = this.#waiting.shift();
     if (next) next();
     else this.#free += 1;
+  }
+
+  /** The task, once a slot is free; the slot is freed when it settles. */
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    await this.acquire();
+    try {
+      return await task();
+    } finally {
+      this.release();
+    }
   }
 }
