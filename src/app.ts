@@ -1,16 +1,22 @@
-import express, { type Express } from 'express';
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import type { Registry } from 'prom-client';
 import { mountAsmx } from './bindings/asmx-routes.js';
 import type { CallMetrics } from './bindings/call-log.js';
 import { createRefusals, hostFilter, notFound, requestErrorHandler } from './bindings/request-errors.js';
 import type { Config } from './config/config.js';
 import type { Logger } from './log/logger.js';
+import { createOidc, type OidcMetrics, type OidcPages } from './oidc/router.js';
 import type { Refusal } from './log/refusal-log.js';
 import type { Readiness } from './ops/readiness.js';
 import { createOpsRouter, HEALTH_PATH, METRICS_PATH, READY_PATH } from './ops/routes.js';
-import type { Services } from './service/index.js';
+import { createScimRouter } from './provisioning/router.js';
+import type { EndedSessions, Services } from './service/index.js';
+import { brandingView } from './signin/branding.js';
 import { createSigninRouter, type SigninMetrics } from './signin/router.js';
+import { securityHeaders } from './signin/security-headers.js';
+import { loadTemplates } from './signin/templates.js';
 import { clientAddress } from './web/client-address.js';
+import { siteRootUrl } from './web/endpoint-url.js';
 import { createHostPolicy } from './web/host-policy.js';
 import { assignRequestId, REQUEST_ID_HEADER, requestIdOf } from './web/request-id.js';
 
@@ -20,21 +26,53 @@ export interface AppDeps {
   logger: Logger;
   readiness: () => Promise<Readiness>;
   /** Where calls and sign-ins are counted. */
-  metrics?: (CallMetrics & SigninMetrics) | undefined;
+  metrics?: (CallMetrics & SigninMetrics & OidcMetrics) | undefined;
   /** Where requests refused before a binding took them are recorded (src/log/refusal-log.ts). */
   recordRefusal: (refusal: Refusal) => void;
+  /** Where the OpenID provider is handed to, to be told of member sessions that end (the services' session events). */
+  onSessionsEnded?: ((listener: (ended: EndedSessions) => void) => void) | undefined;
   /** Served at /metrics on the main port when given (metrics on, no METRICS_PORT). */
   metricsRegistry?: Registry | undefined;
+}
+
+/** The SCIM root, outside BASE_PATH as identity providers expect it. */
+const SCIM_PATH = '/scim/v2';
+
+/** SCIM provisioning, on only while a provisioning client exists: until then its paths are unknown ones (404). */
+function provisioning({ config, services, logger }: Pick<AppDeps, 'config' | 'services' | 'logger'>): RequestHandler {
+  const scim = createScimRouter({
+    members: services.provisioning,
+    clients: services.provisioners,
+    logger,
+    maxBodyBytes: config.maxBodyBytes,
+    baseUrl: (req) => `${siteRootUrl(req, config)}${SCIM_PATH}`,
+    clientAddress: (req) => clientAddress(req, config.trustProxy),
+  });
+  return async (req, res, next) => ((await services.provisioners.anyExist()) ? scim(req, res, next) : next());
+}
+
+/** The OpenID provider's pages, in the sign-in pages' layout, branding and security headers. */
+function oidcPages(config: Config): OidcPages {
+  const { branding } = config.signin;
+  const templates = loadTemplates(branding.templateDir);
+  const view = brandingView(branding);
+  const headers = securityHeaders(branding.logoUrl);
+  return {
+    render(req, res, name, page) {
+      headers(req as Request, res as Response, () => {});
+      return templates.render(name, { ...view, nonce: (res as Response).locals['styleNonce'], ...page });
+    },
+  };
 }
 
 /**
  * The whole application as one Express app; it never listens (src/main.ts does). In order: every request
  * gets its id; with ALLOWED_HOSTS, a request for another host is refused; the ASMX endpoint and its HTTP
- * GET/POST sidecar, which take nearly every request; /healthz, /readyz and /metrics; the sign-in pages;
- * ASP.NET's 404 for anything else; one error handler. Every response echoes the request's id in
+ * GET/POST sidecar, which take nearly every request; /healthz, /readyz and /metrics; SCIM provisioning at
+ * /scim/v2; the sign-in pages; the OpenID provider (docs/oidc.md); ASP.NET's 404 for anything else; one error handler. Every response echoes the request's id in
  * X-Request-Id and forbids content sniffing.
  */
-export async function createApp({ config, services, logger, readiness, metrics, metricsRegistry, recordRefusal }: AppDeps): Promise<Express> {
+export async function createApp({ config, services, logger, readiness, metrics, metricsRegistry, recordRefusal, onSessionsEnded }: AppDeps): Promise<Express> {
   const refuse = createRefusals(recordRefusal, (req) => clientAddress(req, config.trustProxy));
   const app = express();
   app.disable('x-powered-by');
@@ -53,7 +91,11 @@ export async function createApp({ config, services, logger, readiness, metrics, 
     next();
   });
   app.use(createOpsRouter({ readiness, metrics: metricsRegistry }, logger));
+  app.use(SCIM_PATH, provisioning({ config, services, logger }));
   app.use(createSigninRouter({ config, services, logger, metrics }));
+  const oidc = createOidc({ config, services, logger, metrics, pages: oidcPages(config) });
+  onSessionsEnded?.((ended) => oidc.sessionsEnded(ended));
+  app.use(oidc.router);
   app.use(notFound);
   app.use(requestErrorHandler(logger, refuse));
   return app;

@@ -6,20 +6,21 @@ import { serviceSettings } from './compose/service-settings.js';
 import { lineStyle } from './log/line-style.js';
 import { createLogger, type Logger } from './log/logger.js';
 import { refusalLog } from './log/refusal-log.js';
-import { createMetrics, type Metrics } from './ops/metrics.js';
+import { createMetrics, type Metrics, type PurgeKind } from './ops/metrics.js';
 import { metricsListener } from './ops/metrics-server.js';
 import { startPurge, type PurgeScheduler } from './ops/purge.js';
 import { createReadiness, type ReadinessProbe } from './ops/readiness.js';
+import { watchStoreAvailability } from './ops/store-availability.js';
 import { createHttpServer } from './server.js';
 import type { Clock } from './service/clock.js';
 import { checkDeploymentKey } from './service/deployment-key.js';
-import { createServices, type Services } from './service/index.js';
+import { createServices, type EndedSessions, type Services } from './service/index.js';
 import { instrumentStore } from './store/instrumented.js';
 import type { Store } from './store/store.js';
 
 export interface InstanceOptions {
   config: Config;
-  /** An open store; the instance takes it over (instrumented when metrics are on). */
+  /** An open store; the instance takes it over, instrumented: its failures are counted and its unavailability logged. */
   store: Store;
   secretKey: Buffer;
   /** Where the log lines go: stdout unless given (tests capture them); LOG_FORMAT=auto asks it whether it is a terminal. */
@@ -56,13 +57,26 @@ export async function composeInstance(options: InstanceOptions): Promise<Instanc
   const style = lineStyle(config.logFormat, options.logStream ?? process.stdout, config.noColor);
   const logger = createLogger(config.logLevel, options.logStream, style);
   const metrics = config.metrics.enabled ? createMetrics() : undefined;
-  const store = metrics ? instrumentStore(options.store, (operation) => metrics.storeError(operation)) : options.store;
+  const availability = watchStoreAvailability({ logger, metrics });
+  const store = instrumentStore(options.store, {
+    failed(operation, error) {
+      metrics?.storeError(operation);
+      availability.failed(operation, error);
+    },
+    succeeded: availability.succeeded,
+  });
+  // The OpenID provider, built with the app over these services, hears of the sessions they end.
+  let endOidcSessions: ((ended: EndedSessions) => void) | undefined;
   const services = createServices({
     store,
     secretKey: options.secretKey,
     settings: serviceSettings(config),
     ...(options.clock ? { clock: options.clock } : {}),
-    ...(metrics ? { events: metrics } : {}),
+    events: {
+      sessionsCreated: (count) => metrics?.sessionsCreated(count),
+      sessionsRevoked: (count) => metrics?.sessionsRevoked(count),
+      sessionsEnded: (ended) => endOidcSessions?.(ended),
+    },
   });
   metrics?.watchCaches(() => services.cacheLookups());
   const readiness = createReadiness({ store, logger });
@@ -76,6 +90,9 @@ export async function composeInstance(options: InstanceOptions): Promise<Instanc
     metrics,
     metricsRegistry: separateMetricsPort ? undefined : metrics?.registry,
     recordRefusal,
+    onSessionsEnded: (listener) => {
+      endOidcSessions = listener;
+    },
   });
   return {
     config,
@@ -104,8 +121,9 @@ export async function composeInstance(options: InstanceOptions): Promise<Instanc
           // One table holds the sign-in and the caller throttles: keep records for the longer of their periods.
           throttleWindowMs: Math.max(config.signin.throttle.windowSeconds, config.callerThrottle.windowSeconds) * 1000,
           throttleLockoutMs: Math.max(config.signin.throttle.lockoutSeconds, config.callerThrottle.lockoutSeconds) * 1000,
+          oidcKeyRetentionMs: config.oidc.tokenLifetimeSeconds * 1000,
         },
-        ...(metrics ? { onPurged: (kind: 'sessions' | 'throttles', count: number) => metrics.purged(kind, count) } : {}),
+        ...(metrics ? { onPurged: (kind: PurgeKind, count: number) => metrics.purged(kind, count) } : {}),
       }),
   };
 }

@@ -13,7 +13,7 @@ import { createHttpServer } from '../src/server.js';
 import { rawRequest } from './helpers/raw-http.js';
 import { REFERENCE } from './helpers/reference-data.js';
 import { startTestApp, type TestApp } from './helpers/test-app.js';
-import { sleep } from './helpers/wait.js';
+import { waitUntil } from './helpers/wait.js';
 
 /** Node's check runs every second; a loaded machine may add to that. */
 const CHECK_INTERVAL_MS = 1000;
@@ -60,8 +60,12 @@ function slowClient(port: number, drive: (socket: Socket, mark: () => void) => v
   });
 }
 
-const httpGetCall = () =>
-  fetch(`${app.baseUrl}/Authentication.asmx/AuthenticateToken?${new URLSearchParams({ securityPassword: REFERENCE.password, token: REFERENCE.token })}`);
+const httpGetCall = async () => {
+  const response = await fetch(`${app.baseUrl}/Authentication.asmx/AuthenticateToken?${new URLSearchParams({ securityPassword: REFERENCE.password, token: REFERENCE.token })}`);
+  return { status: response.status, body: await response.text() };
+};
+
+const openConnections = () => new Promise<number>((resolve, reject) => app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
 
 let app: TestApp;
 let halfHeaders: Promise<Disconnect>;
@@ -92,14 +96,14 @@ beforeAll(async () => {
     socket.on('data', () => mark());
   });
 
-  // Other connections, opened while the slow ones are held: before and after the first deadlines.
-  meanwhile = Promise.all(
-    [300, 1500].map(async (ms) => {
-      await sleep(ms);
-      const response = await httpGetCall();
-      return { status: response.status, body: await response.text() };
-    }),
-  );
+  // Other connections, opened while the slow ones are held: before the first deadline, and once it has cut
+  // the client stalled in its headers (the slow body is held a second longer).
+  meanwhile = (async () => {
+    await waitUntil(async () => (await openConnections()) >= 3, 'the slow clients to connect');
+    const before = await httpGetCall();
+    await halfHeaders;
+    return [before, await httpGetCall()];
+  })();
 });
 
 afterAll(async () => {

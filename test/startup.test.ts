@@ -3,7 +3,7 @@
  * ready as fast as one over none. Each test runs serve() (src/main.ts) over a seeded store up to the end of its
  * first purge, asks /readyz (the readiness ping), stops it, and then checks every statement the instance ran:
  * opening the store and migrating it (nothing left to apply), the deployment key's claimSetting, the ping, and
- * the purge of sessions and throttles.
+ * the purge of sessions, throttles and the OpenID provider's records.
  */
 import Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { loadConfig, type Environment } from '../src/config/config.js';
 import { serve } from '../src/main.js';
 import { openStore, SQLITE_FILENAME } from '../src/store/open.js';
-import type { MemberRow, SessionRow, Store } from '../src/store/store.js';
+import type { NewMember, SessionRow, Store } from '../src/store/store.js';
 import { logCapture } from './helpers/log-capture.js';
 import { freePort } from './helpers/ports.js';
 import { adminQuery, createTestSchema, describeWithPostgres, POSTGRES_TEST_URL } from './helpers/postgres.js';
@@ -24,7 +24,7 @@ const NOW = Date.now();
 const HOUR = 3_600_000;
 const COUNT = 3000;
 
-const members: MemberRow[] = Array.from({ length: COUNT }, (_, index) => ({
+const members: NewMember[] = Array.from({ length: COUNT }, (_, index) => ({
   id: `m${index}`,
   username: `member-${index}`,
   email: `member-${index}@example.org`,
@@ -79,7 +79,7 @@ async function startAndStop(env: Environment): Promise<void> {
   };
   await waitUntil(logged('listening'), 'serve() to start', { timeoutMs: 10_000 });
   await waitUntil(logged('purge'), 'the first purge', { timeoutMs: 10_000 });
-  expect(lines.find((line) => line.message === 'purge')).toMatchObject({ sessions: 0, throttles: 0 });
+  expect(lines.find((line) => line.message === 'purge')).toMatchObject({ sessions: 0, throttles: 0, oidc: 0 });
   expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
   signals.emit('SIGTERM', 'SIGTERM');
   await serving;
@@ -144,8 +144,11 @@ describeWithPostgres('on PostgreSQL', () => {
     const databaseUrl = url.toString();
     await seed(await openStore({ dataDir, databaseUrl }));
     await adminQuery(`INSERT INTO throttles (key, failures, window_started_at) SELECT 'k' || n, 1, ${NOW} FROM generate_series(1, ${COUNT}) AS n`, schema.schema);
+    // The OpenID provider's live access tokens, as many: nothing for the purge to delete either.
+    const tokens = `SELECT 'AccessToken', 'at' || n, '{}', ${NOW + HOUR} FROM generate_series(1, ${COUNT}) AS n`;
+    await adminQuery(`INSERT INTO oidc_payloads (model, id, payload, expires_at) ${tokens}`, schema.schema);
     // The statistics autovacuum keeps in service: without them, the planner guesses the purge matches a third of the rows.
-    await adminQuery('ANALYZE members; ANALYZE sessions; ANALYZE throttles', schema.schema);
+    await adminQuery('ANALYZE members; ANALYZE sessions; ANALYZE throttles; ANALYZE oidc_payloads', schema.schema);
     await connectionsEnded(schema.schema);
     const before = await scans();
 
@@ -154,11 +157,14 @@ describeWithPostgres('on PostgreSQL', () => {
     const after = await scans();
 
     const scanned = Object.keys(after).filter((table) => after[table]!.seq > (before[table]?.seq ?? 0));
-    // Reading which versions are applied reads schema_migrations (one row per release) whole; its one-row lock
-    // and deployment_settings (one row) may be too, should the planner prefer that for a single page.
-    expect(scanned.filter((table) => !['schema_migrations', 'schema_migrations_lock', 'deployment_settings'].includes(table))).toEqual([]);
+    // Reading which versions are applied reads schema_migrations (one row per release) whole; its one-row lock,
+    // deployment_settings (one row) and oidc_keys (the OpenID provider's few signing keys) may be too, should the
+    // planner prefer that for a single page.
+    const small = ['schema_migrations', 'schema_migrations_lock', 'deployment_settings', 'oidc_keys'];
+    expect(scanned.filter((table) => !small.includes(table))).toEqual([]);
     // The instance's counts were in when read: the purge's index reads are there.
     expect(after['sessions']!.idx).toBeGreaterThan(before['sessions']!.idx);
     expect(after['throttles']!.idx).toBeGreaterThan(before['throttles']!.idx);
+    expect(after['oidc_payloads']!.idx).toBeGreaterThan(before['oidc_payloads']!.idx);
   });
 });

@@ -1,4 +1,5 @@
 import { CallerThrottledError, ServiceError } from '../service/errors.js';
+import { StoreUnavailableError } from '../service/index.js';
 import { CONTENT_TYPE, type AsmxResponse } from './asmx-response.js';
 import { errorPage } from './error-page.js';
 import { ERRORS, type AnsweredCode, type ErrorCode, type FaultCode } from './errors/catalogue.js';
@@ -65,10 +66,11 @@ function render(wire: ErrorWire, message: string, version: SoapVersion, options:
 
 /**
  * The fault an operation's error is answered with: a service fault by its code (the catalogue says whether
- * its text is the caller's to read), anything else as an internal error. `error` is kept for the call log
+ * its text is the caller's to read), the store unavailable as such, anything else as an internal error. `error` is kept for the call log
  * when the fault's outcome is `error`, which the log records with its message.
  */
 export function faultOf(error: unknown): { fault: AsmxError<FaultCode>; error?: unknown } {
+  if (error instanceof StoreUnavailableError) return { fault: { code: 'STORE_UNAVAILABLE' } };
   if (!(error instanceof ServiceError)) return { fault: { code: 'INTERNAL_ERROR' }, error };
   const retry = error instanceof CallerThrottledError ? { retryAfterSeconds: error.retryAfterSeconds } : {};
   const fault: AsmxError<FaultCode> = { code: error.code, args: [error.message], ...retry };

@@ -2,6 +2,7 @@ import { CommanderError } from 'commander';
 import { z } from 'zod';
 import { ConfigError } from '../config/config.js';
 import { ServiceError } from '../service/errors.js';
+import { StoreUnavailableError } from '../service/index.js';
 import { StartupError } from '../startup-error.js';
 import type { CliIo } from './context.js';
 import { CommandError, NotFoundError } from './errors.js';
@@ -13,10 +14,12 @@ export const ExitCode = {
   failure: 1,
   /** A wrong command line, or settings that are not valid. */
   usage: 2,
-  /** The member, caller, session, origin or second factor the command names is not there. */
+  /** The member, caller, session, origin, second factor or provisioning client the command names is not there. */
   notFound: 3,
   /** A failure nobody planned for, such as the database going away. */
   software: 70,
+  /** The database cannot be written or opened: a full disk, a read-only or locked database (EX_IOERR). */
+  storageUnavailable: 74,
   /** 128 + SIGINT, as a shell reports a command stopped by Ctrl-C. */
   interrupted: 130,
 } as const;
@@ -42,6 +45,10 @@ export function handleError(error: unknown, io: CliIo): number {
   if (error instanceof ConfigError) {
     io.err(`${error.message}\n`);
     return ExitCode.usage;
+  }
+  if (error instanceof StoreUnavailableError) {
+    io.err(`error: ${error.message}, then run the command again\n`);
+    return ExitCode.storageUnavailable;
   }
   if (error instanceof ServiceError || error instanceof StartupError || error instanceof CommandError) {
     io.err(`error: ${error.message}\n`);

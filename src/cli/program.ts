@@ -3,6 +3,9 @@ import { exitCodeOf } from './action.js';
 import { callersCommand } from './commands/callers.js';
 import { configCommand } from './commands/config.js';
 import { membersCommand } from './commands/members/index.js';
+import { oidcClientsCommand } from './commands/oidc-clients.js';
+import { oidcKeysCommand } from './commands/oidc-keys.js';
+import { provisionersCommand } from './commands/provisioners.js';
 import { serveCommand } from './commands/serve.js';
 import { sessionsCommand } from './commands/sessions.js';
 import type { CliContext, CliIo } from './context.js';
@@ -25,6 +28,9 @@ export function createProgram(ctx: CliContext, version: string): Command {
     .addCommand(callersCommand(ctx))
     .addCommand(membersCommand(ctx))
     .addCommand(sessionsCommand(ctx))
+    .addCommand(provisionersCommand(ctx))
+    .addCommand(oidcClientsCommand(ctx))
+    .addCommand(oidcKeysCommand(ctx))
     .addCommand(configCommand(ctx));
   routeOutput(program, ctx.io);
   return program;

@@ -18,5 +18,10 @@ export function serviceSettings(config: Config): ServiceSettings {
       throttle: signin.throttle,
       totpIssuer: signin.branding.organizationName,
     },
+    formsCookie: config.formsCookie && {
+      ...config.formsCookie,
+      // A sign-out here is remembered as long as ended sessions are kept: no older ticket may answer.
+      maxTicketAgeSeconds: config.purge.sessionRetentionSeconds,
+    },
   };
 }

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { OPERATION_PARAMETERS, type OperationName } from '../service/wsdl-types.js';
 import type { Config } from './config-type.js';
+import type { FormsCookieConfig } from './forms-cookie-settings.js';
 import { OPERATION_NAMES } from './operation-settings.js';
 import { proxyTrust } from './proxy-trust.js';
 import type { ParsedSettings } from './schema.js';
@@ -13,6 +14,7 @@ import { encodeXmlName } from './xml-name.js';
  */
 export function configFrom(s: ParsedSettings, settings: readonly Setting[], trustProxySetting: string): Config {
   const wsdlBinding = s.WSDL_BINDING_NAME ?? s.SERVICE_NAME;
+  const formsCookie = formsCookieFrom(s);
   return Object.freeze({
     profile: s.PROFILE,
     settings,
@@ -61,7 +63,7 @@ export function configFrom(s: ParsedSettings, settings: readonly Setting[], trus
       mfa: s.MFA,
       defaultReturnPath: s.DEFAULT_RETURN_PATH ?? s.LOGIN_PATH,
       cookieDomain: s.COOKIE_DOMAIN?.toLowerCase(),
-      cookieName: s.LOGIN_COOKIE_NAME,
+      cookieName: formsCookie ? s.FORMS_COOKIE_NAME : s.LOGIN_COOKIE_NAME,
       tokenCookieName: s.TOKEN_COOKIE_NAME,
       cookieSecure: s.COOKIE_SECURE,
       branding: Object.freeze({
@@ -77,6 +79,7 @@ export function configFrom(s: ParsedSettings, settings: readonly Setting[], trus
         lockoutSeconds: s.SIGNIN_LOCKOUT,
       }),
     }),
+    formsCookie,
     callerThrottle: Object.freeze({
       maxFailures: s.CALLER_MAX_FAILURES_PER_ADDRESS,
       windowSeconds: s.CALLER_FAILURE_WINDOW,
@@ -91,5 +94,24 @@ export function configFrom(s: ParsedSettings, settings: readonly Setting[], trus
     metrics: Object.freeze({ enabled: s.METRICS_ENABLED, port: s.METRICS_PORT }),
     shutdownTimeoutSeconds: s.SHUTDOWN_TIMEOUT,
     purge: Object.freeze({ intervalSeconds: s.PURGE_INTERVAL, sessionRetentionSeconds: s.SESSION_RETENTION }),
+    oidc: Object.freeze({ tokenLifetimeSeconds: s.OIDC_TOKEN_LIFETIME }),
+  });
+}
+
+/** The site's Forms cookie settings, when both keys are set (the cross-checks refuse one alone). */
+function formsCookieFrom(s: ParsedSettings): FormsCookieConfig | undefined {
+  const validationKey = s.MACHINE_KEY_VALIDATION_KEY;
+  const decryptionKey = s.MACHINE_KEY_DECRYPTION_KEY;
+  if (validationKey === undefined || decryptionKey === undefined) return undefined;
+  return Object.freeze({
+    machineKey: Object.freeze({
+      validationKey,
+      decryptionKey,
+      validation: s.MACHINE_KEY_VALIDATION,
+      decryption: s.MACHINE_KEY_DECRYPTION,
+      compatibilityMode: s.MACHINE_KEY_COMPATIBILITY,
+    }),
+    timeoutMinutes: s.FORMS_TIMEOUT,
+    unknownMember: s.FORMS_UNKNOWN_MEMBER,
   });
 }

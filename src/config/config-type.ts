@@ -1,4 +1,5 @@
 import type { OperationName } from '../service/wsdl-types.js';
+import type { FormsCookieConfig } from './forms-cookie-settings.js';
 import type { ProfileName } from './profiles.js';
 import type { ProxyTrust } from './proxy-trust.js';
 import type { ChosenField, IbridgeAttributeName, JsonFieldName } from './result-fields.js';
@@ -73,6 +74,11 @@ export interface Config {
   /** 32-byte key that hashes and encrypts session secrets and caller passwords; undefined means the key file in dataDir. */
   readonly secretKey: Buffer | undefined;
   readonly signin: SigninConfig;
+  /**
+   * The membership site's Forms cookie (MACHINE_KEY_*, FORMS_*), when both its keys are set: the login cookie is
+   * then its ticket, named FORMS_COOKIE_NAME (signin.cookieName), and AuthenticateCookie reads the site's own.
+   */
+  readonly formsCookie: FormsCookieConfig | undefined;
   /** Failed security passwords per client address (CALLER_*), counted in the store like the sign-in throttle. */
   readonly callerThrottle: CallerThrottleConfig;
   /**
@@ -92,6 +98,8 @@ export interface Config {
     /** How long ended sessions stay visible (sessions list --all) before the purge deletes them. */
     readonly sessionRetentionSeconds: number;
   };
+  /** The OpenID provider (docs/oidc.md): how long its ID and access tokens live. */
+  readonly oidc: { readonly tokenLifetimeSeconds: number };
 }
 
 export interface SigninConfig {
@@ -105,6 +113,7 @@ export interface SigninConfig {
   readonly defaultReturnPath: string;
   /** Domain attribute of the login cookie, e.g. '.example.org'; undefined gives a host-only cookie. */
   readonly cookieDomain: string | undefined;
+  /** LOGIN_COOKIE_NAME, or FORMS_COOKIE_NAME when the site's keys are set (the login cookie is its Forms ticket then). */
   readonly cookieName: string;
   /** TOKEN_COOKIE_NAME: also set the session token in this cookie on sign-in (ISGweb's `Token`), or undefined. */
   readonly tokenCookieName: string | undefined;

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { formsCookieProblems } from './forms-cookie-settings.js';
 import { schema, type Environment } from './schema.js';
 
 /** Rules between settings, checked on whichever of them parsed, so that every problem is listed at once. */
@@ -28,5 +29,18 @@ export function crossFieldProblems(env: Environment): string[] {
   if (headersTimeout !== undefined && requestTimeout !== undefined && headersTimeout > requestTimeout) {
     problems.push('HEADERS_TIMEOUT: must not be longer than REQUEST_TIMEOUT');
   }
+  problems.push(
+    ...formsCookieProblems({
+      keysSet: { validationKey: env.MACHINE_KEY_VALIDATION_KEY !== undefined, decryptionKey: env.MACHINE_KEY_DECRYPTION_KEY !== undefined },
+      validationKey: field('MACHINE_KEY_VALIDATION_KEY'),
+      decryptionKey: field('MACHINE_KEY_DECRYPTION_KEY'),
+      validation: field('MACHINE_KEY_VALIDATION'),
+      decryption: field('MACHINE_KEY_DECRYPTION'),
+      compatibilityMode: field('MACHINE_KEY_COMPATIBILITY'),
+      // Given, not defaulted: the two names' defaults are the same.
+      loginCookieName: env.LOGIN_COOKIE_NAME === undefined ? undefined : field('LOGIN_COOKIE_NAME'),
+      formsCookieName: field('FORMS_COOKIE_NAME'),
+    }),
+  );
   return problems;
 }

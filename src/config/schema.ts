@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_SERVER_TIMEOUTS, LOG_FORMATS, MEMBER_ID_FORMATS, MFA_POLICIES, RESULT_FORMATS, SESSION_TOKEN_FORMATS } from './config-type.js';
 import { fieldList } from './field-list.js';
+import { FORMS_UNKNOWN_MEMBER_POLICIES, MACHINE_KEY_COMPATIBILITIES, MACHINE_KEY_DECRYPTIONS, MACHINE_KEY_VALIDATIONS, machineKeyHex } from './forms-cookie-settings.js';
 import { DEFAULT_OPERATIONS, operationDocumentation, operationList } from './operation-settings.js';
 import { PROFILE_NAMES } from './profiles.js';
 import { trustedProxies } from './proxy-trust.js';
@@ -70,6 +71,18 @@ export const schema = z.object({
   LOGIN_COOKIE_NAME: cookieName.default('.ASPXAUTH'),
   TOKEN_COOKIE_NAME: cookieName.optional(),
   COOKIE_SECURE: bool.default(true),
+  // The membership site's web.config: <machineKey> and <forms> (docs/imis.md). System.Web's defaults.
+  MACHINE_KEY_VALIDATION_KEY: machineKeyHex.optional(),
+  MACHINE_KEY_DECRYPTION_KEY: machineKeyHex.optional(),
+  MACHINE_KEY_VALIDATION: z.enum(MACHINE_KEY_VALIDATIONS, { message: `must be one of ${MACHINE_KEY_VALIDATIONS.join(', ')}` }).default('HMACSHA256'),
+  MACHINE_KEY_DECRYPTION: z.enum(MACHINE_KEY_DECRYPTIONS, { message: `must be one of ${MACHINE_KEY_DECRYPTIONS.join(', ')}` }).default('AES'),
+  MACHINE_KEY_COMPATIBILITY: z
+    .enum(MACHINE_KEY_COMPATIBILITIES, { message: `must be one of ${MACHINE_KEY_COMPATIBILITIES.join(', ')}` })
+    .default('Framework20SP1'),
+  FORMS_COOKIE_NAME: cookieName.default('.ASPXAUTH'),
+  // Minutes, as <forms timeout>; at most a year.
+  FORMS_TIMEOUT: integer(1, 525_600).default(30),
+  FORMS_UNKNOWN_MEMBER: z.enum(FORMS_UNKNOWN_MEMBER_POLICIES, { message: `must be one of ${FORMS_UNKNOWN_MEMBER_POLICIES.join(', ')}` }).default('refuse'),
   ORGANIZATION_NAME: z.string().trim().min(1).max(120).default('Member sign-in'),
   LOGO_URL: absoluteHttpUrl.or(urlPath).optional(),
   ACCENT_COLOR: z
@@ -105,6 +118,7 @@ export const schema = z.object({
   SHUTDOWN_TIMEOUT: durationAtMost(3600, '1h').default(10),
   PURGE_INTERVAL: durationAtMost(86400, '1d').default(5 * 60),
   SESSION_RETENTION: duration.default(7 * 86400),
+  OIDC_TOKEN_LIFETIME: durationAtMost(86400, '1d').default(600),
   HEADERS_TIMEOUT: durationAtMost(3600, '1h').default(DEFAULT_SERVER_TIMEOUTS.headersTimeoutSeconds),
   REQUEST_TIMEOUT: durationAtMost(3600, '1h').default(DEFAULT_SERVER_TIMEOUTS.requestTimeoutSeconds),
   KEEP_ALIVE_TIMEOUT: durationAtMost(3600, '1h').default(DEFAULT_SERVER_TIMEOUTS.keepAliveTimeoutSeconds),

@@ -20,4 +20,6 @@ function maskedUrl(url: string): string {
 export const SECRET_SETTINGS: Readonly<Record<string, (value: string) => string>> = {
   SECRET_KEY: () => HIDDEN,
   DATABASE_URL: maskedUrl,
+  MACHINE_KEY_VALIDATION_KEY: () => HIDDEN,
+  MACHINE_KEY_DECRYPTION_KEY: () => HIDDEN,
 };

@@ -1,8 +1,9 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
-import type { CacheLookups, CallPathCache, SessionEvents } from '../service/index.js';
+import { STORE_UNAVAILABLE_REASONS, type CacheLookups, type CallPathCache, type SessionEvents } from '../service/index.js';
+import type { StoreAvailabilityMetrics } from './store-availability.js';
 
 /** What the background purge deletes. */
-export type PurgeKind = 'sessions' | 'throttles';
+export type PurgeKind = 'sessions' | 'throttles' | 'oidc';
 
 /**
  * The service's Prometheus metrics, in a registry of its own (never prom-client's global one, so that two
@@ -10,7 +11,7 @@ export type PurgeKind = 'sessions' | 'throttles';
  * sink it reports to: the call logger, the sign-in router, the services' session events, the store wrapper
  * and the purge. The sinks' types belong to those parts; the app checks that these methods fit them.
  */
-export interface Metrics extends SessionEvents {
+export interface Metrics extends SessionEvents, StoreAvailabilityMetrics {
   readonly registry: Registry;
   /** An Authentication.asmx call: binding, operation (undefined before one was chosen), outcome, duration. */
   call(entry: { binding: string; operation: string | undefined; outcome: string; seconds: number }): void;
@@ -20,6 +21,8 @@ export interface Metrics extends SessionEvents {
   /** A request refused before it reached a binding (400, 408, 413, 431): its status. */
   refusal(status: number): void;
   purged(kind: PurgeKind, count: number): void;
+  /** A back-channel logout token sent to an OpenID client: delivered, retried after a failure, or given up (failed). */
+  backchannelLogout(outcome: string): void;
   /** Where the call-path caches' counts are read from when the metrics are scraped. */
   watchCaches(lookups: () => Record<CallPathCache, CacheLookups>): void;
 }
@@ -79,6 +82,12 @@ export function createMetrics(): Metrics {
     labelNames: ['operation'] as const,
     registers,
   });
+  const storeUnavailable = new Counter({
+    name: 'store_unavailable_total',
+    help: 'Store operations that failed because the database could not be written or reached (a full disk, read-only, locked, …), by cause',
+    labelNames: ['reason'] as const,
+    registers,
+  });
   const refusals = new Counter({
     name: 'http_refusals_total',
     help: 'Requests refused before they reached a binding (malformed, too large, too slow), by status',
@@ -89,6 +98,12 @@ export function createMetrics(): Metrics {
     name: 'purged_total',
     help: 'Rows deleted by the background purge, by kind',
     labelNames: ['kind'] as const,
+    registers,
+  });
+  const backchannelLogouts = new Counter({
+    name: 'oidc_backchannel_logouts_total',
+    help: 'Back-channel logout tokens sent to OpenID clients, by outcome: delivered, retried (an attempt failed, another follows) or failed (given up)',
+    labelNames: ['outcome'] as const,
     registers,
   });
   let cacheLookups: (() => Record<CallPathCache, CacheLookups>) | undefined;
@@ -109,8 +124,10 @@ export function createMetrics(): Metrics {
   });
   // Series that exist from the start, so that rate() and alerts see 0 rather than nothing.
   for (const outcome of SIGNIN_OUTCOMES) signinAttempts.inc({ outcome }, 0);
-  for (const kind of ['sessions', 'throttles'] satisfies PurgeKind[]) purged.inc({ kind }, 0);
+  for (const kind of ['sessions', 'throttles', 'oidc'] satisfies PurgeKind[]) purged.inc({ kind }, 0);
   for (const status of ['400', '408', '413', '431']) refusals.inc({ status }, 0);
+  for (const outcome of ['delivered', 'retried', 'failed']) backchannelLogouts.inc({ outcome }, 0);
+  for (const reason of STORE_UNAVAILABLE_REASONS) storeUnavailable.inc({ reason }, 0);
 
   const countCall = (binding: string, operation: string, outcome: string) => {
     const key = `${binding} ${operation} ${outcome}`;
@@ -138,11 +155,17 @@ export function createMetrics(): Metrics {
     storeError(operation) {
       storeErrors.inc({ operation });
     },
+    storeUnavailable(reason) {
+      storeUnavailable.inc({ reason });
+    },
     refusal(status) {
       refusals.inc({ status: String(status) });
     },
     purged(kind, count) {
       purged.inc({ kind }, count);
+    },
+    backchannelLogout(outcome) {
+      backchannelLogouts.inc({ outcome });
     },
     watchCaches(lookups) {
       cacheLookups = lookups;

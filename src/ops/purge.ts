@@ -1,5 +1,6 @@
 import type { Logger } from '../log/logger.js';
 import type { Clock } from '../service/clock.js';
+import { StoreUnavailableError } from '../service/index.js';
 import type { PurgeKind } from './metrics.js';
 
 export interface PurgePolicy {
@@ -10,6 +11,8 @@ export interface PurgePolicy {
   /** The longest failure window and lockout of the throttles (SIGNIN_*, CALLER_*): a record older than both counts for nothing. */
   throttleWindowMs: number;
   throttleLockoutMs: number;
+  /** OIDC_TOKEN_LIFETIME: a signing key of the OpenID provider retired longer ago signed no token still checked. */
+  oidcKeyRetentionMs: number;
 }
 
 export interface PurgeCutoffs {
@@ -19,6 +22,10 @@ export interface PurgeCutoffs {
   idleBefore: number;
   /** Throttle records whose window began and whose lock ended at or before this time are deleted. */
   throttlesBefore: number;
+  /** The OpenID provider's records (codes, tokens, sessions, grants) that expired at or before this time are deleted. */
+  oidcExpiredBefore: number;
+  /** And its signing keys retired at or before this time, no longer published. */
+  oidcKeysRetiredBefore: number;
 }
 
 /**
@@ -32,7 +39,8 @@ export interface PurgeCutoffs {
  * while the retention is positive: nothing live is ever purged, whatever the retention. (An instance whose
  * clock runs ahead of the others by more than the retention could; the default of 7 days leaves room.)
  * Throttle records are kept for the longer of the failure window and the lockout: a window that began
- * earlier has ended, and the store also keeps any record whose lock still runs.
+ * earlier has ended, and the store also keeps any record whose lock still runs. The OpenID provider's records
+ * go when they expire; its retired keys once no token they signed is still checked.
  */
 export function purgeCutoffs(now: number, policy: PurgePolicy): PurgeCutoffs {
   const endedBefore = now - policy.sessionRetentionMs;
@@ -40,12 +48,15 @@ export function purgeCutoffs(now: number, policy: PurgePolicy): PurgeCutoffs {
     endedBefore,
     idleBefore: endedBefore - policy.sessionIdleMs,
     throttlesBefore: now - Math.max(policy.throttleWindowMs, policy.throttleLockoutMs),
+    oidcExpiredBefore: now,
+    oidcKeysRetiredBefore: now - policy.oidcKeyRetentionMs,
   };
 }
 
 export interface PurgeResult {
   sessions: number | null;
   throttles: number | null;
+  oidc: number | null;
 }
 
 export interface PurgeScheduler {
@@ -56,10 +67,11 @@ export interface PurgeScheduler {
 }
 
 export interface PurgeOptions {
-  /** What the purge asks of the store (src/store/store.ts documents both). */
+  /** What the purge asks of the store (src/store/store.ts documents them). */
   store: {
     purgeSessions(endedBefore: number, idleBefore: number): Promise<number>;
     purgeThrottles(before: number): Promise<number>;
+    purgeOidc(expiredBefore: number, keysRetiredBefore: number): Promise<number>;
   };
   policy: PurgePolicy;
   logger: Logger;
@@ -72,13 +84,13 @@ export interface PurgeOptions {
 }
 
 /**
- * Deletes ended sessions and stale throttle records in the background, every `intervalMs`. The next run is
- * scheduled when the previous one has finished, so runs never overlap; the timer is unref'd, so it never
- * keeps the process alive. The store paces each purge, in one place for every dialect (src/store/sql/purge.ts):
- * it deletes in batches sized to take about 10 ms, each followed by a pause as long, until a batch comes back
- * short, so that a request waits for one batch at most (on SQLite, whose calls hold the event loop), never for
- * the whole purge. Every instance sharing a store purges; the deletes are idempotent, so that costs nothing but
- * a query.
+ * Deletes ended sessions, stale throttle records and the OpenID provider's expired records in the background,
+ * every `intervalMs`. The next run is scheduled when the previous one has finished, so runs never overlap; the
+ * timer is unref'd, so it never keeps the process alive. The store paces each purge, in one place for every
+ * dialect (src/store/sql/purge.ts): it deletes in batches sized to take about 10 ms, each followed by a pause as
+ * long, until a batch comes back short, so that a request waits for one batch at most (on SQLite, whose calls hold
+ * the event loop), never for the whole purge. Every instance sharing a store purges; the deletes are idempotent,
+ * so that costs nothing but a query.
  */
 export function startPurge(options: PurgeOptions): PurgeScheduler {
   const clock = options.clock ?? (() => Date.now());
@@ -93,7 +105,8 @@ export function startPurge(options: PurgeOptions): PurgeScheduler {
       options.onPurged?.(kind, count);
       return count;
     } catch (error) {
-      logger.error('purge failed', { kind, error: error instanceof Error ? error.message : String(error) });
+      // The store unavailable (a full disk, …) is logged once per burst where its calls are watched (store-availability.ts).
+      if (!(error instanceof StoreUnavailableError)) logger.error('purge failed', { kind, error: error instanceof Error ? error.message : String(error) });
       return null;
     }
   };
@@ -103,9 +116,10 @@ export function startPurge(options: PurgeOptions): PurgeScheduler {
     const cutoffs = purgeCutoffs(clock(), options.policy);
     const sessions = await attempt('sessions', () => store.purgeSessions(cutoffs.endedBefore, cutoffs.idleBefore));
     const throttles = await attempt('throttles', () => store.purgeThrottles(cutoffs.throttlesBefore));
-    const deleted = (sessions ?? 0) + (throttles ?? 0);
-    logger.log(deleted > 0 ? 'info' : 'debug', 'purge', { sessions, throttles, ms: Math.round(performance.now() - startedAt) });
-    return { sessions, throttles };
+    const oidc = await attempt('oidc', () => store.purgeOidc(cutoffs.oidcExpiredBefore, cutoffs.oidcKeysRetiredBefore));
+    const deleted = (sessions ?? 0) + (throttles ?? 0) + (oidc ?? 0);
+    logger.log(deleted > 0 ? 'info' : 'debug', 'purge', { sessions, throttles, oidc, ms: Math.round(performance.now() - startedAt) });
+    return { sessions, throttles, oidc };
   };
 
   const schedule = (delayMs: number) => {

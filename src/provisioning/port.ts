@@ -79,7 +79,13 @@ export interface ScimMembers {
   remove(id: string, expectedVersion?: number): Promise<'removed' | 'notFound' | 'stale'>;
 }
 
+/**
+ * Whose bearer token it was: a provisioning client's (by name), or none. Wrong tokens are counted per client
+ * address, as wrong security passwords are; an address that sent too many is refused for a while
+ * (`retryAfterSeconds`), before its token is looked at.
+ */
+export type ClientCheck = { ok: true; client: string } | { ok: false; retryAfterSeconds: number | null };
+
 export interface ProvisioningClients {
-  /** The name of the provisioning client whose bearer token this is, or null for no client's. */
-  authenticate(token: string): Promise<string | null>;
+  authenticate(token: string, clientAddress: string): Promise<ClientCheck>;
 }

@@ -24,20 +24,33 @@ export interface ScimRouterDeps {
   maxBodyBytes: number;
   /** The SCIM root as the client reached it (https://host/scim/v2): meta.location and Location are under it. */
   baseUrl(req: Request): string;
+  /** The client's address, as the throttles count it (src/web/client-address.ts). */
+  clientAddress(req: Request): string;
 }
 
 /** `Authorization: Bearer TOKEN` (RFC 6750 §2.1); the scheme in any case. */
 const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]{1,1024})$/i;
 
-function authenticate({ clients, logger }: ScimRouterDeps): RequestHandler {
+/**
+ * A request without a token is refused at once: it guesses nothing, so it is not counted. One with a token is
+ * refused as the clients' check says: 401 for a wrong token, 429 with Retry-After once its address has sent too
+ * many wrong ones.
+ */
+function authenticate({ clients, logger, clientAddress }: ScimRouterDeps): RequestHandler {
   return async (req, res, next) => {
     const token = BEARER.exec(req.get('Authorization')?.trim() ?? '')?.[1];
-    const client = token === undefined ? null : await clients.authenticate(token);
-    if (client !== null) {
-      res.locals.client = client;
+    const check = token === undefined ? ({ ok: false, retryAfterSeconds: null } as const) : await clients.authenticate(token, clientAddress(req));
+    if (check.ok) {
+      res.locals.client = check.client;
       return next();
     }
-    logger.warn('provisioning', { outcome: token === undefined ? 'refused:no-token' : 'refused:token', requestId: requestIdOf(req) });
+    const { retryAfterSeconds } = check;
+    const outcome = token === undefined ? 'refused:no-token' : retryAfterSeconds === null ? 'refused:token' : 'refused:throttled';
+    logger.warn('provisioning', { outcome, requestId: requestIdOf(req) });
+    if (retryAfterSeconds !== null) {
+      const error = new ScimError(429, undefined, `too many wrong bearer tokens from this address; try again in ${retryAfterSeconds} seconds`);
+      return sendError(req, res, error, { 'Retry-After': String(retryAfterSeconds) });
+    }
     const error = new ScimError(401, undefined, "a provisioning client's bearer token is required");
     sendError(req, res, error, { 'WWW-Authenticate': 'Bearer realm="scim"' });
   };

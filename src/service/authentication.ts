@@ -2,7 +2,9 @@ import type { CallerRow, MemberRow } from '../store/store.js';
 import type { CallerService } from './callers.js';
 import { MAX_FIELD_LENGTH, MAX_PASSWORD_LENGTH } from './members.js';
 import type { Clock } from './clock.js';
+import { normalizeCookieDomain } from './domains.js';
 import { CallerThrottledError, ServiceError } from './errors.js';
+import type { FormsTickets, TicketCheck } from './forms-tickets.js';
 import type { NotSignedInReason, SessionCheck, SessionService } from './sessions.js';
 import type { CredentialCheck, SignInService } from './signin.js';
 import type { KeyedThrottle } from './throttle.js';
@@ -50,7 +52,8 @@ export interface CallContext {
   clientAddress: string;
   /**
    * The domain a session created by this call is for: the configured cookie domain, or the service's host.
-   * Asked for only by the one operation that creates sessions.
+   * Asked for only by the operation that creates sessions, and by AuthenticateCookie for a Forms ticket of the
+   * membership site, which answers for this domain only.
    */
   cookieDomain(): string;
 }
@@ -64,6 +67,9 @@ export interface CallContext {
  * Once an address has reached the threshold, every call from it throws CallerThrottledError until the lock
  * ends, before its password is looked at: the right password does not get through, and a locked guesser
  * costs no password check. A correct password does not clear the count (see verify below).
+ *
+ * With the membership site's keys (`tickets`), AuthenticateCookie also answers for the site's own login cookie,
+ * a Forms ticket (src/service/forms-tickets.ts), when it is no session's cookie here.
  */
 export class AuthenticationService {
   constructor(
@@ -72,6 +78,7 @@ export class AuthenticationService {
     private readonly signin: SignInService,
     private readonly throttle: KeyedThrottle,
     private readonly clock: Clock,
+    private readonly tickets?: FormsTickets,
   ) {}
 
   async authenticateToken(request: AuthenticateTokenRequest, context: CallContext): Promise<Outcome> {
@@ -79,9 +86,20 @@ export class AuthenticationService {
     return sessionOutcome('AuthenticateToken', caller.name, await this.sessions.checkToken(request.token));
   }
 
+  /**
+   * The session of this login cookie, as it always was. Only a cookie that is no session's here (reason
+   * `unknown`) and looks like a Forms ticket of the site is then read as one: the sessions' own cookies cost
+   * nothing more. A ticket answers for the service's cookie domain only, without a session: no token and no
+   * USER_COOKIE, as Login's answer (docs/imis.md).
+   */
   async authenticateCookie(request: AuthenticateCookieRequest, context: CallContext): Promise<Outcome> {
     const caller = await this.#verify(request.securityPassword, context);
-    return sessionOutcome('AuthenticateCookie', caller.name, await this.sessions.checkCookie(request.loginCookie, request.cookieDomain));
+    const { loginCookie, cookieDomain } = request;
+    const check = await this.sessions.checkCookie(loginCookie, cookieDomain);
+    const ticket = !check.ok && check.reason === 'unknown' && loginCookie ? await this.tickets?.check(loginCookie) : undefined;
+    if (!ticket) return sessionOutcome('AuthenticateCookie', caller.name, check);
+    const forThisDomain = normalizeCookieDomain(cookieDomain ?? '') === normalizeCookieDomain(context.cookieDomain());
+    return ticketOutcome('AuthenticateCookie', caller.name, forThisDomain ? ticket : { ok: false, reason: 'domain-mismatch' });
   }
 
   /**
@@ -168,6 +186,12 @@ export class AuthenticationService {
 function sessionOutcome(operation: OperationName, caller: string, check: SessionCheck): Outcome {
   return check.ok
     ? { operation, caller, kind: 'member', member: check.found.member, session: { token: check.token, cookie: check.cookie } }
+    : { operation, caller, kind: 'refused', refusal: { kind: 'not-signed-in', reason: check.reason } };
+}
+
+function ticketOutcome(operation: OperationName, caller: string, check: TicketCheck): Outcome {
+  return check.ok
+    ? { operation, caller, kind: 'member', member: check.member, session: null }
     : { operation, caller, kind: 'refused', refusal: { kind: 'not-signed-in', reason: check.reason } };
 }
 

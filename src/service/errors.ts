@@ -1,6 +1,7 @@
 /**
  * Every error the service raises, declared once with a stable code and its exact text. The ASMX-facing
- * texts are the legacy service's own: clients and their log scrapers match on them.
+ * texts are the legacy service's own: clients and their log scrapers match on them. How each is answered on
+ * the wire is the bindings' business: their error catalogue has an entry for every code, or does not build.
  */
 export const SERVICE_ERRORS = {
   INVALID_SECURITY_PASSWORD: 'Invalid security password',
@@ -10,6 +11,7 @@ export const SERVICE_ERRORS = {
   CALLER_PASSWORD_TOO_SHORT: 'A caller password must be at least 6 characters long',
   MEMBER_EXISTS: 'A member with this id or username already exists',
   MEMBER_NOT_FOUND: 'No member has this id',
+  MEMBER_CHANGED: 'The member was changed by someone else meanwhile',
   MEMBER_INVALID: 'The member record is not valid',
   MEMBER_PASSWORD_TOO_SHORT: 'A member password must be at least 8 characters long',
   MEMBER_PASSWORD_TOO_LONG: 'A member password must be at most 1024 characters long',

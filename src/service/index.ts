@@ -3,7 +3,11 @@ import { AccountService } from './account.js';
 import { AuthenticationService } from './authentication.js';
 import { CallerService } from './callers.js';
 import { systemClock, type Clock } from './clock.js';
+import { FormsTickets, type TicketHolder } from './forms-tickets.js';
 import { MemberService } from './members.js';
+import { createOidcServices, type OidcServices } from './oidc/index.js';
+import { ProvisioningClientService } from './provisioning-clients.js';
+import { ProvisioningService } from './provisioning.js';
 import { ReturnUrlPolicy } from './return-urls.js';
 import { SecondFactorService } from './second-factor.js';
 import { Secrets } from './secrets.js';
@@ -11,7 +15,7 @@ import type { ServiceSettings } from './settings.js';
 import { SessionService, type FoundSession, type SessionEvents } from './sessions.js';
 import { ShortLivedCache, type CacheLookups } from './short-lived-cache.js';
 import { SignInService } from './signin.js';
-import { callerAddressThrottle, SignInThrottle } from './throttle.js';
+import { callerAddressThrottle, provisioningAddressThrottle, SignInThrottle } from './throttle.js';
 
 export interface Services {
   callers: CallerService;
@@ -22,6 +26,12 @@ export interface Services {
   authentication: AuthenticationService;
   signin: SignInService;
   returnUrls: ReturnUrlPolicy;
+  /** Members as SCIM provisioning reads and writes them. */
+  provisioning: ProvisioningService;
+  /** The SCIM provisioning clients and their bearer tokens. */
+  provisioners: ProvisioningClientService;
+  /** The OpenID provider's clients, signing keys, records and sessions. */
+  oidc: OidcServices;
   /** How often each call-path cache (CACHE_TTL_MS) answered, and how often it went to the store. */
   cacheLookups(): Record<CallPathCache, CacheLookups>;
 }
@@ -29,11 +39,14 @@ export interface Services {
 /** The caches on the call path: security passwords, sessions, and caller addresses' throttle states. */
 export type CallPathCache = 'callers' | 'sessions' | 'caller_throttle';
 
-export type { SessionEvents } from './sessions.js';
+export type { EndedSessions, SessionEvents } from './sessions.js';
+export type { FormsCookieSettings } from './forms-tickets.js';
 export type { ServiceSettings, SigninSettings } from './settings.js';
 export type { CacheLookups } from './short-lived-cache.js';
 /** The records the services hand out, as the store keeps them. */
 export type { MemberAttributes, MemberRow, SessionRow } from '../store/store.js';
+/** The store cannot be written or opened (a full disk, a read-only or locked database): every caller's to tell apart. */
+export { STORE_UNAVAILABLE_REASONS, StoreUnavailableError, type StoreUnavailableReason } from '../store/unavailable.js';
 
 /**
  * Wires the services over one store, with the settings they are told; the entry points (server, CLI, tests)
@@ -55,21 +68,32 @@ export function createServices(options: {
     caller_throttle: new ShortLivedCache<{ lockedUntil: number | null }>(settings.cacheTtlMs),
   };
   const callers = new CallerService(store, secrets, clock, caches.callers);
-  const sessions = new SessionService(store, secrets, settings.session, clock, caches.sessions, options.events);
+  const tickets = settings.formsCookie && new FormsTickets(store, settings.formsCookie, clock, new ShortLivedCache<TicketHolder>(settings.cacheTtlMs));
+  const sessions = new SessionService(store, secrets, settings.session, clock, caches.sessions, options.events, tickets);
   const throttle = callerAddressThrottle(store, settings.callerThrottle, caches.caller_throttle);
   const signinThrottle = new SignInThrottle(store, settings.signin.throttle);
   const secondFactor = new SecondFactorService(store, secrets, clock, settings.signin.totpIssuer);
-  const signIn = new SignInService(store, sessions, signinThrottle, secrets, clock, secondFactor, settings.signin.mfa);
+  const signIn = new SignInService(store, sessions, signinThrottle, secrets, clock, secondFactor, settings.signin.mfa, tickets);
   const members = new MemberService(store, clock, sessions, settings.memberIdFormat);
+  const provisioners = new ProvisioningClientService(
+    store,
+    secrets,
+    clock,
+    provisioningAddressThrottle(store, settings.callerThrottle, new ShortLivedCache(settings.cacheTtlMs)),
+    { tokens: new ShortLivedCache(settings.cacheTtlMs), exists: new ShortLivedCache(settings.cacheTtlMs) },
+  );
   return {
     callers,
     members,
     sessions,
     secondFactor,
     account: new AccountService(store, members, sessions, secondFactor, signinThrottle, clock),
-    authentication: new AuthenticationService(callers, sessions, signIn, throttle, clock),
+    authentication: new AuthenticationService(callers, sessions, signIn, throttle, clock, tickets),
     signin: signIn,
     returnUrls: new ReturnUrlPolicy(store, settings.signin.defaultReturnPath),
+    provisioning: new ProvisioningService(store, clock, sessions, settings.memberIdFormat),
+    provisioners,
+    oidc: createOidcServices({ store, secrets, clock, sessions, cacheTtlMs: settings.cacheTtlMs }),
     cacheLookups: () => ({ callers: caches.callers.lookups, sessions: caches.sessions.lookups, caller_throttle: caches.caller_throttle.lookups }),
   };
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { MemberAttributes, MemberChanges, MemberRow, NewMember, NewMemberOutcome, Store } from '../store/store.js';
-import { StoreConflictError } from '../store/store.js';
+import { StoreConflictError, StoreVersionConflictError } from '../store/store.js';
 import type { Clock } from './clock.js';
 import { ServiceError } from './errors.js';
 import { validateAttributes } from './member-attributes.js';
@@ -29,6 +29,11 @@ export const MAX_FIELD_LENGTH = 256;
 export const MIN_PASSWORD_LENGTH = 8;
 /** Bounds the work a sign-in does for one request. */
 export const MAX_PASSWORD_LENGTH = 1024;
+/**
+ * How often update makes its change, the first time included, while other writers keep changing the member:
+ * more than two writers at once on one member is rare, even with provisioning.
+ */
+const UPDATE_ATTEMPTS = 3;
 
 export class MemberService {
   /**
@@ -66,20 +71,18 @@ export class MemberService {
     return { ...this.#checked(input), passwordHash };
   }
 
-  #checked(input: MemberInput): MemberRow {
-    const member: MemberRow = {
-      id: this.#idOf(input.id),
-      username: input.username.trim(),
-      email: (input.email ?? '').trim(),
-      firstName: (input.firstName ?? '').trim(),
-      lastName: (input.lastName ?? '').trim(),
-      enabled: true,
-      createdAt: this.clock(),
-      attributes: validateAttributes(input.attributes ?? {}),
-    };
-    if (!member.id || !member.username) throw new ServiceError('MEMBER_INVALID', 'id and username are required');
-    refuseLongFields(member);
-    return member;
+  #checked(input: MemberInput): NewMember {
+    const id = this.#idOf(input.id);
+    if (!id || !input.username.trim()) throw new ServiceError('MEMBER_INVALID', 'id and username are required');
+    refuseLongFields({ id });
+    const profile = checkedProfile({
+      username: input.username,
+      email: input.email ?? '',
+      firstName: input.firstName ?? '',
+      lastName: input.lastName ?? '',
+      attributes: input.attributes ?? {},
+    });
+    return { id, ...profile, enabled: true, createdAt: this.clock() };
   }
 
   /**
@@ -110,9 +113,8 @@ export class MemberService {
     return id.toLowerCase();
   }
 
-  /** A stored member's id as an admin may type it: GUIDs are stored lower-cased, so they are looked up so. */
   #lookup(id: string): string {
-    return this.idFormat === 'guid' ? id.trim().toLowerCase() : id;
+    return memberIdLookup(id, this.idFormat);
   }
 
   /** Whether a member has this id (GUIDs looked up lower-cased). */
@@ -121,11 +123,8 @@ export class MemberService {
   }
 
   async setPassword(id: string, password: string): Promise<void> {
-    // Code points, as people count characters; UTF-16 units would count an emoji twice.
-    const length = [...password].length;
-    if (length < MIN_PASSWORD_LENGTH) throw new ServiceError('MEMBER_PASSWORD_TOO_SHORT');
-    if (length > MAX_PASSWORD_LENGTH) throw new ServiceError('MEMBER_PASSWORD_TOO_LONG');
-    if (!(await this.store.setMemberPassword(this.#lookup(id), await hashPassword(password)))) throw new ServiceError('MEMBER_NOT_FOUND', id);
+    const hash = await hashPassword(checkedPassword(password));
+    if (!(await this.store.setMemberPassword(this.#lookup(id), hash, this.clock()))) throw new ServiceError('MEMBER_NOT_FOUND', id);
   }
 
   list(): Promise<MemberRow[]> {
@@ -138,32 +137,93 @@ export class MemberService {
     return member;
   }
 
-  /** Changes the fields given (attributes are replaced whole), checked as add checks them. */
-  async update(id: string, changes: MemberChanges): Promise<MemberRow> {
-    const checked: MemberChanges = {};
-    for (const key of ['email', 'firstName', 'lastName'] as const) {
-      const value = changes[key];
-      if (value !== undefined) checked[key] = value.trim();
+  /**
+   * Changes the fields given (attributes are replaced whole), checked as add checks them, in one write that goes
+   * through only if nobody changed the member since it was read (its version), so that no other writer's change
+   * is silently overwritten. `change` is the changes, or makes them from the member as it is stored (a merge, such
+   * as `members update`'s attributes). Changed meanwhile, the member is read again and the change made again from
+   * it, UPDATE_ATTEMPTS times in all; with `expectedVersion` (the version its writer read and based the change
+   * on), never. Refused with MEMBER_CHANGED then.
+   */
+  async update(id: string, change: MemberChanges | ((current: MemberRow) => MemberChanges), options: { expectedVersion?: number } = {}): Promise<MemberRow> {
+    const stored = this.#lookup(id);
+    for (let attempt = 1; ; attempt += 1) {
+      const current = await this.store.getMember(stored);
+      if (!current) throw new ServiceError('MEMBER_NOT_FOUND', id);
+      const changes = checkedChanges(typeof change === 'function' ? change(current) : change);
+      try {
+        const updated = await this.store.updateMember(stored, changes, options.expectedVersion ?? current.version, this.clock());
+        this.sessions.forgetCached();
+        if (!updated) throw new ServiceError('MEMBER_NOT_FOUND', id);
+        return updated;
+      } catch (error) {
+        if (!(error instanceof StoreVersionConflictError)) throw error;
+        if (options.expectedVersion !== undefined || attempt === UPDATE_ATTEMPTS) throw new ServiceError('MEMBER_CHANGED', `${id}; try again`);
+      }
     }
-    refuseLongFields(checked);
-    if (changes.attributes !== undefined) checked.attributes = validateAttributes(changes.attributes);
-    const updated = await this.store.updateMember(this.#lookup(id), checked);
-    this.sessions.forgetCached();
-    if (!updated) throw new ServiceError('MEMBER_NOT_FOUND', id);
-    return updated;
   }
 
   async setEnabled(id: string, enabled: boolean): Promise<void> {
-    const found = await this.store.setMemberEnabled(this.#lookup(id), enabled);
+    const found = await this.store.setMemberEnabled(this.#lookup(id), enabled, this.clock());
     this.sessions.forgetCached();
     if (!found) throw new ServiceError('MEMBER_NOT_FOUND', id);
   }
 
   async remove(id: string): Promise<void> {
-    const found = await this.store.deleteMember(this.#lookup(id));
+    const outcome = await this.store.deleteMember(this.#lookup(id));
     this.sessions.forgetCached();
-    if (!found) throw new ServiceError('MEMBER_NOT_FOUND', id);
+    if (outcome === 'notFound') throw new ServiceError('MEMBER_NOT_FOUND', id);
   }
+}
+
+/** A member's own fields, as members add and provisioning give them; the external id and display name optional. */
+export type MemberProfile = Pick<MemberRow, 'username' | 'email' | 'firstName' | 'lastName' | 'attributes'> &
+  Partial<Pick<MemberRow, 'externalId' | 'displayName'>>;
+
+/**
+ * The fields as the service stores them, the others as they are: texts trimmed (an external id or display name
+ * left empty is none), a username, none too long, attributes valid. Throws MEMBER_INVALID.
+ */
+export function checkedProfile<P extends MemberProfile>(profile: P): P {
+  const checked = {
+    ...profile,
+    username: profile.username.trim(),
+    email: profile.email.trim(),
+    firstName: profile.firstName.trim(),
+    lastName: profile.lastName.trim(),
+    attributes: validateAttributes(profile.attributes),
+    ...(profile.externalId == null ? {} : { externalId: profile.externalId.trim() || null }),
+    ...(profile.displayName == null ? {} : { displayName: profile.displayName.trim() || null }),
+  };
+  if (!checked.username) throw new ServiceError('MEMBER_INVALID', 'username is required');
+  refuseLongFields(checked);
+  return checked;
+}
+
+/** The password, when it is as long as a member's may be; throws MEMBER_PASSWORD_TOO_SHORT or MEMBER_PASSWORD_TOO_LONG. */
+export function checkedPassword(password: string): string {
+  // Code points, as people count characters; UTF-16 units would count an emoji twice.
+  const length = [...password].length;
+  if (length < MIN_PASSWORD_LENGTH) throw new ServiceError('MEMBER_PASSWORD_TOO_SHORT');
+  if (length > MAX_PASSWORD_LENGTH) throw new ServiceError('MEMBER_PASSWORD_TOO_LONG');
+  return password;
+}
+
+/** A stored member's id as an admin or a provisioning client may give it: GUIDs are stored lower-cased, so they are looked up so. */
+export function memberIdLookup(id: string, format: MemberIdFormat): string {
+  return format === 'guid' ? id.trim().toLowerCase() : id;
+}
+
+/** The changes as add checks a member's fields: texts trimmed and not too long, attributes valid. */
+function checkedChanges(changes: MemberChanges): MemberChanges {
+  const checked: MemberChanges = {};
+  for (const key of ['email', 'firstName', 'lastName'] as const) {
+    const value = changes[key];
+    if (value !== undefined) checked[key] = value.trim();
+  }
+  refuseLongFields(checked);
+  if (changes.attributes !== undefined) checked.attributes = validateAttributes(changes.attributes);
+  return checked;
 }
 
 function refuseLongFields(fields: object): void {

@@ -21,7 +21,20 @@ export class Secrets {
    * Deterministic keyed hash for lookups and proofs; the purpose keeps, say, a cookie hash from matching a
    * token hash or a sign-in form's proof.
    */
-  hash(purpose: 'caller-password' | 'cookie' | 'token' | 'form-proof' | 'key-fingerprint' | 'recovery-code' | 'signin-challenge', value: string): string {
+  hash(
+    purpose:
+      | 'caller-password'
+      | 'provisioning-token'
+      | 'cookie'
+      | 'token'
+      | 'form-proof'
+      | 'key-fingerprint'
+      | 'recovery-code'
+      | 'signin-challenge'
+      | 'oidc-client-secret'
+      | 'oidc-cookie-key',
+    value: string,
+  ): string {
     return createHmac('sha256', this.#hashKey).update(`${purpose}\0${value}`).digest('base64url');
   }
 

@@ -3,6 +3,7 @@ import type { SessionFilter, SessionRow, SessionWithMember, Store } from '../sto
 import type { Clock } from './clock.js';
 import { isValidCookieDomain, normalizeCookieDomain } from './domains.js';
 import { ServiceError } from './errors.js';
+import type { CookieTicket, FormsTickets } from './forms-tickets.js';
 import { randomSecret, type Secrets } from './secrets.js';
 import { LastSeenWriter } from './last-seen-writer.js';
 import type { ShortLivedCache } from './short-lived-cache.js';
@@ -14,19 +15,24 @@ export interface SessionPolicy {
   slidingIdle: boolean;
   /**
    * How new tokens look: 'opaque' is a random 43-character secret; 'guid' a random UUID, for partners whose
-   * token fields take only a GUID. Login cookies are opaque either way.
+   * token fields take only a GUID. Login cookies are opaque either way, unless they are the membership site's
+   * Forms tickets (FormsTickets).
    */
   tokenFormat: 'opaque' | 'guid';
 }
 
 /**
  * Told when sessions begin and end (metrics); optional, so that the services never depend on how, or
- * whether, they are counted.
+ * whether, they are counted. `sessionsEnded` says which ended (the OpenID provider ends their OpenID sessions).
  */
 export interface SessionEvents {
   sessionsCreated(count: number): void;
   sessionsRevoked(count: number): void;
+  sessionsEnded?(ended: EndedSessions): void;
 }
+
+/** Sessions ended by a sign-out or a revocation: one, or every one of a member. */
+export type EndedSessions = { sessionId: string } | { memberId: string };
 
 /** Where a session began: the client's address and its User-Agent, when known. */
 export interface SessionOrigin {
@@ -43,17 +49,33 @@ export interface IssuedSession {
   token: string;
 }
 
-/** Why nobody is signed in; logged, never sent (the wire gets one stable text per operation). */
-export type NotSignedInReason = 'missing' | 'unknown' | 'revoked' | 'expired' | 'idle' | 'member-disabled' | 'domain-mismatch';
+/**
+ * Why nobody is signed in; logged, never sent (the wire gets one stable text per operation). A Forms ticket of
+ * the membership site adds two: `ticket-invalid` (not signed with the site's key, or not a ticket) and
+ * `unknown-member` (no member has its name).
+ */
+export type NotSignedInReason =
+  | 'missing'
+  | 'unknown'
+  | 'revoked'
+  | 'expired'
+  | 'idle'
+  | 'member-disabled'
+  | 'domain-mismatch'
+  | 'ticket-invalid'
+  | 'unknown-member';
 
 /**
  * A session as found, with its token and login cookie: each the one looked up, or the one unsealed (null when
- * that failed, or when the session predates sealed cookies).
+ * that failed, or when the session predates sealed cookies). Found by a login cookie that is a Forms ticket of
+ * the membership site, `cookieTicket` is how that ticket stands: the cookie answers only while the site would
+ * take it.
  */
 export interface FoundSession {
   found: SessionWithMember;
   token: string | null;
   cookie: string | null;
+  cookieTicket?: CookieTicket | undefined;
 }
 
 export type SessionCheck =
@@ -63,6 +85,8 @@ export type SessionCheck =
 /**
  * Sessions, found by the hash of their token or login cookie. Found sessions are cached for CACHE_TTL_MS
  * (`cache`); whatever is decided from a cached row (expiry, idleness) is decided against the current time.
+ * With the membership site's keys (`forms`), each new session's login cookie is a Forms ticket of the site for
+ * its member, and what `forms` caches is forgotten with the sessions.
  */
 export class SessionService {
   /**
@@ -79,6 +103,7 @@ export class SessionService {
     private readonly clock: Clock,
     private readonly cache: ShortLivedCache<FoundSession>,
     private readonly events?: SessionEvents,
+    private readonly forms?: FormsTickets,
   ) {
     this.#touchIntervalMs = Math.min(60_000, (policy.idleTimeoutSeconds * 1000) / 10);
     this.#lastSeen = new LastSeenWriter(store);
@@ -96,7 +121,9 @@ export class SessionService {
   async create(memberId: string, cookieDomain: string, values: { cookie?: string; token?: string } = {}, origin: SessionOrigin = {}): Promise<IssuedSession> {
     const member = await this.store.getMember(memberId);
     if (!member) throw new ServiceError('MEMBER_NOT_FOUND', memberId);
-    const issued = this.#issue({ memberId, cookieDomain, ...values }, origin, this.clock());
+    const now = this.clock();
+    const cookie = values.cookie ?? this.forms?.issue(member.username, now) ?? randomSecret();
+    const issued = this.#issue({ memberId, cookieDomain, ...values, cookie }, origin, now);
     await this.store.createSession(issued.session);
     this.events?.sessionsCreated(1);
     return issued;
@@ -113,11 +140,10 @@ export class SessionService {
     this.events?.sessionsCreated(sessions.length);
   }
 
-  #issue(values: { memberId: string; cookieDomain: string; cookie?: string; token?: string }, origin: SessionOrigin, now: number): IssuedSession {
-    const { memberId, cookieDomain } = values;
+  #issue(values: { memberId: string; cookieDomain: string; cookie: string; token?: string }, origin: SessionOrigin, now: number): IssuedSession {
+    const { memberId, cookieDomain, cookie } = values;
     const domain = normalizeCookieDomain(cookieDomain);
     if (!isValidCookieDomain(domain)) throw new ServiceError('DOMAIN_INVALID', cookieDomain);
-    const cookie = values.cookie ?? randomSecret();
     const token = values.token ?? (this.policy.tokenFormat === 'guid' ? randomUUID() : randomSecret());
     const session: SessionRow = {
       id: randomUUID(),
@@ -154,10 +180,11 @@ export class SessionService {
   async checkCookie(cookie: string | null, cookieDomain: string | null): Promise<SessionCheck> {
     if (!cookie) return { ok: false, reason: 'missing' };
     const key = `cookie:${cookie}`;
-    // Unsealed once per fetch: AES-GCM costs more than the rest of a cached call.
-    const entry = await this.cache.fetch(key, this.clock(), async () => {
+    // Unsealed (and a ticket read) once per fetch: AES costs more than the rest of a cached call.
+    const now = this.clock();
+    const entry = await this.cache.fetch(key, now, async () => {
       const found = await this.store.findSessionByCookieHash(this.secrets.hash('cookie', cookie));
-      return found && { found, token: this.secrets.unseal(found.session.tokenSealed), cookie };
+      return found && { found, token: this.secrets.unseal(found.session.tokenSealed), cookie, cookieTicket: this.forms?.cookieTicket(cookie, now) };
     });
     if (entry && normalizeCookieDomain(cookieDomain ?? '') !== entry.found.session.cookieDomain) {
       return { ok: false, reason: 'domain-mismatch' };
@@ -165,18 +192,21 @@ export class SessionService {
     return this.#check(entry);
   }
 
-  /** Forgets every cached session: a member was disabled or removed. */
+  /** Forgets every cached session (and what the Forms tickets cache of members): a member changed, or sessions ended. */
   forgetCached(): void {
     this.cache.clear();
+    this.forms?.forgetCached();
   }
 
   #check(entry: FoundSession | null): SessionCheck {
     if (!entry) return { ok: false, reason: 'unknown' };
-    const { found, token, cookie } = entry;
+    const { found, token, cookie, cookieTicket } = entry;
     const { session, member } = found;
     const now = this.clock();
     if (session.revokedAt !== null) return { ok: false, reason: 'revoked' };
     if (now >= session.expiresAt) return { ok: false, reason: 'expired' };
+    if (cookieTicket && !cookieTicket.ok) return { ok: false, reason: cookieTicket.reason };
+    if (cookieTicket && now > cookieTicket.expiresAt) return { ok: false, reason: 'expired' };
     const lastSeenAt = this.#lastSeen.lastSeen(session.id, session.lastSeenAt);
     if (now >= lastSeenAt + this.policy.idleTimeoutSeconds * 1000) return { ok: false, reason: 'idle' };
     if (!member.enabled) return { ok: false, reason: 'member-disabled' };
@@ -193,8 +223,8 @@ export class SessionService {
   /** Revokes the session; false when it was not there or already revoked. */
   async end(sessionId: string): Promise<boolean> {
     const revoked = await this.store.revokeSession(sessionId, this.clock());
-    this.cache.clear();
-    if (revoked) this.events?.sessionsRevoked(1);
+    this.forgetCached();
+    if (revoked) this.#ended(1, { sessionId });
     return revoked;
   }
 
@@ -202,17 +232,22 @@ export class SessionService {
   async revokeByCookie(cookie: string): Promise<boolean> {
     const found = await this.store.findSessionByCookieHash(this.secrets.hash('cookie', cookie));
     const revoked = found !== null && (await this.store.revokeSession(found.session.id, this.clock()));
-    this.cache.clear();
-    if (revoked) this.events?.sessionsRevoked(1);
+    this.forgetCached();
+    if (found && revoked) this.#ended(1, { sessionId: found.session.id });
     return revoked;
   }
 
   async revokeAllOf(memberId: string): Promise<number> {
     if (!(await this.store.getMember(memberId))) throw new ServiceError('MEMBER_NOT_FOUND', memberId);
     const count = await this.store.revokeMemberSessions(memberId, this.clock());
-    this.cache.clear();
-    if (count > 0) this.events?.sessionsRevoked(count);
+    this.forgetCached();
+    if (count > 0) this.#ended(count, { memberId });
     return count;
+  }
+
+  #ended(count: number, which: EndedSessions): void {
+    this.events?.sessionsRevoked(count);
+    this.events?.sessionsEnded?.(which);
   }
 
   /** Live sessions (not revoked, expired or idle), or all of them with includeEnded. */

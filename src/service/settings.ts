@@ -1,3 +1,4 @@
+import type { FormsCookieSettings } from './forms-tickets.js';
 import type { MemberIdFormat } from './members.js';
 import type { SessionPolicy } from './sessions.js';
 import type { MfaPolicy } from './signin.js';
@@ -20,6 +21,11 @@ export interface ServiceSettings {
   /** CALLER_MAX_FAILURES_PER_ADDRESS, CALLER_FAILURE_WINDOW and CALLER_LOCKOUT: failed security passwords per address. */
   readonly callerThrottle: CallerThrottlePolicy;
   readonly signin: SigninSettings;
+  /**
+   * The membership site's Forms cookie (MACHINE_KEY_*, FORMS_*), when its keys are configured: login cookies are
+   * then its tickets, and AuthenticateCookie answers for the tickets the site issues. Undefined otherwise.
+   */
+  readonly formsCookie: FormsCookieSettings | undefined;
 }
 
 /** What the sign-in services (sign-in, second factors, return addresses) are told. */

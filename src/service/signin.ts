@@ -1,5 +1,6 @@
 import type { MemberCredentials, MemberRow, Store } from '../store/store.js';
 import type { Clock } from './clock.js';
+import type { FormsTickets } from './forms-tickets.js';
 import { equalizeTiming, hashPassword, needsRehash, verifyPassword } from './passwords.js';
 import type { SecondFactorService, SecondFactorSetup } from './second-factor.js';
 import type { Secrets } from './secrets.js';
@@ -71,6 +72,7 @@ export class SignInService {
     private readonly clock: Clock,
     private readonly secondFactor: SecondFactorService,
     private readonly mfa: MfaPolicy,
+    private readonly tickets?: FormsTickets,
   ) {}
 
   async signIn(request: SignInRequest): Promise<SignInResult> {
@@ -178,7 +180,7 @@ export class SignInService {
       const locked = await this.throttle.failure(login, request.clientAddress, this.clock());
       return locked ? { ok: false, reason: 'throttled', retryAfterSeconds: locked.retryAfterSeconds } : { ok: false, reason: 'invalid' };
     }
-    if (verified.needsRehash) await this.store.setMemberPassword(member.id, await hashPassword(request.password));
+    if (verified.needsRehash) await this.store.setMemberPassword(member.id, await hashPassword(request.password), this.clock());
     // With a second step to come, the count stays until its code is right: a right password alone clearing
     // it would give whoever knows the password a fresh set of guesses at the code on every sign-in.
     const step = await this.secondFactorStep(member.id);
@@ -186,9 +188,16 @@ export class SignInService {
     return { ok: true, member, step };
   }
 
-  /** Ends the session this login cookie belongs to, at once for every instance sharing the store. */
-  signOut(cookie: string): Promise<boolean> {
-    return this.sessions.revokeByCookie(cookie);
+  /**
+   * Ends the session this login cookie belongs to, at once for every instance sharing the store. A cookie that
+   * is no session's but a Forms ticket of the membership site that still answers (the site signed the member
+   * in, or renewed the cookie of a session here) ends every session of its member here: which of them was this
+   * browser's cannot be told, and their end is what makes the member's tickets issued until now stop answering.
+   */
+  async signOut(cookie: string): Promise<boolean> {
+    if (await this.sessions.revokeByCookie(cookie)) return true;
+    const member = await this.tickets?.memberOf(cookie);
+    return member ? (await this.sessions.revokeAllOf(member.id)) > 0 : false;
   }
 
   /** Ends the live session this token belongs to (ISGweb's Token cookie); false when none was live. */

@@ -72,6 +72,15 @@ export function callerAddressThrottle(store: Store, policy: CallerThrottlePolicy
   return new KeyedThrottle(store, { prefix: 'caller-address', ...policy }, cache);
 }
 
+/**
+ * Wrong SCIM bearer tokens per client address, under the callers' policy: keys `provisioning-address:<address>`
+ * (ProvisioningClientService). Counted apart from the callers' so that an identity provider with a stale token
+ * does not lock partner sites out that share its address, nor the reverse.
+ */
+export function provisioningAddressThrottle(store: Store, policy: CallerThrottlePolicy, cache: ShortLivedCache<{ lockedUntil: number | null }>): KeyedThrottle {
+  return new KeyedThrottle(store, { prefix: 'provisioning-address', ...policy }, cache);
+}
+
 function lockAt(lockedUntil: number | null, now: number): ThrottleLock | null {
   return lockedUntil !== null && lockedUntil > now ? { retryAfterSeconds: Math.ceil((lockedUntil - now) / 1000) } : null;
 }

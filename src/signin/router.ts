@@ -7,6 +7,7 @@ import { finishSignIn } from './finish.js';
 import { loginForm, returnParameter, stepForm } from './form.js';
 import { createPageKit, exactPath, type SigninDeps } from './pages.js';
 import { createSecondStep } from './second-step.js';
+import { unavailablePage } from './unavailable.js';
 import { loginView, messageView, signedInView, type LoginState } from './views.js';
 
 export type { SignInAttemptOutcome, SigninDeps, SigninMetrics } from './pages.js';
@@ -91,6 +92,7 @@ export function createSigninRouter(deps: SigninDeps): Router {
     .post(readForm, (req, res) => signOut(req, res, returnParameter(req.body)));
 
   router.use(createAccountRouter(kit));
+  router.use(unavailablePage(kit));
 
   return router;
 }

@@ -7,7 +7,8 @@ import { StartupError } from '../startup-error.js';
 // src/signin/ and dist/signin/ are both two levels below the package root, where templates/ sits.
 const BUILT_IN = new URL('../../templates/', import.meta.url);
 
-const PAGE_NAMES = ['login', 'signed-in', 'message', 'code', 'setup', 'recovery-codes', 'account'] as const;
+// oidc-consent and oidc-logout are the OpenID provider's (src/oidc/), in the same layout.
+const PAGE_NAMES = ['login', 'signed-in', 'message', 'code', 'setup', 'recovery-codes', 'account', 'oidc-consent', 'oidc-logout'] as const;
 export type PageName = (typeof PAGE_NAMES)[number];
 
 export interface Templates {

@@ -2,7 +2,9 @@ import { chmod, mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { connectionFailureReason, describeDatabaseUrl } from './postgres/database-url.js';
 import { PostgresStore } from './postgres/postgres-store.js';
+import { storeError } from './sql/driver.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
+import { sqliteUnavailableReason } from './sqlite/unavailable-reasons.js';
 import type { Store } from './store.js';
 
 export const SQLITE_FILENAME = 'authentication.sqlite';
@@ -28,13 +30,18 @@ export async function openStore(options: { dataDir: string; databaseUrl?: string
  * before SQLite opens it, and files of an older version are made so.
  */
 async function openSqliteStore(dataDir: string): Promise<Store> {
-  await mkdir(dataDir, { recursive: true });
   const filename = join(dataDir, SQLITE_FILENAME);
-  await (await open(filename, 'a', 0o600)).close();
-  for (const file of [filename, `${filename}-wal`, `${filename}-shm`]) {
-    await chmod(file, 0o600).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ENOENT') throw error;
-    });
+  try {
+    await mkdir(dataDir, { recursive: true });
+    await (await open(filename, 'a', 0o600)).close();
+    for (const file of [filename, `${filename}-wal`, `${filename}-shm`]) {
+      await chmod(file, 0o600).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+      });
+    }
+  } catch (error) {
+    // A read-only or full data directory is named as such, as the store names it once open.
+    throw storeError({ database: filename, unavailableReason: (cause) => sqliteUnavailableReason(cause, filename) }, error);
   }
   return new SqliteStore(filename);
 }

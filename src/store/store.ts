@@ -1,151 +1,12 @@
+import type { CallerRow, CallerPasswordRow, MemberRow, MemberChanges, NewMember, MemberCondition, MemberPage, MemberReplacement, MemberReplaced, NewMemberOutcome, MemberCredentials, CallerOriginRow, ThrottleRow, SessionRow, SecondFactorRow, ProvisioningClientRow, SessionWithMember, SessionFilter, OidcClientRow, OidcKeyRow, OidcPayloadRow, OidcSessionLinkRow, OidcSessionLinkFilter } from './rows.js';
+
+export type * from './rows.js';
+
 /**
  * The store contract: every implementation (SQLite, PostgreSQL) passes test/store/contract.ts.
  * Rows hold no secret in the clear: caller passwords, login cookies and tokens arrive here already hashed
  * (and the cookie and token also encrypted) by src/service/secrets.ts. Times are epoch milliseconds.
  */
-
-export interface CallerRow {
-  id: number;
-  name: string;
-  enabled: boolean;
-  createdAt: number;
-}
-
-export interface CallerPasswordRow {
-  id: number;
-  callerId: number;
-  createdAt: number;
-}
-
-/**
- * Optional facts about a member that partner integrations read (CRM4M's JSON fields, iBridge User attributes).
- * A fact not known is a key left out, never one set to undefined; src/service/member-attributes.ts checks them.
- */
-export interface MemberAttributes {
-  /** CRM4M pa_member. */
-  isMember?: boolean;
-  /** CRM4M pa_contactnumber. */
-  contactNumber?: string;
-  /** CRM4M pa_labelname. */
-  labelName?: string;
-  /** CRM4M parentcustomerid_id. */
-  organisationId?: string;
-  /** CRM4M parentcustomerid. */
-  organisationName?: string;
-  /** CRM4M defaultpricelevelid_id. */
-  priceLevelId?: string;
-  /** CRM4M defaultpricelevelid. */
-  priceLevelName?: string;
-  /** CRM4M pa_webroles. */
-  roles?: Array<{ id: string; name: string }>;
-  /** Free-form, tenant-specific. */
-  extra?: Record<string, string>;
-}
-
-export interface MemberRow {
-  id: string;
-  username: string;
-  email: string;
-  firstName: string;
-  lastName: string;
-  enabled: boolean;
-  createdAt: number;
-  /** `{}` when none are known. */
-  attributes: MemberAttributes;
-}
-
-/** What updateMember may change; a field left out stays as it is, and attributes are replaced whole. */
-export type MemberChanges = Partial<Pick<MemberRow, 'email' | 'firstName' | 'lastName' | 'attributes'>>;
-
-/** A member as created; passwordHash is a tagged hash from src/service/passwords.ts, or null (no password yet). */
-export type NewMember = MemberRow & { passwordHash?: string | null };
-
-/**
- * What createMembers did with one member of its list:
- * - `created`: inserted;
- * - `existing`: not inserted, because a member with this id and exactly this username is stored (an earlier
- *   import of the same row, or an earlier member of the same list);
- * - `idTaken`: not inserted, because a member with this id is stored under another username;
- * - `usernameTaken`: not inserted, because the id is free but a stored member (or an earlier member of the list)
- *   has this username, ignoring case as findMembersByLogin folds it.
- */
-export type NewMemberOutcome = 'created' | 'existing' | 'idTaken' | 'usernameTaken';
-
-/** A member with its password hash, for sign-in only; nothing else reads the hash. */
-export interface MemberCredentials {
-  member: MemberRow;
-  passwordHash: string | null;
-}
-
-/** An origin (scheme://host[:port]) a caller registered as a return address after sign-in or sign-out. */
-export interface CallerOriginRow {
-  callerId: number;
-  origin: string;
-  /** The session token is appended to return addresses on this origin (`token=…`). */
-  receivesToken: boolean;
-  createdAt: number;
-}
-
-/**
- * Failure counting for throttles (sign-in per account and per address; later, caller passwords per address),
- * shared by every instance that shares the store.
- */
-export interface ThrottleRow {
-  key: string;
-  failures: number;
-  windowStartedAt: number;
-  lockedUntil: number | null;
-}
-
-export interface SessionRow {
-  id: string;
-  memberId: string;
-  /** Lower-cased, without a leading dot. */
-  cookieDomain: string;
-  cookieHash: string;
-  tokenHash: string;
-  /** The token encrypted with the server key, so that AuthenticateCookie can return it. */
-  tokenSealed: string;
-  /**
-   * The login cookie encrypted with the server key, so that a token lookup can return it too; null for
-   * sessions created before the store kept it.
-   */
-  cookieSealed: string | null;
-  createdAt: number;
-  lastSeenAt: number;
-  /** Absolute end of life, fixed at creation. */
-  expiresAt: number;
-  revokedAt: number | null;
-  /** Where the session began, for the member's own list: the client's address and browser, when known. */
-  clientAddress: string | null;
-  userAgent: string | null;
-}
-
-/**
- * A member's second factor: a TOTP secret (RFC 6238), sealed under the server key. At most one per member;
- * removed with the member.
- */
-export interface SecondFactorRow {
-  memberId: string;
-  secretSealed: string;
-  createdAt: number;
-  /** Null until the member confirmed it with a first code: only a confirmed factor is asked for. */
-  confirmedAt: number | null;
-  /** The last time step a code was accepted for: a code of this step or an earlier one is a replay. */
-  lastStep: number | null;
-}
-
-/** A session together with its member, as verification needs both in one read. */
-export interface SessionWithMember {
-  session: SessionRow;
-  member: MemberRow;
-}
-
-export interface SessionFilter {
-  memberId?: string;
-  /** Only sessions neither revoked nor past expiresAt at this time. */
-  liveAt?: number;
-}
 
 export interface Store {
   /** Applies pending schema migrations; safe to call more than once. */
@@ -191,11 +52,30 @@ export interface Store {
   createMembers(members: readonly NewMember[]): Promise<NewMemberOutcome[]>;
   getMember(id: string): Promise<MemberRow | null>;
   listMembers(): Promise<MemberRow[]>;
-  /** Changes the given fields in one write and returns the member as it is then; null when no member has this id. */
-  updateMember(id: string, changes: MemberChanges): Promise<MemberRow | null>;
-  setMemberEnabled(id: string, enabled: boolean): Promise<boolean>;
-  /** Removes the member and all of its sessions. */
-  deleteMember(id: string): Promise<boolean>;
+  /**
+   * Changes the given fields in one write, if the member is still at expectedVersion (the version its writer read),
+   * and returns the member as it is then, at the next version, written at `at`; null when no member has this id.
+   * Throws StoreVersionConflictError, and changes nothing, when the member is at another version.
+   */
+  updateMember(id: string, changes: MemberChanges, expectedVersion: number, at: number): Promise<MemberRow | null>;
+  /** Moves the member's version on, written at `at`; returns false when no member has this id. */
+  setMemberEnabled(id: string, enabled: boolean, at: number): Promise<boolean>;
+  /**
+   * Writes every field at once, at `replacement.updatedAt`, in one transaction, if the member is still at
+   * expectedVersion (`stale` otherwise), and moves its version on. `usernameTaken` when another member has the
+   * username, ignoring case as findMembersByLogin folds it.
+   */
+  replaceMember(id: string, replacement: MemberReplacement, expectedVersion: number): Promise<MemberReplaced>;
+  /**
+   * Removes the member and all of its sessions; with expectedVersion, only if the member is still at that version
+   * (`stale` otherwise).
+   */
+  deleteMember(id: string, expectedVersion?: number): Promise<'removed' | 'notFound' | 'stale'>;
+  /**
+   * The members meeting every condition (every member without any), `limit` of them from `offset` on, ordered by
+   * creation then id, and how many meet them in all.
+   */
+  findMembers(conditions: readonly MemberCondition[], offset: number, limit: number): Promise<MemberPage>;
   /**
    * Members whose username or email equals login, ignoring case (ASCII letters in every store; PostgreSQL
    * also folds other letters by its locale); usernames first, at most two rows. Two rows mean the login is
@@ -203,8 +83,8 @@ export interface Store {
    */
   findMembersByLogin(login: string): Promise<MemberCredentials[]>;
   getMemberCredentials(id: string): Promise<MemberCredentials | null>;
-  /** Returns false when no member has this id. */
-  setMemberPassword(id: string, passwordHash: string | null): Promise<boolean>;
+  /** Moves the member's version on, written at `at`; returns false when no member has this id. */
+  setMemberPassword(id: string, passwordHash: string | null, at: number): Promise<boolean>;
 
   /** Throws StoreConflictError when the caller already registered this origin. */
   addCallerOrigin(row: CallerOriginRow): Promise<void>;
@@ -266,11 +146,71 @@ export interface Store {
   countRecoveryCodes(memberId: string): Promise<number>;
   /** Removes the member's second factor and recovery codes; false when it had none. */
   deleteSecondFactor(memberId: string): Promise<boolean>;
+
+  // SCIM provisioning clients (src/service/provisioning-clients.ts, docs/provisioning.md).
+  /** Throws StoreConflictError when the name (or the token hash) is taken. */
+  createProvisioningClient(name: string, tokenHash: string, createdAt: number): Promise<ProvisioningClientRow>;
+  /** By name. */
+  listProvisioningClients(): Promise<ProvisioningClientRow[]>;
+  /** Replaces the client's token hash; false when no client has this name. */
+  setProvisioningClientToken(name: string, tokenHash: string): Promise<boolean>;
+  deleteProvisioningClient(name: string): Promise<boolean>;
+  findProvisioningClientByTokenHash(tokenHash: string): Promise<ProvisioningClientRow | null>;
+  /** Whether any client exists: SCIM answers only then. */
+  hasProvisioningClients(): Promise<boolean>;
+
+  // The OpenID provider (src/service/oidc/, docs/oidc.md).
+  /** Throws StoreConflictError when the name or id is taken. */
+  createOidcClient(client: OidcClientRow): Promise<void>;
+  getOidcClient(id: string): Promise<OidcClientRow | null>;
+  getOidcClientByName(name: string): Promise<OidcClientRow | null>;
+  /** By name. */
+  listOidcClients(): Promise<OidcClientRow[]>;
+  /** Whether any client is registered: the provider answers only then. */
+  hasOidcClients(): Promise<boolean>;
+  setOidcClientSecret(id: string, secretHash: string): Promise<boolean>;
+  deleteOidcClient(id: string): Promise<boolean>;
+
+  /** Every key kept: those not retired first, then newest first (created later), then by kid. */
+  listOidcKeys(): Promise<OidcKeyRow[]>;
+  /** Adds the key unless a key that is not retired exists (two instances starting at once add one); whether it did. */
+  addFirstOidcKey(key: OidcKeyRow): Promise<boolean>;
+  /** Adds the key and retires every other key not yet retired, at the new key's createdAt, in one transaction. */
+  rotateOidcKeys(key: OidcKeyRow): Promise<void>;
+
+  /** Inserts the record or replaces it (same model and id). */
+  upsertOidcPayload(row: OidcPayloadRow): Promise<void>;
+  findOidcPayload(model: string, id: string): Promise<OidcPayloadRow | null>;
+  findOidcPayloadByUid(model: string, uid: string): Promise<OidcPayloadRow | null>;
+  consumeOidcPayload(model: string, id: string, consumedAt: number): Promise<void>;
+  deleteOidcPayload(model: string, id: string): Promise<void>;
+  /** Deletes the grant's records of one model, or of every model (the grant's own included) without one. */
+  deleteOidcGrant(grantId: string, model?: string): Promise<void>;
+
+  /** Records the link, replacing the uid's earlier one (the member signed in again); its member session must exist. */
+  linkOidcSession(link: OidcSessionLinkRow): Promise<void>;
+  findOidcSessionLink(uid: string): Promise<OidcSessionLinkRow | null>;
+  findOidcSessionLinks(filter: OidcSessionLinkFilter): Promise<OidcSessionLinkRow[]>;
+  deleteOidcSessionLink(uid: string): Promise<void>;
+
+  /** Deletes the records that expired at or before `before`, and the keys retired at or before `keysRetiredBefore`; how many. */
+  purgeOidc(before: number, keysRetiredBefore: number): Promise<number>;
 }
 
 export class StoreConflictError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'StoreConflictError';
+  }
+}
+
+/** A conditional write found the member at another version than its writer read: someone else changed it since. */
+export class StoreVersionConflictError extends StoreConflictError {
+  constructor(
+    readonly memberId: string,
+    readonly expectedVersion: number,
+  ) {
+    super(`member "${memberId}" is no longer at version ${expectedVersion}`);
+    this.name = 'StoreVersionConflictError';
   }
 }

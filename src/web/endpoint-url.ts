@@ -25,6 +25,18 @@ export function endpointUrl(req: IncomingMessage, config: Config): string {
 }
 
 /**
+ * The root the client reached the service at, where the paths outside BASE_PATH are (the SCIM root at
+ * `{root}/scim/v2`): the endpoint's URL without BASE_PATH and the endpoint's file, so that PUBLIC_URL and a
+ * trusted proxy's prefix apply as they do to the endpoint. A PUBLIC_URL that does not end in BASE_PATH names no
+ * such root: its origin then.
+ */
+export function siteRootUrl(req: IncomingMessage, config: Config): string {
+  const endpoint = endpointUrl(req, config);
+  const tail = `${config.basePath}/${ENDPOINT_FILE}`;
+  return endpoint.endsWith(tail) ? endpoint.slice(0, -tail.length) : new URL(endpoint).origin;
+}
+
+/**
  * The domain a session begun by this request is for, on the sign-in page or through AuthenticateUser alike:
  * COOKIE_DOMAIN when set, else the host the service was reached at.
  */

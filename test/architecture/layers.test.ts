@@ -1,9 +1,9 @@
 /**
  * Imports point one way: the entry points (cli, main, compose, app) → the features (bindings, signin, ops) →
  * service → store, with web (request helpers shared by the features), config and log beside them. Log and
- * the store import nothing of ours but themselves, config only the generated contract types and the extra
- * attributes' key rule; the service is told its settings and imports no configuration; features never
- * import each other.
+ * the store import nothing of ours but themselves, config only the generated contract types, the extra
+ * attributes' key rule and the machine key's rules; the service is told its settings and imports no
+ * configuration; features never import each other.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -14,8 +14,9 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 /** What each part of src/ may import besides itself: a folder, a top-level file, or one module by its path. */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   // The generated contract types name the operations that OPERATIONS may list; JSON_FIELDS and
-  // IBRIDGE_USER_ATTRIBUTES may name members' extra attributes, whose keys the service defines.
-  config: ['service/wsdl-types', 'service/extra-key'],
+  // IBRIDGE_USER_ATTRIBUTES may name members' extra attributes, whose keys the service defines; MACHINE_KEY_*
+  // are checked by the rules the service reads the membership site's tickets with.
+  config: ['service/wsdl-types', 'service/extra-key', 'service/forms-ticket/machine-key'],
   log: [],
   'startup-error': [],
   store: [],
@@ -28,8 +29,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   mail: ['log', 'startup-error'],
   provisioning: ['service', 'web', 'config', 'log'],
   ops: ['service', 'config', 'log'],
+  oidc: ['service', 'web', 'config', 'log'],
   server: ['config', 'startup-error'],
-  app: ['bindings', 'signin', 'ops', 'service', 'web', 'config', 'log'],
+  app: ['bindings', 'signin', 'ops', 'provisioning', 'oidc', 'service', 'web', 'config', 'log'],
   compose: ['app', 'server', 'ops', 'service', 'store', 'config', 'log'],
   main: ['compose', 'server', 'ops', 'store/open', 'config', 'startup-error'],
   cli: ['main', 'compose/service-settings', 'service', 'store/open', 'config', 'startup-error'],
@@ -73,5 +75,37 @@ test('imports point downward only', () => {
     const allowed = MAY_IMPORT[source] ?? [];
     return !allowed.includes(target) && !allowed.includes(to);
   }).map(({ from, to }) => `${from} → ${to}`);
+  expect(violations).toEqual([]);
+});
+
+/** The npm packages a file imports (static, re-exports and dynamic): bare specifiers, without node: built-ins. */
+function packagesOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*)'([^.'][^']*)'/g)]
+    .map((match) => match[1] ?? '')
+    .filter((specifier) => !specifier.startsWith('node:'));
+}
+
+test('inside a part, siblings stay apart: the HTTP binding imports nothing of the SOAP binding, and one dialect nothing of the other', () => {
+  const apart: Array<[string, string]> = [
+    ['bindings/http/', 'bindings/soap/'],
+    ['bindings/soap/', 'bindings/http/'],
+    ['store/sqlite/', 'store/postgres/'],
+    ['store/postgres/', 'store/sqlite/'],
+  ];
+  const violations = EDGES.filter(({ from, to }) => apart.some(([source, target]) => from.startsWith(source) && to.startsWith(target))).map(
+    ({ from, to }) => `${from} → ${to}`,
+  );
+  expect(violations).toEqual([]);
+});
+
+test('only the node-soap module imports soap, and only the dialects import their database drivers', () => {
+  const owners: Record<string, string> = { soap: 'bindings/soap/node-soap', 'better-sqlite3': 'store/sqlite/', pg: 'store/postgres/' };
+  const violations = FILES.flatMap((file) => {
+    const module = relative(SRC, file).replace(/\.ts$/, '');
+    return packagesOf(file)
+      .filter((name) => name in owners && !module.startsWith(owners[name] ?? ''))
+      .map((name) => `${module} → ${name}`);
+  });
   expect(violations).toEqual([]);
 });

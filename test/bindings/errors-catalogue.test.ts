@@ -13,6 +13,7 @@ import { createResultRenderer } from '../../src/bindings/result/formats.js';
 import { loadConfig, type Config, type Environment } from '../../src/config/config.js';
 import type { Outcome, Refusal } from '../../src/service/authentication.js';
 import { CallerThrottledError, SERVICE_ERRORS, ServiceError, type ServiceErrorCode } from '../../src/service/errors.js';
+import { StoreUnavailableError } from '../../src/service/index.js';
 import type { OperationName } from '../../src/service/wsdl-types.js';
 import { asmxRequest, BINDINGS, escapeXml, resultText } from '../helpers/asmx-request.js';
 import { REFERENCE } from '../helpers/reference-data.js';
@@ -137,6 +138,7 @@ const CASES: { [C in AnsweredCode]: Partial<Record<ErrorBinding, Case>> } = {
     },
     ...raised(new Error('the store is gone'), { soap: 500, http: 500 }),
   },
+  STORE_UNAVAILABLE: raised(new StoreUnavailableError('disk-full', '/data/authentication.sqlite', 'SQLITE_FULL'), { soap: 500, http: 503 }),
   INVALID_SECURITY_PASSWORD: {
     soap: { request: soap11(envelope(SOAP11, tokenCall('wrong'))), status: 500, args: [SERVICE_ERRORS.INVALID_SECURITY_PASSWORD] },
     http: { request: get('/Authentication.asmx/AuthenticateToken?securityPassword=wrong&token=t'), status: 500, args: [SERVICE_ERRORS.INVALID_SECURITY_PASSWORD] },
@@ -147,6 +149,7 @@ const CASES: { [C in AnsweredCode]: Partial<Record<ErrorBinding, Case>> } = {
   CALLER_PASSWORD_TOO_SHORT: hidden('CALLER_PASSWORD_TOO_SHORT'),
   MEMBER_EXISTS: hidden('MEMBER_EXISTS'),
   MEMBER_NOT_FOUND: hidden('MEMBER_NOT_FOUND'),
+  MEMBER_CHANGED: hidden('MEMBER_CHANGED'),
   MEMBER_INVALID: hidden('MEMBER_INVALID'),
   MEMBER_PASSWORD_TOO_SHORT: hidden('MEMBER_PASSWORD_TOO_SHORT'),
   MEMBER_PASSWORD_TOO_LONG: hidden('MEMBER_PASSWORD_TOO_LONG'),
@@ -264,7 +267,17 @@ describe('the catalogue', () => {
 
   it('logs calls with the documented outcomes only (operators alert on them)', () => {
     expect(new Set(Object.values(ERRORS).map((entry) => entry.outcome))).toEqual(
-      new Set(['refused', 'error', 'invalid-security-password', 'throttled', 'not-signed-in', 'invalid-credentials', 'locked', 'second-factor-required']),
+      new Set([
+        'refused',
+        'error',
+        'unavailable',
+        'invalid-security-password',
+        'throttled',
+        'not-signed-in',
+        'invalid-credentials',
+        'locked',
+        'second-factor-required',
+      ]),
     );
   });
 });

@@ -33,6 +33,8 @@ const LEAVES = leafCommands(program).filter(({ path }) => path !== 'serve');
 interface Fixture {
   sessionId: string;
   csvFile: string;
+  webConfigFile: string;
+  envFile: string;
 }
 
 /** A command line that succeeds on the fixture, for each command. */
@@ -61,7 +63,19 @@ const SUCCEEDS: Record<string, (f: Fixture) => string[]> = {
   'sessions list': () => ['sessions', 'list'],
   'sessions revoke': (f) => ['sessions', 'revoke', f.sessionId],
   'sessions revoke-all': () => ['sessions', 'revoke-all', 'm1'],
+  'provisioners add': () => ['provisioners', 'add', 'okta'],
+  'provisioners list': () => ['provisioners', 'list'],
+  'provisioners rotate': () => ['provisioners', 'rotate', 'entra'],
+  'provisioners remove': () => ['provisioners', 'remove', 'entra'],
+  'oidc-clients add': () => ['oidc-clients', 'add', 'forum', '--redirect-uri', 'https://forum.example.org/callback'],
+  'oidc-clients list': () => ['oidc-clients', 'list'],
+  'oidc-clients show': () => ['oidc-clients', 'show', 'portal'],
+  'oidc-clients rotate': () => ['oidc-clients', 'rotate', 'portal'],
+  'oidc-clients remove': () => ['oidc-clients', 'remove', 'portal'],
+  'oidc-keys list': () => ['oidc-keys', 'list'],
+  'oidc-keys rotate': () => ['oidc-keys', 'rotate'],
   'config show': () => ['config', 'show'],
+  'config from-web-config': (f) => ['config', 'from-web-config', f.webConfigFile, '--out', f.envFile],
 };
 
 /** For each command that acts on a record: a command line naming one that is not there, and the error it gives. */
@@ -84,10 +98,15 @@ const NOT_FOUND: Record<string, [string[], string]> = {
   'sessions create': [['sessions', 'create', 'ghost', '--domain', 'example.com'], 'No member has this id: ghost'],
   'sessions revoke': [['sessions', 'revoke', 'no-such-session'], 'No live session has this id: no-such-session'],
   'sessions revoke-all': [['sessions', 'revoke-all', 'ghost'], 'No member has this id: ghost'],
+  'provisioners rotate': [['provisioners', 'rotate', 'ghost'], 'No provisioning client has this name: ghost'],
+  'provisioners remove': [['provisioners', 'remove', 'ghost'], 'No provisioning client has this name: ghost'],
+  'oidc-clients show': [['oidc-clients', 'show', 'ghost'], 'No OpenID client has this name: ghost'],
+  'oidc-clients rotate': [['oidc-clients', 'rotate', 'ghost'], 'No OpenID client has this name: ghost'],
+  'oidc-clients remove': [['oidc-clients', 'remove', 'ghost'], 'No OpenID client has this name: ghost'],
 };
 
 /** The commands that create what they name, or name a file: no record of theirs can be missing. */
-const NAMES_NO_EXISTING_RECORD = ['callers add', 'members import'];
+const NAMES_NO_EXISTING_RECORD = ['callers add', 'provisioners add', 'oidc-clients add', 'members import', 'config from-web-config'];
 
 describe('every command', () => {
   it('is listed here, so that a new one gets its cases', () => {
@@ -116,12 +135,17 @@ describe('every command, run on a store', () => {
     await h.services.callers.rotate('p', { password: 'second-password' });
     await h.services.callers.addOrigin('p', 'https://portal.example.org');
     await h.services.members.add({ id: 'm1', username: 'ada' });
+    await h.services.provisioners.add('entra');
+    await h.services.oidc.clients.add('portal', { redirectUris: ['https://portal.example.org/callback'] });
     const { secret } = await h.services.secondFactor.beginSetup('m1', 'ada@example.org');
     await h.services.secondFactor.confirmSetup('m1', totpCode(secret, Date.now()));
     const { session } = await h.services.sessions.create('m1', 'example.com');
     const csvFile = join(dir, 'members.csv');
     await writeFile(csvFile, 'id,username,email,first_name,last_name\nm3,carol,,,\n');
-    fixture = { sessionId: session.id, csvFile };
+    const webConfigFile = join(dir, 'web.config');
+    const key = `validationKey="${'9A'.repeat(64)}" decryptionKey="${'4C'.repeat(32)}"`;
+    await writeFile(webConfigFile, `<configuration><system.web><machineKey ${key}/><authentication mode="Forms"/></system.web></configuration>`);
+    fixture = { sessionId: session.id, csvFile, webConfigFile, envFile: join(dir, 'imis.env') };
   });
   afterEach(async () => {
     await h.cleanup();

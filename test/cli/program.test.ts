@@ -52,8 +52,23 @@ describe('the root program', () => {
       'sessions list',
       'sessions revoke',
       'sessions revoke-all',
+      'provisioners',
+      'provisioners add',
+      'provisioners list',
+      'provisioners rotate',
+      'provisioners remove',
+      'oidc-clients',
+      'oidc-clients add',
+      'oidc-clients list',
+      'oidc-clients show',
+      'oidc-clients rotate',
+      'oidc-clients remove',
+      'oidc-keys',
+      'oidc-keys list',
+      'oidc-keys rotate',
       'config',
       'config show',
+      'config from-web-config',
     ]);
   });
 

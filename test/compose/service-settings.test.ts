@@ -4,6 +4,7 @@
  */
 import { serviceSettings } from '../../src/compose/service-settings.js';
 import { loadConfig } from '../../src/config/config.js';
+import { SITE_ENV, SITE_KEY } from '../helpers/site-tickets.js';
 
 test('each service setting comes from its setting', () => {
   const config = loadConfig({
@@ -35,7 +36,13 @@ test('each service setting comes from its setting', () => {
       throttle: { accountFailures: 4, addressFailures: 40, windowSeconds: 300, lockoutSeconds: 360 },
       totpIssuer: 'The Society',
     },
+    formsCookie: undefined,
   });
+});
+
+test("the site's Forms cookie, with its keys: the machine key, FORMS_TIMEOUT, FORMS_UNKNOWN_MEMBER, and SESSION_RETENTION as the oldest ticket's age", () => {
+  const config = loadConfig({ ...SITE_ENV, FORMS_TIMEOUT: '45', FORMS_UNKNOWN_MEMBER: 'minimal', SESSION_RETENTION: '2d' });
+  expect(serviceSettings(config).formsCookie).toEqual({ machineKey: SITE_KEY, timeoutMinutes: 45, unknownMember: 'minimal', maxTicketAgeSeconds: 2 * 86400 });
 });
 
 test("the services' defaults are the configuration's: CACHE_TTL_MS is 1000 ms unless set", () => {

@@ -49,6 +49,7 @@ describe('defaults', () => {
         branding: { organizationName: 'Member sign-in', logoUrl: undefined, accentColor: '#0b5cad', templateDir: undefined },
         throttle: { accountFailures: 5, addressFailures: 20, windowSeconds: 15 * 60, lockoutSeconds: 15 * 60 },
       },
+      formsCookie: undefined,
       callerThrottle: { maxFailures: 20, windowSeconds: 15 * 60, lockoutSeconds: 15 * 60 },
       cacheTtlMs: 1000,
       server: { headersTimeoutSeconds: 10, requestTimeoutSeconds: 30, keepAliveTimeoutSeconds: 15 },
@@ -56,6 +57,7 @@ describe('defaults', () => {
       metrics: { enabled: true, port: undefined },
       shutdownTimeoutSeconds: 10,
       purge: { intervalSeconds: 5 * 60, sessionRetentionSeconds: 7 * 86400 },
+      oidc: { tokenLifetimeSeconds: 600 },
     });
   });
 
@@ -342,6 +344,11 @@ describe('operations settings', () => {
     for (const text of ['0', 'soon', '-5', '1.5h']) {
       expect(problemsOf({ [name]: text })).toEqual([`${name}: must be a positive duration such as 900, 30m, 12h or 7d`]);
     }
+  });
+
+  it('reads OIDC_TOKEN_LIFETIME as a duration of at most a day', () => {
+    expect(loadConfig({ OIDC_TOKEN_LIFETIME: '5m' }).oidc).toEqual({ tokenLifetimeSeconds: 300 });
+    expect(problemsOf({ OIDC_TOKEN_LIFETIME: '25h' })).toEqual(['OIDC_TOKEN_LIFETIME: must be at most 1d']);
   });
 
   it('refuses a SHUTDOWN_TIMEOUT over 1 h and a PURGE_INTERVAL over 1 day (timers cannot wait for ever)', () => {

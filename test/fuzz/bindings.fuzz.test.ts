@@ -88,7 +88,7 @@ beforeAll(async () => {
   app = await startTestApp({ env: { TRUST_PROXY: 'true', COOKIE_DOMAIN: '.example.org', ...highThrottleLimits() } });
   await app.services.callers.add('fuzz-client', CALLER_PASSWORD);
   await app.services.sessions.create(REFERENCE.memberId, REFERENCE.domain, { cookie: COOKIE, token: TOKEN });
-  await app.store.setMemberPassword(REFERENCE.memberId, await hashPassword(MEMBER_PASSWORD));
+  await app.store.setMemberPassword(REFERENCE.memberId, await hashPassword(MEMBER_PASSWORD), Date.now());
   await app.services.callers.addOrigin('fuzz-client', PORTAL, { receivesToken: true });
   const form = await send({ method: 'GET', target: '/Login', headers: [], body: Buffer.alloc(0) });
   const cookie = setCookies(form).find((line) => line.startsWith('signin-csrf='))?.split(';')[0];

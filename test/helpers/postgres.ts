@@ -70,17 +70,22 @@ export async function adminQuery(sql: string, schema?: string): Promise<pg.Query
   }
 }
 
-/** A fresh, migrated PostgreSQL store in a schema of its own; cleanup() closes it and drops the schema. */
-export async function tempPostgresStore(): Promise<{ store: PostgresStore; schema: string; cleanup: () => Promise<void> }> {
-  const { schema, drop } = await createTestSchema();
-  const store = new PostgresStore({ connectionString: POSTGRES_TEST_URL, schema });
+/** The store, migrated; when that fails, it is closed and `drop` removes what was made for it. */
+export async function migratedOrDropped(store: PostgresStore, drop: () => Promise<unknown>): Promise<PostgresStore> {
   try {
     await store.migrate();
+    return store;
   } catch (error) {
     await store.close();
     await drop();
     throw error;
   }
+}
+
+/** A fresh, migrated PostgreSQL store in a schema of its own; cleanup() closes it and drops the schema. */
+export async function tempPostgresStore(): Promise<{ store: PostgresStore; schema: string; cleanup: () => Promise<void> }> {
+  const { schema, drop } = await createTestSchema();
+  const store = await migratedOrDropped(new PostgresStore({ connectionString: POSTGRES_TEST_URL, schema }), drop);
   return {
     store,
     schema,

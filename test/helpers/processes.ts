@@ -151,12 +151,12 @@ export interface ServiceProcess {
 }
 
 /**
- * Starts `node dist/cli/index.js serve` on 127.0.0.1 and an ephemeral port (PORT=0 unless env says
- * otherwise; the port is read from the "listening" log line) and resolves once it answers /healthz (or,
- * where there is none, ?wsdl).
+ * Starts `node dist/cli/index.js serve` (or the CLI at cliPath) on 127.0.0.1 and an ephemeral port (PORT=0
+ * unless env says otherwise; the port is read from the "listening" log line) and resolves once it answers
+ * /healthz (or, where there is none, ?wsdl).
  */
-export async function startService(name: string, env: Record<string, string>, options: { readyTimeoutMs?: number } = {}): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [CLI_PATH, 'serve'], {
+export async function startService(name: string, env: Record<string, string>, options: { readyTimeoutMs?: number; cliPath?: string } = {}): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [options.cliPath ?? CLI_PATH, 'serve'], {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -38,6 +38,8 @@ export function rawRequest(port: number, request: RawRequest): Buffer {
 }
 
 export interface PartlySent {
+  /** The connection's local port, once the bytes not held back have been handed to the kernel. */
+  written: Promise<number>;
   /** Sends the bytes held back. */
   finish(): void;
   /** Everything the server sent, as UTF-8 text, once the connection has closed (a reset closes it too). */
@@ -56,8 +58,8 @@ export function sendPartly(port: number, request: Buffer, heldBack: number): Par
   socket.on('error', () => undefined);
   const received = new Promise<string>((resolve) => socket.once('close', () => resolve(text)));
   const split = request.length - heldBack;
-  socket.write(request.subarray(0, split));
-  return { finish: () => socket.write(request.subarray(split)), received };
+  const written = new Promise<number>((resolve) => socket.write(request.subarray(0, split), () => resolve(socket.localPort as number)));
+  return { written, finish: () => socket.write(request.subarray(split)), received };
 }
 
 /**

@@ -32,16 +32,29 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** A store a test opened itself, and how to close it (and remove what it made) when the app closes. */
+export interface OpenedStore {
+  store: Store;
+  cleanup: () => Promise<void>;
+}
+
 /**
- * The app on a temporary store (SQLite unless `store` says postgres) and an ephemeral port on `host` (127.0.0.1), seeded with the reference data by default,
+ * The app on a temporary store (SQLite unless `store` says postgres, or the one `store` opens) and `port` (an ephemeral one unless given) on `host` (127.0.0.1), seeded with the reference data by default,
  * wired by the composition root src/main.ts uses (src/compose.ts).
  */
-export async function startTestApp(options: { env?: Environment; seed?: boolean; clock?: Clock; store?: 'sqlite' | 'postgres'; host?: string } = {}): Promise<TestApp> {
+export async function startTestApp(
+  options: { env?: Environment; seed?: boolean; clock?: Clock; store?: 'sqlite' | 'postgres' | (() => Promise<OpenedStore>); host?: string; port?: number } = {},
+): Promise<TestApp> {
   const host = options.host ?? '127.0.0.1';
   const urlHost = host.includes(':') ? `[${host}]` : host;
   const config = loadConfig({ LOG_LEVEL: 'info', SOAP_NAMESPACE: REFERENCE.namespace, RESULT_FORMAT: 'plain', ...options.env });
   // Loaded only when asked for: test/helpers/postgres.ts probes the server as it loads.
-  const temp = options.store === 'postgres' ? await (await import('./postgres.js')).tempPostgresStore() : await tempSqliteStore();
+  const temp =
+    typeof options.store === 'function'
+      ? await options.store()
+      : options.store === 'postgres'
+        ? await (await import('./postgres.js')).tempPostgresStore()
+        : await tempSqliteStore();
   const logs = logCapture();
   const instance = await composeInstance({
     config,
@@ -54,7 +67,7 @@ export async function startTestApp(options: { env?: Environment; seed?: boolean;
   if (options.seed ?? true) await seedReference(services);
   const logLines = logs.lines;
   const server = instance.createServer();
-  const port = await startServer(server, { host, port: 0 });
+  const port = await startServer(server, { host, port: options.port ?? 0 });
   let metricsServer: Server | undefined;
   let metricsBaseUrl: string | undefined;
   if (instance.metricsApp && config.metrics.port !== undefined) {

@@ -20,6 +20,7 @@ export interface SettingChanges {
   cacheTtlMs?: number;
   callerThrottle?: ServiceSettings['callerThrottle'];
   signin?: Partial<SigninSettings>;
+  formsCookie?: ServiceSettings['formsCookie'];
 }
 
 /** The test settings with these changes: a complete settings object. */

@@ -35,7 +35,7 @@ async function signIn(password: string) {
 describe('on the main port (the default)', () => {
   beforeEach(async () => {
     app = await startTestApp({ env: { COOKIE_SECURE: 'false' } });
-    await app.store.setMemberPassword(REFERENCE.memberId, await hashPassword('pw-of-ada'));
+    await app.store.setMemberPassword(REFERENCE.memberId, await hashPassword('pw-of-ada'), Date.now());
   });
 
   it('counts calls by binding, operation and outcome, with their latency by binding', async () => {

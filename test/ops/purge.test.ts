@@ -6,6 +6,7 @@
 import { jest } from '@jest/globals';
 import { createLogger } from '../../src/log/logger.js';
 import { purgeCutoffs, startPurge, type PurgePolicy, type PurgeScheduler } from '../../src/ops/purge.js';
+import { StoreUnavailableError } from '../../src/service/index.js';
 import type { SessionRow, Store } from '../../src/store/store.js';
 import { useFakeTimers } from '../helpers/fake-timers.js';
 import { logCapture } from '../helpers/log-capture.js';
@@ -17,7 +18,13 @@ const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 const NOW = Date.UTC(2025, 5, 1, 12);
 
-const POLICY: PurgePolicy = { sessionRetentionMs: 7 * DAY, sessionIdleMs: 30 * MINUTE, throttleWindowMs: 15 * MINUTE, throttleLockoutMs: 15 * MINUTE };
+const POLICY: PurgePolicy = {
+  sessionRetentionMs: 7 * DAY,
+  sessionIdleMs: 30 * MINUTE,
+  throttleWindowMs: 15 * MINUTE,
+  throttleLockoutMs: 15 * MINUTE,
+  oidcKeyRetentionMs: 10 * MINUTE,
+};
 const ABSOLUTE = 12 * HOUR;
 
 /** The logger writes the lines of one turn of the event loop at its end. */
@@ -78,6 +85,8 @@ describe('purgeCutoffs', () => {
       endedBefore: NOW - 7 * DAY,
       idleBefore: NOW - 7 * DAY - 30 * MINUTE,
       throttlesBefore: NOW - 15 * MINUTE,
+      oidcExpiredBefore: NOW,
+      oidcKeysRetiredBefore: NOW - 10 * MINUTE,
     });
   });
 
@@ -106,7 +115,7 @@ describe('a run', () => {
       const purged: Array<[string, number]> = [];
       const purge = startPurge({ store, logger, policy: POLICY, intervalMs: HOUR, firstRunAfterMs: HOUR, clock: () => NOW, onPurged: (kind, n) => purged.push([kind, n]) });
       try {
-        await expect(purge.runNow()).resolves.toEqual({ sessions: 3, throttles: 0 });
+        await expect(purge.runNow()).resolves.toEqual({ sessions: 3, throttles: 0, oidc: 0 });
       } finally {
         await purge.stop();
       }
@@ -114,6 +123,7 @@ describe('a run', () => {
       expect(purged).toEqual([
         ['sessions', 3],
         ['throttles', 0],
+        ['oidc', 0],
       ]);
       await logsWritten();
       expect(lines).toEqual([expect.objectContaining({ level: 'info', message: 'purge', sessions: 3, throttles: 0 })]);
@@ -154,7 +164,7 @@ describe('a run', () => {
       await store.recordFailure('address:lock-over', NOW - HOUR, window);
       await store.lockThrottle('address:lock-over', NOW - 20 * MINUTE);
       const purge = startPurge({ store, logger: capture().logger, policy: POLICY, intervalMs: HOUR, firstRunAfterMs: HOUR, clock: () => NOW });
-      await expect(purge.runNow()).resolves.toEqual({ sessions: 0, throttles: 2 });
+      await expect(purge.runNow()).resolves.toEqual({ sessions: 0, throttles: 2, oidc: 0 });
       await purge.stop();
       expect(await store.getThrottle('account:old')).toBeNull();
       expect(await store.getThrottle('address:lock-over')).toBeNull();
@@ -171,12 +181,13 @@ describe('a run', () => {
         return 4;
       },
       purgeThrottles: async () => 1,
+      purgeOidc: async () => 0,
     };
     const { lines, logger } = capture();
     const purge = startPurge({ store, logger, policy: POLICY, intervalMs: HOUR, firstRunAfterMs: HOUR });
-    await expect(purge.runNow()).resolves.toEqual({ sessions: null, throttles: 1 });
+    await expect(purge.runNow()).resolves.toEqual({ sessions: null, throttles: 1, oidc: 0 });
     fail = false;
-    await expect(purge.runNow()).resolves.toEqual({ sessions: 4, throttles: 1 });
+    await expect(purge.runNow()).resolves.toEqual({ sessions: 4, throttles: 1, oidc: 0 });
     await purge.stop();
     await logsWritten();
     expect(lines.map((l) => [l.level, l.message, l.kind ?? null, l.error ?? null])).toEqual([
@@ -184,6 +195,16 @@ describe('a run', () => {
       ['info', 'purge', null, null],
       ['info', 'purge', null, null],
     ]);
+  });
+
+  it('leaves the store unavailable (a full disk) to the store watcher\'s one line per burst, logging no failure of its own', async () => {
+    const full = () => Promise.reject(new StoreUnavailableError('disk-full', '/data/authentication.sqlite', 'SQLITE_FULL'));
+    const { lines, logger } = capture();
+    const purge = startPurge({ store: { purgeSessions: full, purgeThrottles: full, purgeOidc: full }, logger, policy: POLICY, intervalMs: HOUR, firstRunAfterMs: HOUR });
+    await expect(purge.runNow()).resolves.toEqual({ sessions: null, throttles: null, oidc: null });
+    await purge.stop();
+    await logsWritten();
+    expect(lines.filter((line) => line.level === 'error')).toEqual([]);
   });
 });
 
@@ -206,6 +227,7 @@ describe('the schedule', () => {
         calls.throttles += 1;
         return 0;
       },
+      purgeOidc: async () => 0,
     };
     return {
       store,

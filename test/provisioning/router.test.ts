@@ -102,20 +102,30 @@ interface LogLine {
 let members: MapBackedMembers;
 let lines: LogLine[];
 let app: Express;
+/** The client address of each wrong token: from the third on, the clients' check answers with a lock. */
+let addresses: string[];
 
 beforeEach(() => {
   members = new MapBackedMembers();
   lines = [];
+  addresses = [];
   const record = (level: string) => (message: string, fields: Record<string, unknown> = {}) => void lines.push({ level, message, fields });
   app = express();
   app.use(
     '/scim/v2',
     createScimRouter({
       members,
-      clients: { authenticate: async (token) => (token === TOKEN ? 'entra' : null) },
+      clients: {
+        authenticate: async (token, clientAddress) => {
+          if (token === TOKEN) return { ok: true, client: 'entra' };
+          addresses.push(clientAddress);
+          return { ok: false, retryAfterSeconds: addresses.length > 2 ? 300 : null };
+        },
+      },
       logger: { info: record('info'), warn: record('warn'), error: record('error') },
       maxBodyBytes: MAX_BODY_BYTES,
       baseUrl: () => 'https://ams.example/scim/v2',
+      clientAddress: () => '192.0.2.7',
     }),
   );
 });
@@ -163,6 +173,17 @@ describe('authentication', () => {
     expect(members.rows.size).toBe(0);
     expect(lines).toEqual([{ level: 'warn', message: 'provisioning', fields: { outcome: expect.stringMatching(/^refused:/), requestId: undefined } }]);
     expect(JSON.stringify(lines)).not.toContain(TOKEN);
+  });
+
+  test('a wrong token is checked with the client address; a lock is 429 with Retry-After; no token is not counted', async () => {
+    await request(app).get('/scim/v2/Users');
+    expect(addresses).toEqual([]);
+    for (const expected of [401, 401, 429]) expectScimError(await request(app).get('/scim/v2/Users').set('Authorization', 'Bearer wrong-token'), expected);
+    expect(addresses).toEqual(['192.0.2.7', '192.0.2.7', '192.0.2.7']);
+    const locked = await request(app).get('/scim/v2/Users').set('Authorization', 'Bearer wrong-token');
+    expect(locked.headers['retry-after']).toBe('300');
+    expect(locked.headers['www-authenticate']).toBeUndefined();
+    expect(lines.map(({ fields }) => fields.outcome)).toEqual(['refused:no-token', 'refused:token', 'refused:token', 'refused:throttled', 'refused:throttled']);
   });
 
   test('the scheme in any case', async () => {

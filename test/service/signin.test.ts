@@ -38,7 +38,7 @@ beforeEach(async () => {
   services = servicesWith();
   await services.callers.add('portal', CALLER_PASSWORD);
   await services.members.add({ id: 'm1', username: 'ada', email: 'ada@example.org', firstName: 'Ada', lastName: 'Lovelace' });
-  await store.setMemberPassword('m1', await hashPassword(PASSWORD));
+  await store.setMemberPassword('m1', await hashPassword(PASSWORD), Date.now());
 });
 afterEach(() => cleanup());
 
@@ -72,7 +72,7 @@ describe('a successful sign-in', () => {
   });
 
   it('moves a legacy hash to argon2id, and the password keeps working', async () => {
-    await store.setMemberPassword('m1', legacySha1(PASSWORD));
+    await store.setMemberPassword('m1', legacySha1(PASSWORD), Date.now());
     await expect(attempt()).resolves.toMatchObject({ ok: true });
     const stored = await store.getMemberCredentials('m1');
     expect(stored?.passwordHash).toMatch(/^\$argon2id\$/);
@@ -90,11 +90,11 @@ describe('failures look alike', () => {
   beforeEach(async () => {
     await services.members.add({ id: 'm2', username: 'bob', email: 'shared@example.org' });
     await services.members.add({ id: 'm3', username: 'carol', email: 'shared@example.org' });
-    await store.setMemberPassword('m2', await hashPassword(PASSWORD));
-    await store.setMemberPassword('m3', await hashPassword(PASSWORD));
+    await store.setMemberPassword('m2', await hashPassword(PASSWORD), Date.now());
+    await store.setMemberPassword('m3', await hashPassword(PASSWORD), Date.now());
     await services.members.add({ id: 'm4', username: 'dave' });
     await services.members.add({ id: 'm5', username: 'erin' });
-    await store.setMemberPassword('m5', await hashPassword(PASSWORD));
+    await store.setMemberPassword('m5', await hashPassword(PASSWORD), Date.now());
     await services.members.setEnabled('m5', false);
   });
 
@@ -116,7 +116,7 @@ describe('failures look alike', () => {
   });
 
   it('an unknown user and a legacy hash take about as long as a wrong password (a full argon2id run)', async () => {
-    await store.setMemberPassword('m2', legacySha1(PASSWORD));
+    await store.setMemberPassword('m2', legacySha1(PASSWORD), Date.now());
     const median = async (overrides: Partial<SignInRequest>) => {
       const times: number[] = [];
       for (let i = 0; i < 3; i += 1) {
@@ -340,7 +340,7 @@ describe('signing in with a second factor', () => {
     await expect(services.signin.completeSetup(code, totpCode(secret, now), PLACE)).resolves.toEqual({ ok: false, reason: 'expired' });
 
     await services.members.add({ id: 'm2', username: 'bob' });
-    await store.setMemberPassword('m2', await hashPassword(PASSWORD));
+    await store.setMemberPassword('m2', await hashPassword(PASSWORD), Date.now());
     const required = servicesWith({ mfa: 'required' });
     const setup = challengeOf(await required.signin.signIn({ login: 'bob', password: PASSWORD, clientAddress: '192.0.2.1', cookieDomain: '.example.org' }), 'setup');
     const bobSecret = (await required.signin.setupFor(setup))?.setup.secret ?? '';
@@ -430,7 +430,7 @@ describe('second factor codes are throttled with the passwords', () => {
     const results = [];
     // THROTTLE: 5 per address; the account (3) would lock first, so the codes are tried under two logins.
     await services.members.add({ id: 'm2', username: 'bob' });
-    await store.setMemberPassword('m2', await hashPassword(PASSWORD));
+    await store.setMemberPassword('m2', await hashPassword(PASSWORD), Date.now());
     const bobSecret = (await enableFactor('m2')).secret;
     const bob = challengeOf(await attempt({ login: 'bob', clientAddress: '203.0.113.1' }), 'code');
     for (const [c, s] of [[challenge, secret], [challenge, secret], [bob, bobSecret], [bob, bobSecret], [bob, bobSecret]] as const) {

@@ -13,6 +13,7 @@ import type { NotSignedInReason, SessionPolicy } from '../../src/service/session
 import type { Store } from '../../src/store/store.js';
 import { callContext } from '../helpers/call-context.js';
 import { legacySha1 } from '../helpers/legacy-hashes.js';
+import { recorded } from '../helpers/recorded-store.js';
 import { serviceErrorOf } from '../helpers/service-error.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 import { servicesOver } from '../helpers/test-services.js';
@@ -27,7 +28,7 @@ const PASSWORD = 'correct horse battery staple';
 const DOMAIN = 'members.example.org';
 const CONTEXT = callContext('192.0.2.10', DOMAIN);
 const ADA = { id: '10042', username: 'ada', email: 'ada@example.org', firstName: 'Ada', lastName: 'Lovelace' };
-const ADA_ROW = { ...ADA, enabled: true, createdAt: START, attributes: {} };
+const ADA_ROW = { ...ADA, enabled: true, createdAt: START, attributes: {}, version: 1, updatedAt: START, externalId: null, displayName: null };
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const KEY = randomBytes(32);
 
@@ -48,22 +49,8 @@ beforeAll(async () => {
   passwordHash = await hashPassword(PASSWORD);
 });
 
-/** The store, with every method call named in storeCalls. */
-function recorded(target: Store): Store {
-  return new Proxy(target, {
-    get(object, property) {
-      const value: unknown = Reflect.get(object, property, object);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        storeCalls.push(String(property));
-        return (value as (...a: unknown[]) => unknown).apply(object, args);
-      };
-    },
-  });
-}
-
 function servicesWith(session: Partial<SessionPolicy> = SESSION): Services {
-  return servicesOver(recorded(store), {
+  return servicesOver(recorded(store, storeCalls), {
     secretKey: KEY,
     session,
     signin: { throttle: THROTTLE },
@@ -309,7 +296,7 @@ describe('the sign-in throttle', () => {
 
 describe.each(CREDENTIAL_OPERATIONS)('%s with a legacy password hash', (operation) => {
   beforeEach(async () => {
-    await store.setMemberPassword('10042', legacySha1(PASSWORD));
+    await store.setMemberPassword('10042', legacySha1(PASSWORD), Date.now());
   });
 
   it('signs the member in and replaces the hash with argon2id, with which the password keeps working', async () => {

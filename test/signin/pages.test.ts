@@ -24,7 +24,7 @@ let app: TestApp;
 
 async function start(env: Environment = {}): Promise<void> {
   app = await startTestApp({ env: { COOKIE_DOMAIN: '.example.org', SIGNIN_MAX_FAILURES_PER_ACCOUNT: '3', ...env } });
-  await app.store.setMemberPassword(REFERENCE.memberId, await hashPassword(PASSWORD));
+  await app.store.setMemberPassword(REFERENCE.memberId, await hashPassword(PASSWORD), Date.now());
   await app.services.callers.addOrigin('reference-client', PORTAL, { receivesToken: true });
   await app.services.callers.addOrigin('reference-client', SHOP);
 }
@@ -341,7 +341,7 @@ describe('the pages', () => {
   it('escapes a hostile organisation name and member name', async () => {
     await start({ ORGANIZATION_NAME: '<script>alert("org")</script>' });
     await app.services.members.add({ id: 'evil', username: 'mallory', firstName: '<img src=x onerror=alert(1)>', lastName: '"&' });
-    await app.store.setMemberPassword('evil', await hashPassword(PASSWORD));
+    await app.store.setMemberPassword('evil', await hashPassword(PASSWORD), Date.now());
     const login = await http().get('/Login');
     expect(login.text).not.toContain('<script>');
     expect(login.text).toContain('&lt;script&gt;alert(&quot;org&quot;)&lt;&#x2F;script&gt;');

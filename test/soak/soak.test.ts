@@ -2,13 +2,15 @@
  * Soak: steady mixed traffic for SOAK_SECONDS (default 15) at a fixed concurrency, against one app on the
  * SQLite store, in this process. Calls over all four bindings (mostly valid, some unknown tokens and
  * cookies, some wrong caller passwords), sign-in cycles (form, sign-in, verification, sign-out) and failed
- * sign-ins. Checked: every response is exactly what its request should get; the event loop never stalls for
- * more than 100 ms (perf_hooks.monitorEventLoopDelay, resolution 10 ms); the heap levels off.
+ * sign-ins. Checked: every response is exactly what its request should get; the event loop's own work never
+ * holds it for more than 100 ms (the CPU time its thread ran between two turns of a 10 ms timer: on a busy
+ * machine the timer is also late while the process waits for a CPU, which is no stall of the app's); the
+ * heap levels off.
  *
  * The heap is sampled every second after a full collection (global.gc, or V8's --expose-gc set at run time;
  * the collection is the test's own pause and falls between two loop monitors); without one, the medians of
- * raw samples are compared. The samples, the loop delays, the CPU the process got and the tally of traffic
- * are printed.
+ * raw samples are compared. The samples, the loop delays (perf_hooks.monitorEventLoopDelay's, which count
+ * the waits too), the CPU the process got and the tally of traffic are printed.
  *
  * SOAK_SECONDS, SOAK_WORKERS (8), SOAK_RATE (calls per second, 0 = as fast as the workers go) and SOAK_SEED
  * (random, printed) change the run.
@@ -22,6 +24,7 @@ import { hashPassword } from '../../src/service/passwords.js';
 import { highThrottleLimits } from '../helpers/high-limits.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { threadRanMs } from '../helpers/thread-cpu.js';
 import { sleep } from '../helpers/wait.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 15);
@@ -30,9 +33,14 @@ const WORKERS = Number(process.env.SOAK_WORKERS ?? 8);
 const RATE = Number(process.env.SOAK_RATE ?? 0);
 const SEED = process.env.SOAK_SEED === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.SOAK_SEED);
 const MAX_STALL_MS = 100;
+/** How often the loop's own work is sampled: the resolution of monitorEventLoopDelay's. */
+const TICK_MS = 10;
 /** The heap's median over the last third of the run may exceed the middle third's by this much, at most. */
 const HEAP_GROWTH = { ratio: 0.25, bytes: 20 * 1024 * 1024 };
-/** How often a worker signs in and out, and fails to sign in: argon2id is slow on purpose, keep it a small share. */
+/**
+ * How long after its last sign-in cycle, and after its last failed sign-in, a worker does the next: argon2id is
+ * slow on purpose, keep it a small share.
+ */
 const SIGNIN_EVERY_MS = 2000;
 const BAD_SIGNIN_EVERY_MS = 3000;
 
@@ -230,13 +238,15 @@ class Worker {
         if (wait > 0) await sleep(wait);
         else slot = performance.now();
       }
+      // The next counts from the end of this one: on a busy machine a sign-in cycle can outlast
+      // SIGNIN_EVERY_MS, and the other steps must still get their turns.
       const now = performance.now();
       if (now >= this.#nextSignIn) {
-        this.#nextSignIn = now + SIGNIN_EVERY_MS;
         await attempt(`worker ${this.id} sign-in cycle`, () => this.signInCycle());
+        this.#nextSignIn = performance.now() + SIGNIN_EVERY_MS;
       } else if (now >= this.#nextBadSignIn) {
-        this.#nextBadSignIn = now + BAD_SIGNIN_EVERY_MS;
         await attempt(`worker ${this.id} failed sign-in`, () => this.failedSignIn());
+        this.#nextBadSignIn = performance.now() + BAD_SIGNIN_EVERY_MS;
       } else {
         await attempt(`worker ${this.id} call`, () => this.call());
       }
@@ -331,23 +341,37 @@ function findGc(): (() => void) | undefined {
 
 /**
  * The event loop's delay, in windows between the test's own forced collections: a fresh monitor per window
- * (a monitor that is disabled and enabled again would count the pause in between as a delay).
+ * (a monitor that is disabled and enabled again would count the pause in between as a delay). Beside
+ * monitorEventLoopDelay's, a timer of its own every TICK_MS reads the CPU time the main thread ran since the
+ * timer's last turn (the scheduler's count, test/helpers/thread-cpu.ts): past TICK_MS, that is how long the
+ * loop's own work kept the timer waiting. On a busy machine the timer also waits while the thread waits for a
+ * CPU, or for V8's helper threads (which the forced collections leave sweeping): that is the machine's doing,
+ * and shows in the loop delays printed.
  */
 class LoopMonitor {
   #current: IntervalHistogram | undefined;
+  #ticker: NodeJS.Timeout | undefined;
   /** Each window's largest delay, in ms, to tell a steady load from a one-off stall. */
   readonly windowsMaxMs: number[] = [];
   #max = 0;
+  #ownMax = 0;
   #worstP99 = 0;
   #sum = 0;
   #count = 0;
 
   resume(): void {
-    this.#current = monitorEventLoopDelay({ resolution: 10 });
+    this.#current = monitorEventLoopDelay({ resolution: TICK_MS });
     this.#current.enable();
+    let last = threadRanMs(process.pid);
+    this.#ticker = setInterval(() => {
+      const now = threadRanMs(process.pid);
+      this.#ownMax = Math.max(this.#ownMax, now - last - TICK_MS);
+      last = now;
+    }, TICK_MS);
   }
 
   pause(): void {
+    clearInterval(this.#ticker);
     const window = this.#current;
     if (!window) return;
     window.disable();
@@ -362,6 +386,11 @@ class LoopMonitor {
 
   get maxMs(): number {
     return this.#max / 1e6;
+  }
+
+  /** The longest the loop's own work kept its timer waiting. */
+  get ownMaxMs(): number {
+    return this.#ownMax;
   }
 
   get worstP99Ms(): number {
@@ -384,7 +413,7 @@ beforeAll(async () => {
   app = await startTestApp({ env: { RESULT_FORMAT: 'ibridge', COOKIE_DOMAIN: DOMAIN, ...highThrottleLimits() } });
   callerPassword = (await app.services.callers.add('soak-client')).password;
   await app.services.callers.addOrigin('reference-client', PORTAL, { receivesToken: true });
-  await app.store.setMemberPassword(REFERENCE.memberId, await hashPassword(MEMBER_PASSWORD));
+  await app.store.setMemberPassword(REFERENCE.memberId, await hashPassword(MEMBER_PASSWORD), Date.now());
   for (let i = 0; i < SESSIONS; i += 1) {
     const issued = await app.services.sessions.create(REFERENCE.memberId, DOMAIN);
     sessions.push({ cookie: issued.cookie, token: issued.token });
@@ -397,7 +426,7 @@ afterAll(async () => {
 });
 
 test(
-  `${SECONDS} s of mixed traffic from ${WORKERS} workers: every response as expected, no event-loop stall over ${MAX_STALL_MS} ms, ` +
+  `${SECONDS} s of mixed traffic from ${WORKERS} workers: every response as expected, the event loop never held over ${MAX_STALL_MS} ms by its own work, ` +
     `and the heap levels off (median of the last third at most 25 % and 20 MB above the middle third's)`,
   async () => {
     const gc = findGc();
@@ -451,12 +480,12 @@ test(
     const sampler = setInterval(sample, 1000);
     await Promise.all(Array.from({ length: WORKERS }, (_, i) => new Worker(i, random(SEED + i)).run(until)));
     clearInterval(sampler);
-    loop.pause();
     sample();
+    loop.pause();
     observer.disconnect();
     const elapsed = (performance.now() - started) / 1000;
 
-    const maxStallMs = loop.maxMs;
+    const maxStallMs = loop.ownMaxMs;
     const third = Math.floor(heap.length / 3);
     const middle = median(heap.slice(third, 2 * third));
     const last = median(heap.slice(heap.length - third));
@@ -464,7 +493,8 @@ test(
     console.log(
       [
         `soak: seed ${SEED}, ${WORKERS} workers, ${elapsed.toFixed(1)} s, ${requests} requests (${(requests / elapsed).toFixed(0)}/s), ${unexpected.length} unexpected, ${logLines} log lines (${logErrors.length} errors, ${logWarnings} warnings)`,
-        `event loop delay (resolution 10 ms): max ${maxStallMs.toFixed(1)} ms, worst one-second p99 ${loop.worstP99Ms.toFixed(1)} ms, mean ${loop.meanMs.toFixed(1)} ms`,
+        `event loop held by its own work (CPU time past a ${TICK_MS} ms timer's period): max ${maxStallMs.toFixed(1)} ms`,
+        `event loop delay, waits included (resolution ${TICK_MS} ms): max ${loop.maxMs.toFixed(1)} ms, worst one-second p99 ${loop.worstP99Ms.toFixed(1)} ms, mean ${loop.meanMs.toFixed(1)} ms`,
         `heap (MB${gc ? ', after a full collection' : ', no collection forced'}): ${heap.map(mb).join(' ')}`,
         `largest delay in each window (ms): ${loop.windowsMaxMs.map((ms) => ms.toFixed(0)).join(' ')}`,
         `CPU the process got in each second (1 = one core): ${cpuShares.map((share) => share.toFixed(2)).join(' ')}; load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores`,

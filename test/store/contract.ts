@@ -1,5 +1,7 @@
 import type { CallerOriginRow, MemberAttributes, MemberRow, SecondFactorRow, SessionRow, Store } from '../../src/store/store.js';
-import { StoreConflictError } from '../../src/store/store.js';
+import { StoreConflictError, StoreVersionConflictError } from '../../src/store/store.js';
+import { oidcStoreContract } from './contract-oidc.js';
+import { provisioningStoreContract } from './contract-provisioning.js';
 
 /** Well past 2^31, so a store that kept epoch milliseconds in 32 bits would fail. */
 const T0 = Date.UTC(2030, 0, 1);
@@ -16,6 +18,10 @@ function aMember(id: string, overrides: Partial<MemberRow> = {}): MemberRow {
     enabled: true,
     createdAt: T0,
     attributes: {},
+    version: 1,
+    updatedAt: T0,
+    externalId: null,
+    displayName: null,
     ...overrides,
   };
 }
@@ -324,7 +330,7 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
 
     describe('members', () => {
       test('createMember() returns the member, and getMember() reads back every field', async () => {
-        const member = aMember('m1', { enabled: false, createdAt: T0 + 5 });
+        const member = aMember('m1', { enabled: false, createdAt: T0 + 5, updatedAt: T0 + 5 });
         expect(await store.createMember(member)).toEqual(member);
         expect(await store.getMember('m1')).toEqual(member);
       });
@@ -361,34 +367,34 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
 
       test('setMemberEnabled() disables and re-enables a member and returns true', async () => {
         await store.createMember(aMember('m1'));
-        expect(await store.setMemberEnabled('m1', false)).toBe(true);
-        expect(await store.getMember('m1')).toEqual(aMember('m1', { enabled: false }));
-        expect(await store.setMemberEnabled('m1', true)).toBe(true);
-        expect(await store.getMember('m1')).toEqual(aMember('m1'));
+        expect(await store.setMemberEnabled('m1', false, T0)).toBe(true);
+        expect(await store.getMember('m1')).toEqual(aMember('m1', { enabled: false, version: 2 }));
+        expect(await store.setMemberEnabled('m1', true, T0)).toBe(true);
+        expect(await store.getMember('m1')).toEqual(aMember('m1', { version: 3 }));
       });
 
       test('setMemberEnabled() returns true when the member already had that state', async () => {
         await store.createMember(aMember('m1'));
-        expect(await store.setMemberEnabled('m1', true)).toBe(true);
+        expect(await store.setMemberEnabled('m1', true, T0)).toBe(true);
       });
 
       test('setMemberEnabled() returns false for an unknown id', async () => {
         await store.createMember(aMember('m1'));
-        expect(await store.setMemberEnabled('m2', false)).toBe(false);
+        expect(await store.setMemberEnabled('m2', false, T0)).toBe(false);
         expect(await store.getMember('m1')).toEqual(aMember('m1'));
       });
 
-      test('deleteMember() removes the member and returns true', async () => {
+      test('deleteMember() removes the member and says so', async () => {
         await store.createMember(aMember('m1'));
         await store.createMember(aMember('m2'));
-        expect(await store.deleteMember('m1')).toBe(true);
+        expect(await store.deleteMember('m1')).toBe('removed');
         expect(await store.getMember('m1')).toBeNull();
         expect(await store.listMembers()).toEqual([aMember('m2')]);
       });
 
-      test('deleteMember() returns false for an unknown id', async () => {
+      test('deleteMember() says notFound for an unknown id', async () => {
         await store.createMember(aMember('m1'));
-        expect(await store.deleteMember('m2')).toBe(false);
+        expect(await store.deleteMember('m2')).toBe('notFound');
         expect(await store.listMembers()).toEqual([aMember('m1')]);
       });
 
@@ -521,20 +527,20 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
 
       test('getMemberCredentials() returns the member as it is now, disabled included', async () => {
         await store.createMember({ ...aMember('m1'), passwordHash: 'argon2:hash-1' });
-        await store.setMemberEnabled('m1', false);
+        await store.setMemberEnabled('m1', false, T0);
         expect(await store.getMemberCredentials('m1')).toEqual({
-          member: aMember('m1', { enabled: false }),
+          member: aMember('m1', { enabled: false, version: 2 }),
           passwordHash: 'argon2:hash-1',
         });
       });
 
       test('setMemberPassword() sets, replaces and clears the hash and returns true', async () => {
         await store.createMember(aMember('m1'));
-        expect(await store.setMemberPassword('m1', 'argon2:hash-1')).toBe(true);
+        expect(await store.setMemberPassword('m1', 'argon2:hash-1', T0)).toBe(true);
         expect((await store.getMemberCredentials('m1'))?.passwordHash).toBe('argon2:hash-1');
-        expect(await store.setMemberPassword('m1', 'argon2:hash-2')).toBe(true);
+        expect(await store.setMemberPassword('m1', 'argon2:hash-2', T0)).toBe(true);
         expect((await store.getMemberCredentials('m1'))?.passwordHash).toBe('argon2:hash-2');
-        expect(await store.setMemberPassword('m1', null)).toBe(true);
+        expect(await store.setMemberPassword('m1', null, T0)).toBe(true);
         expect((await store.getMemberCredentials('m1'))?.passwordHash).toBeNull();
       });
 
@@ -542,14 +548,14 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         const member = aMember('m1', { enabled: false });
         await store.createMember({ ...member, passwordHash: 'argon2:hash-1' });
         await store.createMember({ ...aMember('m2'), passwordHash: 'argon2:hash-2' });
-        await store.setMemberPassword('m1', 'argon2:hash-3');
-        expect(await store.getMemberCredentials('m1')).toEqual({ member, passwordHash: 'argon2:hash-3' });
+        await store.setMemberPassword('m1', 'argon2:hash-3', T0);
+        expect(await store.getMemberCredentials('m1')).toEqual({ member: { ...member, version: 2 }, passwordHash: 'argon2:hash-3' });
         expect(await store.getMemberCredentials('m2')).toEqual({ member: aMember('m2'), passwordHash: 'argon2:hash-2' });
       });
 
       test('setMemberPassword() returns false for an unknown id', async () => {
         await store.createMember(aMember('m1'));
-        expect(await store.setMemberPassword('m2', 'argon2:hash-1')).toBe(false);
+        expect(await store.setMemberPassword('m2', 'argon2:hash-1', T0)).toBe(false);
         expect(await store.getMemberCredentials('m2')).toBeNull();
         expect((await store.getMemberCredentials('m1'))?.passwordHash).toBeNull();
       });
@@ -641,7 +647,7 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
 
       test('findMembersByLogin() sees a password set later and no longer finds a deleted member', async () => {
         await store.createMember(aMember('m1', { username: 'ada' }));
-        await store.setMemberPassword('m1', 'argon2:hash-1');
+        await store.setMemberPassword('m1', 'argon2:hash-1', T0);
         expect((await store.findMembersByLogin('ada'))[0]?.passwordHash).toBe('argon2:hash-1');
         await store.deleteMember('m1');
         expect(await store.findMembersByLogin('ada')).toEqual([]);
@@ -677,25 +683,25 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         await store.createMember({ ...member, passwordHash: 'argon2:hash-1' });
         await store.createMember(aMember('m2'));
 
-        const emailOnly = { ...member, email: 'ada@example.net' };
-        expect(await store.updateMember('m1', { email: 'ada@example.net' })).toStrictEqual(emailOnly);
+        const emailOnly = { ...member, email: 'ada@example.net', version: 2 };
+        expect(await store.updateMember('m1', { email: 'ada@example.net' }, 1, T0)).toStrictEqual(emailOnly);
         expect(await store.getMember('m1')).toStrictEqual(emailOnly);
 
-        const names = { ...emailOnly, firstName: 'Augusta', lastName: 'King' };
-        expect(await store.updateMember('m1', { firstName: 'Augusta', lastName: 'King' })).toStrictEqual(names);
+        const names = { ...emailOnly, firstName: 'Augusta', lastName: 'King', version: 3 };
+        expect(await store.updateMember('m1', { firstName: 'Augusta', lastName: 'King' }, 2, T0)).toStrictEqual(names);
 
         const attributes: MemberAttributes = { roles: [{ id: 'r3', name: 'Reader' }] };
-        expect(await store.updateMember('m1', { attributes })).toStrictEqual({ ...names, attributes });
-        expect(await store.updateMember('m1', {})).toStrictEqual({ ...names, attributes });
+        expect(await store.updateMember('m1', { attributes }, 3, T0)).toStrictEqual({ ...names, attributes, version: 4 });
+        expect(await store.updateMember('m1', {}, 4, T0)).toStrictEqual({ ...names, attributes, version: 5 });
 
-        expect(await store.getMemberCredentials('m1')).toStrictEqual({ member: { ...names, attributes }, passwordHash: 'argon2:hash-1' });
+        expect(await store.getMemberCredentials('m1')).toStrictEqual({ member: { ...names, attributes, version: 5 }, passwordHash: 'argon2:hash-1' });
         expect(await store.getMember('m2')).toStrictEqual(aMember('m2'));
       });
 
       test('updateMember() to {} and to empty strings keeps them so', async () => {
         await store.createMember(aMember('m1', { attributes: ATTRIBUTES }));
-        const cleared = aMember('m1', { email: '', firstName: '', lastName: '' });
-        expect(await store.updateMember('m1', { email: '', firstName: '', lastName: '', attributes: {} })).toStrictEqual(cleared);
+        const cleared = aMember('m1', { email: '', firstName: '', lastName: '', version: 2 });
+        expect(await store.updateMember('m1', { email: '', firstName: '', lastName: '', attributes: {} }, 1, T0)).toStrictEqual(cleared);
         expect(await store.getMember('m1')).toStrictEqual(cleared);
       });
 
@@ -703,17 +709,60 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         await store.createMember(aMember('m1'));
         const session = aSession('s1', 'm1');
         await store.createSession(session);
-        await store.updateMember('m1', { attributes: ATTRIBUTES });
+        await store.updateMember('m1', { attributes: ATTRIBUTES }, 1, T0);
         expect(await store.findSessionByCookieHash(session.cookieHash)).toStrictEqual({
           session,
-          member: aMember('m1', { attributes: ATTRIBUTES }),
+          member: aMember('m1', { attributes: ATTRIBUTES, version: 2 }),
         });
       });
 
       test('updateMember() returns null for an unknown id and changes nothing', async () => {
         await store.createMember(aMember('m1'));
-        expect(await store.updateMember('m2', { email: 'x@example.org', attributes: ATTRIBUTES })).toBeNull();
+        expect(await store.updateMember('m2', { email: 'x@example.org', attributes: ATTRIBUTES }, 1, T0)).toBeNull();
         expect(await store.listMembers()).toStrictEqual([aMember('m1')]);
+      });
+    });
+
+    describe('member versions', () => {
+      test('a member starts at version 1, and every write of it moves the version on by one, as every read shows', async () => {
+        expect(await store.createMember({ ...aMember('m1', { username: 'ada' }), passwordHash: null })).toStrictEqual(aMember('m1', { username: 'ada' }));
+        expect(await store.createMembers([aMember('m2')])).toEqual(['created']);
+        expect((await store.getMember('m2'))?.version).toBe(1);
+        await store.setMemberEnabled('m1', false, T0);
+        await store.setMemberPassword('m1', 'argon2:hash-1', T0);
+        expect((await store.updateMember('m1', { lastName: 'King' }, 3, T0))?.version).toBe(4);
+        await store.createSession(aSession('s1', 'm1'));
+        const member = aMember('m1', { username: 'ada', enabled: false, lastName: 'King', version: 4 });
+        expect(await store.getMember('m1')).toStrictEqual(member);
+        expect(await store.findMembersByLogin('ada')).toStrictEqual([{ member, passwordHash: 'argon2:hash-1' }]);
+        expect((await store.findSessionByTokenHash(aSession('s1', 'm1').tokenHash))?.member).toStrictEqual(member);
+        expect((await store.getMember('m2'))?.version).toBe(1);
+      });
+
+      test('updateMember() at another version than the member is at throws StoreVersionConflictError and changes nothing', async () => {
+        await store.createMember(aMember('m1', { attributes: ATTRIBUTES }));
+        await store.updateMember('m1', { firstName: 'Augusta' }, 1, T0);
+        for (const stale of [1, 3]) {
+          const error = await store.updateMember('m1', { lastName: 'King', attributes: {} }, stale, T0).catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(StoreVersionConflictError);
+          expect(error).toBeInstanceOf(StoreConflictError);
+          expect(error).toMatchObject({ memberId: 'm1', expectedVersion: stale });
+        }
+        expect(await store.getMember('m1')).toStrictEqual(aMember('m1', { attributes: ATTRIBUTES, firstName: 'Augusta', version: 2 }));
+      });
+
+      test('of two updates made at the version both read, one is written and the other conflicts', async () => {
+        await store.createMember(aMember('m1'));
+        const results = await Promise.allSettled([
+          store.updateMember('m1', { attributes: { labelName: 'Gold' } }, 1, T0),
+          store.updateMember('m1', { attributes: { contactNumber: 'C-7' } }, 1, T0),
+        ]);
+        const written = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+        const refused = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []));
+        expect(written).toHaveLength(1);
+        expect(refused).toEqual([expect.any(StoreVersionConflictError)]);
+        expect(await store.getMember('m1')).toStrictEqual(written[0]);
+        expect(written[0]?.version).toBe(2);
       });
     });
 
@@ -1194,10 +1243,10 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
       test('findSessionByTokenHash() returns the member as it is now', async () => {
         const session = aSession('s1', 'm1');
         await store.createSession(session);
-        await store.setMemberEnabled('m1', false);
+        await store.setMemberEnabled('m1', false, T0);
         expect(await store.findSessionByTokenHash(session.tokenHash)).toEqual({
           session,
-          member: aMember('m1', { enabled: false }),
+          member: aMember('m1', { enabled: false, version: 2 }),
         });
       });
 
@@ -1602,7 +1651,7 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
       test('deleteMember() removes its second factor and recovery codes', async () => {
         await confirmed('m1');
         const other = await confirmed('m2');
-        expect(await store.deleteMember('m1')).toBe(true);
+        expect(await store.deleteMember('m1')).toBe('removed');
         expect(await store.getSecondFactor('m1')).toBeNull();
         expect(await store.countRecoveryCodes('m1')).toBe(0);
         // A member created again under the id starts without any.
@@ -1614,6 +1663,9 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect(await store.countRecoveryCodes('m2')).toBe(CODES.length);
       });
     });
+
+    oidcStoreContract(() => store, aSession);
+    provisioningStoreContract(() => store, aSession);
 
     describe('maintenance', () => {
       test('ping() resolves on a working store', async () => {

@@ -10,6 +10,10 @@ export const ADA: MemberRow = {
   enabled: true,
   createdAt: Date.UTC(2030, 0, 1),
   attributes: {},
+  version: 1,
+  updatedAt: Date.UTC(2030, 0, 1),
+  externalId: null,
+  displayName: null,
 };
 
 /**
@@ -22,7 +26,7 @@ export async function expectUpgradedAda(store: Store): Promise<void> {
   const found = await store.findSessionByTokenHash('token-hash');
   expect(found?.member).toStrictEqual(ADA);
   expect(found?.session.cookieSealed).toBeNull();
-  expect(await store.updateMember('m1', { attributes: { isMember: true } })).toStrictEqual({ ...ADA, attributes: { isMember: true } });
+  expect(await store.updateMember('m1', { attributes: { isMember: true } }, 1, ADA.createdAt)).toStrictEqual({ ...ADA, attributes: { isMember: true }, version: 2 });
 }
 
 /**
@@ -57,7 +61,7 @@ export async function expectUpgradedWithSecondFactors(store: Store): Promise<voi
   expect((await store.findSessionByTokenHash('token-hash-2'))?.session).toMatchObject({ clientAddress: '192.0.2.1', userAgent: 'curl/8.0' });
 
   // The new tables' foreign keys cascade.
-  expect(await store.deleteMember('m1')).toBe(true);
+  expect(await store.deleteMember('m1')).toBe('removed');
   await store.createMember(ADA);
   expect(await store.getSecondFactor('m1')).toBeNull();
   expect(await store.countRecoveryCodes('m1')).toBe(0);

@@ -1,17 +1,25 @@
-/** instrumentStore: failures are counted per method and go on to the caller unchanged; nothing else changes. */
-import { instrumentStore, type StoreOperation } from '../../src/store/instrumented.js';
+/**
+ * instrumentStore: failures and successes are reported per method, and the results and failures go on to the
+ * caller unchanged; nothing else changes.
+ */
+import { instrumentStore, type StoreObserver, type StoreOperation } from '../../src/store/instrumented.js';
 import { StoreConflictError } from '../../src/store/store.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 
-function recorder() {
+function recorder(): { failures: Array<[StoreOperation, unknown]>; successes: StoreOperation[]; onError: StoreObserver } {
   const failures: Array<[StoreOperation, unknown]> = [];
-  return { failures, onError: (operation: StoreOperation, error: unknown) => failures.push([operation, error]) };
+  const successes: StoreOperation[] = [];
+  return {
+    failures,
+    successes,
+    onError: { failed: (operation, error) => failures.push([operation, error]), succeeded: (operation) => successes.push(operation) },
+  };
 }
 
 describe('over the SQLite store (a class with private fields)', () => {
-  it('passes calls and results through, and counts nothing while all is well', async () => {
+  it('passes calls and results through, and reports each as a success while all is well', async () => {
     const temp = await tempSqliteStore();
-    const { failures, onError } = recorder();
+    const { failures, successes, onError } = recorder();
     const store = instrumentStore(temp.store, onError);
     try {
       const caller = await store.createCaller('portal', 1000);
@@ -20,6 +28,7 @@ describe('over the SQLite store (a class with private fields)', () => {
       expect(await store.purgeThrottles(Date.now())).toBe(0);
       expect(store.getMember).toBe(store.getMember); // one wrapper per method
       expect(failures).toEqual([]);
+      expect(successes).toEqual(['createCaller', 'getCallerByName', 'ping', 'purgeThrottles']);
     } finally {
       await temp.cleanup();
     }
@@ -42,19 +51,20 @@ describe('over the SQLite store (a class with private fields)', () => {
 
   it('does not count a conflict (a name already taken is an answer, not a failure)', async () => {
     const temp = await tempSqliteStore();
-    const { failures, onError } = recorder();
+    const { failures, successes, onError } = recorder();
     const store = instrumentStore(temp.store, onError);
     try {
       await store.createCaller('portal', 1000);
       await expect(store.createCaller('portal', 2000)).rejects.toBeInstanceOf(StoreConflictError);
       expect(failures).toEqual([]);
+      expect(successes).toEqual(['createCaller', 'createCaller']);
     } finally {
       await temp.cleanup();
     }
   });
 });
 
-it('counts a synchronous throw too, and an onError that throws never replaces the store error', async () => {
+it('counts a synchronous throw too, and an observer that throws never replaces the store error', async () => {
   const temp = await tempSqliteStore();
   try {
     const broken = Object.create(temp.store) as typeof temp.store;
@@ -66,12 +76,18 @@ it('counts a synchronous throw too, and an onError that throws never replaces th
       },
     });
     const seen: StoreOperation[] = [];
-    const store = instrumentStore(broken, (operation) => {
-      seen.push(operation);
-      throw new Error('counter broke');
+    const store = instrumentStore(broken, {
+      failed: (operation) => {
+        seen.push(operation);
+        throw new Error('counter broke');
+      },
+      succeeded: () => {
+        throw new Error('counter broke');
+      },
     });
     expect(() => store.listCallers()).toThrow(boom);
     expect(seen).toEqual(['listCallers']);
+    await expect(store.ping()).resolves.toBeUndefined();
   } finally {
     await temp.cleanup();
   }

@@ -231,7 +231,7 @@ describe('SQLite migrations', () => {
     expect(await store.getMember('m1')).toEqual(ADA);
     expect(await store.getMemberCredentials('m1')).toEqual({ member: ADA, passwordHash: null });
     expect(await store.findMembersByLogin('ADA@example.org')).toEqual([{ member: ADA, passwordHash: null }]);
-    expect(await store.setMemberPassword('m1', 'argon2:hash-1')).toBe(true);
+    expect(await store.setMemberPassword('m1', 'argon2:hash-1', Date.now())).toBe(true);
     expect((await store.getMemberCredentials('m1'))?.passwordHash).toBe('argon2:hash-1');
     await store.close();
     expect(appliedMigrations(file)).toEqual(MIGRATIONS.map(({ version, name }) => ({ version, name })));

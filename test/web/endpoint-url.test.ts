@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { endpointUrl } from '../../src/web/endpoint-url.js';
+import { endpointUrl, siteRootUrl } from '../../src/web/endpoint-url.js';
 import { discoveryServer, testConfig } from '../bindings/discovery/helpers.js';
 
 function fakeRequest(headers: IncomingHttpHeaders, socket: { encrypted?: boolean; localAddress?: string; localPort?: number } = {}) {
@@ -76,5 +76,19 @@ describe('endpointUrl', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('siteRootUrl', () => {
+  test('the endpoint URL without the base path and the file, a trusted proxy\'s prefix kept', () => {
+    expect(siteRootUrl(fakeRequest({ host: 'svc.example.org:8443' }), testConfig({ BASE_PATH: '/webservices' }))).toBe('http://svc.example.org:8443');
+    const req = fakeRequest({ host: 'internal:8080', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'example.org', 'x-forwarded-prefix': '/edge' });
+    expect(siteRootUrl(req, testConfig({ TRUST_PROXY: 'true', BASE_PATH: '/webservices' }))).toBe('https://example.org/edge');
+  });
+
+  test('from a public URL: without its base path, or its origin when it does not end in the base path', () => {
+    const req = fakeRequest({ host: 'internal' });
+    expect(siteRootUrl(req, testConfig({ BASE_PATH: '/webservices', PUBLIC_URL: 'https://members.example.org/edge/webservices' }))).toBe('https://members.example.org/edge');
+    expect(siteRootUrl(req, testConfig({ BASE_PATH: '/webservices', PUBLIC_URL: 'https://members.example.org/ws' }))).toBe('https://members.example.org');
   });
 });

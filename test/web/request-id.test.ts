@@ -68,7 +68,7 @@ describe('over HTTP', () => {
   });
 
   it('every log line written during a call carries its id, over each binding and the sign-in page', async () => {
-    await app.store.setMemberPassword(REFERENCE.memberId, await hashPassword('pw-of-ada'));
+    await app.store.setMemberPassword(REFERENCE.memberId, await hashPassword('pw-of-ada'), Date.now());
     const http = () => request(app.baseUrl);
     const page = await http().get('/Login').expect(200);
     const csrfCookie = (page.headers['set-cookie'] as unknown as string[]).find((line) => line.startsWith('signin-csrf='));

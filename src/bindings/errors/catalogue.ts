@@ -109,6 +109,15 @@ export const ERRORS = {
 
   // Anything an operation or a route threw that is not a service fault; an unhandled error on the endpoint.
   INTERNAL_ERROR: { ...internal, endpoint: page(500) },
+  // The store cannot be written (a full disk, a read-only or locked database): the caller's to try again later, the
+  // operator's to fix, whom the store's watcher tells once per burst (src/ops/store-availability.ts), not each call.
+  // SOAP keeps ASMX's server fault; HTTP GET/POST answer 503, which proxies and clients read as a passing condition.
+  STORE_UNAVAILABLE: {
+    text: () => 'The service cannot write to its database at the moment; try again later.',
+    outcome: 'unavailable',
+    soap: fault('server', true),
+    http: text(503, 'private, max-age=0'),
+  },
   // The service faults, by their codes in src/service/errors.ts.
   INVALID_SECURITY_PASSWORD: { text: serviceText, outcome: 'invalid-security-password', ...serviceFault },
   // ASMX had no throttle: HTTP clients and proxies know 429 with Retry-After; SOAP keeps its fault status.
@@ -119,6 +128,7 @@ export const ERRORS = {
   CALLER_PASSWORD_TOO_SHORT: internal,
   MEMBER_EXISTS: internal,
   MEMBER_NOT_FOUND: internal,
+  MEMBER_CHANGED: internal,
   MEMBER_INVALID: internal,
   MEMBER_PASSWORD_TOO_SHORT: internal,
   MEMBER_PASSWORD_TOO_LONG: internal,
@@ -159,7 +169,7 @@ export type AnsweredCode = { [C in ErrorCode]: (typeof ERRORS)[C] extends { numb
 export type InBandCode = Exclude<ErrorCode, AnsweredCode>;
 
 /** The faults a call can end in: any the service raises, or an internal error. */
-export type FaultCode = ServiceErrorCode | 'INTERNAL_ERROR';
+export type FaultCode = ServiceErrorCode | 'INTERNAL_ERROR' | 'STORE_UNAVAILABLE';
 
 /** The call log's words for the calls that end in an error. */
 export type ErrorOutcome = (typeof ERRORS)[ErrorCode]['outcome'];

@@ -6,6 +6,7 @@ import type { CliContext } from '../context.js';
 import { ExitCode } from '../handle-error.js';
 import { json, jsonOption } from '../options.js';
 import { printList } from '../output.js';
+import { fromWebConfigCommand } from './config-from-web-config.js';
 
 /** Long values (documentation texts) are cut in the table, so that it stays readable; --json has them whole. */
 const MAX_SHOWN = 60;
@@ -31,5 +32,8 @@ function show(ctx: CliContext): Command {
 }
 
 export function configCommand(ctx: CliContext): Command {
-  return new Command('config').description("the service's settings, as the environment, CONFIG_FILE and PROFILE give them").addCommand(show(ctx));
+  return new Command('config')
+    .description("the service's settings, as the environment, CONFIG_FILE and PROFILE give them")
+    .addCommand(show(ctx))
+    .addCommand(fromWebConfigCommand(ctx));
 }

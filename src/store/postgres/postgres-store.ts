@@ -1,9 +1,12 @@
 import pg from 'pg';
 import type { InsertedMembers, SessionTouch, SqlDriver, SqlRunner } from '../sql/driver.js';
-import { MEMBER_COLUMNS, type FlagCodec, type MemberCredentialsRecord } from '../sql/records.js';
+import { MEMBER_COLUMNS, type FlagCodec, type NewMemberRecord } from '../sql/records.js';
 import { SqlStore } from '../sql/sql-store.js';
+import type { StoreUnavailableReason } from '../unavailable.js';
+import { describeDatabaseUrl } from './database-url.js';
 import { migrate } from './migrations.js';
 import { inTransaction } from './transaction.js';
+import { postgresUnavailableReason } from './unavailable-reasons.js';
 
 export interface PostgresStoreOptions {
   /** A postgres:// URL, as in DATABASE_URL. */
@@ -62,11 +65,14 @@ const INSERT_MEMBERS_IF_FREE_SQL = `
     SELECT *,
       row_number() OVER (PARTITION BY id ORDER BY position) AS id_rank,
       row_number() OVER (PARTITION BY lower(username) ORDER BY position) AS username_rank
-    FROM unnest($1::TEXT[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TEXT[], $6::BOOLEAN[], $7::BIGINT[], $8::TEXT[], $9::TEXT[])
-      WITH ORDINALITY AS list (id, username, email, first_name, last_name, enabled, created_at, attributes, password_hash, position)
+    -- The arrays in MEMBER_COLUMNS order, then password_hash (insertMembersIfFree).
+    FROM unnest(
+      $1::TEXT[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TEXT[], $6::BOOLEAN[], $7::BIGINT[], $8::TEXT[], $9::TEXT[], $10::TEXT[], $11::BIGINT[],
+      $12::TEXT[]
+    ) WITH ORDINALITY AS list (${MEMBER_COLUMNS}, password_hash, position)
   )
   INSERT INTO members (${MEMBER_COLUMNS}, password_hash)
-    SELECT id, username, email, first_name, last_name, enabled, created_at, attributes, password_hash FROM list
+    SELECT ${MEMBER_COLUMNS}, password_hash FROM list
     WHERE id_rank = 1 AND username_rank = 1
       AND NOT EXISTS (SELECT 1 FROM members m WHERE lower(m.username) = lower(list.username))
     ORDER BY position
@@ -103,6 +109,7 @@ function runner(query: (sql: string, values: readonly unknown[]) => Promise<pg.Q
  */
 class PostgresDriver implements SqlDriver {
   readonly flags = FLAGS;
+  readonly database: string;
   readonly #pool: pg.Pool;
   readonly #runner: SqlRunner;
   #closed: Promise<void> | undefined;
@@ -112,6 +119,7 @@ class PostgresDriver implements SqlDriver {
     if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
       throw new Error(`schema "${schema}" must be a lower-case identifier (letters, digits and _)`);
     }
+    this.database = describeDatabaseUrl(options.connectionString);
     this.#pool = new pg.Pool({
       connectionString: options.connectionString,
       max: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
@@ -142,7 +150,12 @@ class PostgresDriver implements SqlDriver {
   }
 
   transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T> {
-    return inTransaction(this.#pool, (client) => work(runner((sql, values) => client.query(sql, values as unknown[]))));
+    const discard = (error: unknown) => this.unavailableReason(error) !== undefined;
+    return inTransaction(this.#pool, (client) => work(runner((sql, values) => client.query(sql, values as unknown[]))), discard);
+  }
+
+  unavailableReason(error: unknown): StoreUnavailableReason | undefined {
+    return postgresUnavailableReason(error);
   }
 
   isUniqueViolation(error: unknown): boolean {
@@ -155,8 +168,8 @@ class PostgresDriver implements SqlDriver {
     return Math.floor(MAX_PARAMETERS / columns);
   }
 
-  insertMembersIfFree(records: readonly MemberCredentialsRecord[]): Promise<InsertedMembers> {
-    const column = <K extends keyof MemberCredentialsRecord>(key: K) => records.map((record) => record[key]);
+  insertMembersIfFree(records: readonly NewMemberRecord[]): Promise<InsertedMembers> {
+    const column = <K extends keyof NewMemberRecord>(key: K) => records.map((record) => record[key]);
     const columns = [
       column('id'),
       column('username'),
@@ -166,6 +179,9 @@ class PostgresDriver implements SqlDriver {
       column('enabled'),
       column('created_at'),
       column('attributes'),
+      column('external_id'),
+      column('display_name'),
+      column('updated_at'),
       column('password_hash'),
     ];
     return this.transaction(async (tx) => {

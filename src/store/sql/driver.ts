@@ -1,5 +1,6 @@
 import { StoreConflictError } from '../store.js';
-import type { FlagCodec, MemberCredentialsRecord } from './records.js';
+import { StoreUnavailableError, type StoreUnavailableReason } from '../unavailable.js';
+import type { FlagCodec, NewMemberRecord } from './records.js';
 
 /**
  * Runs the shared store's statements. Each statement is written once, for every dialect, with PostgreSQL's
@@ -32,7 +33,7 @@ export interface SessionTouch {
  * A database as the shared store (src/store/sql/sql-store.ts) uses it: a connection or a pool to run statements
  * on, and what the dialects do differently. Everything else, the SQL included, is the shared store's.
  */
-export interface SqlDriver extends SqlRunner {
+export interface SqlDriver extends SqlRunner, UnavailableErrors {
   /** How flag columns are stored. */
   readonly flags: FlagCodec;
   /**
@@ -49,12 +50,28 @@ export interface SqlDriver extends SqlRunner {
    * createMembers' inserts, in one transaction: a member is inserted unless its id, or its username ignoring case
    * as the database's lower() folds it, is stored or belongs to an earlier member of the list.
    */
-  insertMembersIfFree(records: readonly MemberCredentialsRecord[]): Promise<InsertedMembers>;
+  insertMembersIfFree(records: readonly NewMemberRecord[]): Promise<InsertedMembers>;
   /** touchSessions of a list that is not empty. */
   touchSessions(touches: readonly SessionTouch[]): Promise<void>;
   /** Applies the dialect's pending migrations. */
   migrate(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** How a driver tells the errors that mean its database cannot be used as it is (src/store/unavailable.ts). */
+export interface UnavailableErrors {
+  /** The database, named for the operator without credentials: the SQLite file's path, PostgreSQL's host:port/name. */
+  readonly database: string;
+  /** Why the driver's error means its database cannot be used (a full disk, read-only, locked…); undefined for any other error. */
+  unavailableReason(error: unknown): StoreUnavailableReason | undefined;
+}
+
+/** The error as the store throws it: StoreUnavailableError in place of a driver's error that means so, any other as it is. */
+export function storeError(driver: UnavailableErrors, error: unknown): unknown {
+  const reason = driver.unavailableReason(error);
+  if (reason === undefined) return error;
+  const code = (error as { code?: unknown }).code;
+  return new StoreUnavailableError(reason, driver.database, typeof code === 'string' ? code : 'unknown', { cause: error });
 }
 
 /** The write's result, or StoreConflictError with the message when it violated a unique constraint. */

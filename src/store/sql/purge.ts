@@ -18,7 +18,7 @@ const PURGE_BATCH_MAX = 2048;
 const PURGE_BATCH_FIRST = 128;
 
 /** Runs one batch after another, paced as above, until one comes back short; returns how many rows they deleted. */
-async function inPacedBatches(batch: (limit: number) => Promise<number>): Promise<number> {
+export async function inPacedBatches(batch: (limit: number) => Promise<number>): Promise<number> {
   let total = 0;
   let limit = PURGE_BATCH_FIRST;
   for (;;) {

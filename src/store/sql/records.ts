@@ -5,6 +5,7 @@ import type {
   MemberAttributes,
   MemberChanges,
   MemberCredentials,
+  MemberReplacement,
   MemberRow,
   NewMember,
   NewMemberOutcome,
@@ -51,6 +52,10 @@ export interface MemberRecord {
   created_at: number;
   /** MemberAttributes as JSON: partners' fields come and go without a migration each. */
   attributes: string;
+  external_id: string | null;
+  display_name: string | null;
+  updated_at: number;
+  version: number;
 }
 
 /** updateMember's parameters: null leaves a column as it is (none of them is ever NULL). */
@@ -64,6 +69,9 @@ export interface MemberChangesRecord {
 export interface MemberCredentialsRecord extends MemberRecord {
   password_hash: string | null;
 }
+
+/** A member as inserted: the version is the column's default, 1. */
+export type NewMemberRecord = Omit<MemberCredentialsRecord, 'version'>;
 
 export interface CallerOriginRecord {
   caller_id: number;
@@ -103,6 +111,10 @@ export interface SessionMemberRecord extends SessionRecord {
   member_enabled: Flag;
   member_created_at: number;
   member_attributes: string;
+  member_external_id: string | null;
+  member_display_name: string | null;
+  member_updated_at: number;
+  member_version: number;
 }
 
 export interface SecondFactorRecord {
@@ -132,7 +144,12 @@ export function newMemberOutcomes(
 }
 
 export const CALLER_COLUMNS = 'id, name, enabled, created_at';
-export const MEMBER_COLUMNS = 'id, username, email, first_name, last_name, enabled, created_at, attributes';
+/**
+ * The columns a member is inserted with (updated_at is created_at then); a read has its version too
+ * (MEMBER_READ_COLUMNS).
+ */
+export const MEMBER_COLUMNS = 'id, username, email, first_name, last_name, enabled, created_at, attributes, external_id, display_name, updated_at';
+export const MEMBER_READ_COLUMNS = `${MEMBER_COLUMNS}, version`;
 export const CALLER_ORIGIN_COLUMNS = 'caller_id, origin, receives_token, created_at';
 export const THROTTLE_COLUMNS = 'key, failures, window_started_at, locked_until';
 export const SESSION_COLUMNS =
@@ -141,7 +158,7 @@ export const SESSION_COLUMNS =
 export const SECOND_FACTOR_COLUMNS = 'member_id, secret_sealed, created_at, confirmed_at, last_step';
 
 /** A member's values in MEMBER_COLUMNS order, then its password hash, as an INSERT of those columns numbers them. */
-export function memberValues(record: MemberCredentialsRecord): unknown[] {
+export function memberValues(record: NewMemberRecord): unknown[] {
   return [
     record.id,
     record.username,
@@ -151,6 +168,9 @@ export function memberValues(record: MemberCredentialsRecord): unknown[] {
     record.enabled,
     record.created_at,
     record.attributes,
+    record.external_id,
+    record.display_name,
+    record.updated_at,
     record.password_hash,
   ];
 }
@@ -253,6 +273,10 @@ export function flagRecordMappers(flags: FlagCodec) {
       enabled: toBoolean(record.enabled),
       createdAt: record.created_at,
       attributes: toAttributes(record.attributes),
+      version: record.version,
+      updatedAt: record.updated_at,
+      externalId: record.external_id,
+      displayName: record.display_name,
     };
   }
 
@@ -261,7 +285,7 @@ export function flagRecordMappers(flags: FlagCodec) {
       return { id: record.id, name: record.name, enabled: toBoolean(record.enabled), createdAt: record.created_at };
     },
 
-    fromNewMember(member: NewMember): MemberCredentialsRecord {
+    fromNewMember(member: NewMember): NewMemberRecord {
       return {
         id: member.id,
         username: member.username,
@@ -271,11 +295,29 @@ export function flagRecordMappers(flags: FlagCodec) {
         enabled: fromBoolean(member.enabled),
         created_at: member.createdAt,
         attributes: fromAttributes(member.attributes),
+        external_id: member.externalId ?? null,
+        display_name: member.displayName ?? null,
+        updated_at: member.createdAt,
         password_hash: member.passwordHash ?? null,
       };
     },
 
     toMember,
+
+    /** replaceMember's values of the member's fields: $2 to $10 of its statement, in that order. */
+    replacementValues(replacement: MemberReplacement): unknown[] {
+      return [
+        replacement.username,
+        replacement.email,
+        replacement.firstName,
+        replacement.lastName,
+        fromBoolean(replacement.enabled),
+        fromAttributes(replacement.attributes),
+        replacement.externalId,
+        replacement.displayName,
+        replacement.updatedAt,
+      ];
+    },
 
     toMemberCredentials(record: MemberCredentialsRecord): MemberCredentials {
       return { member: toMember(record), passwordHash: record.password_hash };
@@ -302,6 +344,10 @@ export function flagRecordMappers(flags: FlagCodec) {
           enabled: toBoolean(record.member_enabled),
           createdAt: record.member_created_at,
           attributes: toAttributes(record.member_attributes),
+          version: record.member_version,
+          updatedAt: record.member_updated_at,
+          externalId: record.member_external_id,
+          displayName: record.member_display_name,
         },
       };
     },

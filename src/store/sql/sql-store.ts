@@ -1,7 +1,10 @@
 import type { Store } from '../store.js';
 import { callerMethods } from './callers.js';
-import type { SqlDriver } from './driver.js';
+import { storeError, type SqlDriver } from './driver.js';
+import { memberSearchMethods } from './member-search.js';
 import { memberMethods } from './members.js';
+import { oidcMethods } from './oidc.js';
+import { provisioningClientMethods } from './provisioning-clients.js';
 import { purgeMethods } from './purge.js';
 import { secondFactorMethods } from './second-factors.js';
 import { sessionMethods } from './sessions.js';
@@ -37,9 +40,9 @@ export interface SqlStore extends Store {}
 
 /**
  * The store over a SQL database: every method written once, its SQL in the files of its job (callers, members,
- * sessions, throttles, second factors, purge), run by the dialect's driver (src/store/sql/driver.ts), which holds
- * only what the dialects do differently: src/store/sqlite/ (embedded) and src/store/postgres/ (shared by several
- * instances).
+ * member search, sessions, throttles, second factors, provisioning clients, purge, OpenID), run by the dialect's
+ * driver (src/store/sql/driver.ts), which holds only what the dialects do differently: src/store/sqlite/
+ * (embedded) and src/store/postgres/ (shared by several instances). The errors that mean the database cannot be used are mapped here, once (withUnavailableErrors).
  */
 export class SqlStore {
   constructor(driver: SqlDriver) {
@@ -47,11 +50,33 @@ export class SqlStore {
       ...storeMethods(driver),
       ...callerMethods(driver),
       ...memberMethods(driver),
+      ...memberSearchMethods(driver),
       ...sessionMethods(driver),
       ...throttleMethods(driver),
       ...secondFactorMethods(driver),
+      ...provisioningClientMethods(driver),
       ...purgeMethods(driver),
+      ...oidcMethods(driver),
     };
-    Object.assign(this, methods);
+    Object.assign(this, withUnavailableErrors(driver, methods));
   }
+}
+
+/**
+ * The methods, each throwing StoreUnavailableError where the driver's error means its database cannot be used as
+ * it is (a full disk, read-only, locked…), so that every caller can tell that condition from a fault: the one
+ * place the store maps those errors, for both dialects.
+ */
+function withUnavailableErrors(driver: SqlDriver, methods: Store): Store {
+  const wrapped = Object.entries(methods).map(([name, method]: [string, (...args: unknown[]) => Promise<unknown>]) => [
+    name,
+    async (...args: unknown[]) => {
+      try {
+        return await method(...args);
+      } catch (error) {
+        throw storeError(driver, error);
+      }
+    },
+  ]);
+  return Object.fromEntries(wrapped) as Store;
 }

@@ -129,6 +129,82 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX throttles_window_started_at ON throttles (window_started_at);
     `,
   },
+  {
+    version: 7,
+    name: 'the OpenID provider: clients, signing keys, records and session links',
+    // A record is oidc-provider's JSON with the columns its lookups need: by grant (revoking one), by a session's
+    // uid, and by expiry (the purge, as retired keys). A session link goes with its member session.
+    sql: `
+      CREATE TABLE oidc_clients (
+        id TEXT NOT NULL PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        secret_hash TEXT,
+        first_party INTEGER NOT NULL CHECK (first_party IN (0, 1)),
+        redirect_uris TEXT NOT NULL,
+        post_logout_redirect_uris TEXT NOT NULL,
+        backchannel_logout_uri TEXT,
+        created_at BIGINT NOT NULL
+      );
+      CREATE TABLE oidc_keys (
+        kid TEXT NOT NULL PRIMARY KEY,
+        private_jwk_sealed TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        retired_at BIGINT
+      );
+      CREATE INDEX oidc_keys_retired_at ON oidc_keys (retired_at) WHERE retired_at IS NOT NULL;
+      CREATE TABLE oidc_payloads (
+        model TEXT NOT NULL,
+        id TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        grant_id TEXT,
+        uid TEXT,
+        expires_at BIGINT,
+        consumed_at BIGINT,
+        PRIMARY KEY (model, id)
+      );
+      CREATE INDEX oidc_payloads_grant_id ON oidc_payloads (grant_id) WHERE grant_id IS NOT NULL;
+      CREATE INDEX oidc_payloads_uid ON oidc_payloads (model, uid) WHERE uid IS NOT NULL;
+      CREATE INDEX oidc_payloads_expires_at ON oidc_payloads (expires_at) WHERE expires_at IS NOT NULL;
+      CREATE TABLE oidc_session_links (
+        uid TEXT NOT NULL PRIMARY KEY,
+        member_session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        member_id TEXT NOT NULL,
+        token_sealed TEXT NOT NULL
+      );
+      CREATE INDEX oidc_session_links_member_session_id ON oidc_session_links (member_session_id);
+      CREATE INDEX oidc_session_links_member_id ON oidc_session_links (member_id);
+    `,
+  },
+  {
+    version: 8,
+    name: 'member versions',
+    // Every write of a member moves its version on; a writer changes the member only at the version it read.
+    // Members stored before start at 1, as new ones do.
+    sql: `
+      ALTER TABLE members ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+    `,
+  },
+  {
+    version: 9,
+    name: 'SCIM provisioning: members\' external ids, display names and change times; provisioning clients',
+    // A member stored before this version last changed, as far as anyone knows, when it was created. External ids
+    // are the provisioning client's keys, looked up exactly and not unique (two clients may use the same one). SCIM
+    // lists members by creation, then id, a page at a time.
+    sql: `
+      ALTER TABLE members ADD COLUMN external_id TEXT;
+      ALTER TABLE members ADD COLUMN display_name TEXT;
+      ALTER TABLE members ADD COLUMN updated_at BIGINT NOT NULL DEFAULT 0;
+      UPDATE members SET updated_at = created_at;
+      CREATE INDEX members_external_id ON members (external_id);
+      CREATE INDEX members_created_at ON members (created_at, id);
+      CREATE TABLE provisioning_clients (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        name TEXT NOT NULL UNIQUE,
+        token_hash TEXT NOT NULL UNIQUE,
+        created_at BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 const CREATE_SCHEMA_MIGRATIONS = `

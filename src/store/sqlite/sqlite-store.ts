@@ -1,8 +1,10 @@
 import Database from 'better-sqlite3';
-import type { InsertedMembers, SessionTouch, SqlDriver, SqlRunner } from '../sql/driver.js';
-import { MEMBER_COLUMNS, type FlagCodec, type MemberCredentialsRecord, memberValues } from '../sql/records.js';
+import { storeError, type InsertedMembers, type SessionTouch, type SqlDriver, type SqlRunner } from '../sql/driver.js';
+import { MEMBER_COLUMNS, type FlagCodec, memberValues, type NewMemberRecord } from '../sql/records.js';
 import { SqlStore } from '../sql/sql-store.js';
+import type { StoreUnavailableReason } from '../unavailable.js';
 import { migrate } from './migrations.js';
+import { sqliteUnavailableReason } from './unavailable-reasons.js';
 
 /** How long a write waits for another process's write lock before failing with SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000;
@@ -22,7 +24,7 @@ const NO_VALUES: readonly unknown[] = [];
  */
 const INSERT_MEMBER_IF_FREE_SQL = `
   INSERT INTO members (${MEMBER_COLUMNS}, password_hash)
-    SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9
+    SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12
     WHERE NOT EXISTS (SELECT 1 FROM members WHERE lower(username) = lower($2))
   ON CONFLICT DO NOTHING`;
 const MEMBER_USERNAME_SQL = 'SELECT username FROM members WHERE id = $1';
@@ -69,11 +71,19 @@ class SqliteDriver implements SqlDriver {
     changes: async (sql: string, values = NO_VALUES) => this.#run(sql, values),
   };
 
-  constructor(filename: string) {
-    this.#db = new Database(filename);
-    this.#db.pragma('journal_mode = WAL');
-    this.#db.pragma('foreign_keys = ON');
-    this.#db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  constructor(readonly database: string) {
+    let db: Database.Database | undefined;
+    try {
+      db = new Database(database);
+      db.pragma('journal_mode = WAL');
+      db.pragma('foreign_keys = ON');
+      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    } catch (error) {
+      // Opened but not set up (on a full disk, the shared-memory file cannot grow): closed, not left holding the files.
+      db?.close();
+      throw storeError(this, error);
+    }
+    this.#db = db;
   }
 
   /** Prepared on first use, because preparing needs the migrated tables. */
@@ -99,7 +109,11 @@ class SqliteDriver implements SqlDriver {
 
   #get(sql: string, values: readonly unknown[]): unknown {
     const prepared = this.#prepare(sql);
-    return prepared.statement.get(...this.#bind(prepared, values));
+    const { statement } = prepared;
+    // A write's first row (INSERT … RETURNING) is read to the end: get() stops after the first row, and the commit
+    // that comes when the statement ends then fails unheard (on a full disk, the row is returned and not stored).
+    if (!statement.readonly) return statement.all(...this.#bind(prepared, values))[0];
+    return statement.get(...this.#bind(prepared, values));
   }
 
   #all(sql: string, values: readonly unknown[]): unknown[] {
@@ -148,6 +162,10 @@ class SqliteDriver implements SqlDriver {
     }
   }
 
+  unavailableReason(error: unknown): StoreUnavailableReason | undefined {
+    return sqliteUnavailableReason(error, this.database);
+  }
+
   isUniqueViolation(error: unknown): boolean {
     const code = (error as { code?: unknown }).code;
     return typeof code === 'string' && CONFLICT_CODES.has(code);
@@ -159,7 +177,7 @@ class SqliteDriver implements SqlDriver {
   }
 
   /** lower() folds ASCII letters only in SQLite: the list's repeats are found with the same fold. */
-  insertMembersIfFree(records: readonly MemberCredentialsRecord[]): Promise<InsertedMembers> {
+  insertMembersIfFree(records: readonly NewMemberRecord[]): Promise<InsertedMembers> {
     return this.transaction(async (tx) => {
       // A repeat of an earlier member of the list is never inserted, even when that one was skipped.
       const ids = new Set<string>();

@@ -45,6 +45,10 @@ function member(fields: Partial<MemberRow> = {}): MemberRow {
     enabled: true,
     createdAt: Date.UTC(2026, 0, 1),
     attributes: {},
+    version: 1,
+    updatedAt: Date.UTC(2026, 0, 1),
+    externalId: null,
+    displayName: null,
     ...fields,
   };
 }

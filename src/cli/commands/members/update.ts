@@ -57,11 +57,15 @@ export function updateCommand(ctx: CliContext): Command {
         });
         const given = givenAttributes(attributeInput);
         const changesAttributes = Object.keys(given).length > 0 || clearRoles || removeAttribute.length > 0;
-        const row = await ctx.withServices(async (s) => {
-          const current = await s.members.get(memberId);
-          const attributes = changesAttributes ? mergedAttributes(current.attributes, given, clearRoles, removeAttribute) : undefined;
-          return s.members.update(memberId, { email, firstName, lastName, attributes });
-        });
+        // Merged into the member as read; made again from a fresh read when another writer changed it meanwhile.
+        const row = await ctx.withServices((s) =>
+          s.members.update(memberId, (current) => ({
+            email,
+            firstName,
+            lastName,
+            attributes: changesAttributes ? mergedAttributes(current.attributes, given, clearRoles, removeAttribute) : undefined,
+          })),
+        );
         printMember(ctx.io, asJson, row);
         return ExitCode.ok;
       }),

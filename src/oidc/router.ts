@@ -1,0 +1,90 @@
+import type { IncomingMessage, RequestListener } from 'node:http';
+import express, { type Router } from 'express';
+import type Provider from 'oidc-provider';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../log/logger.js';
+import type { EndedSessions, Services } from '../service/index.js';
+import { BackchannelLogouts, type OidcMetrics } from './backchannel.js';
+import { createInteractionRouter } from './interactions.js';
+import { endOidcSessions } from './member-logout.js';
+import type { OidcPages } from './pages.js';
+import { isProviderPath } from './paths.js';
+import { createProvider, prepareOutgoingRequests } from './provider.js';
+
+export type { OidcMetrics } from './backchannel.js';
+export type { OidcPageName, OidcPages } from './pages.js';
+
+export interface OidcDeps {
+  config: Config;
+  services: Services;
+  logger: Logger;
+  pages: OidcPages;
+  metrics?: OidcMetrics | undefined;
+}
+
+export interface OidcFeature {
+  /** The provider's routes, for the app to mount; they answer only while the provider is on. */
+  router: Router;
+  /** Member sessions ended: their OpenID sessions end too (the services' session events). */
+  sessionsEnded(ended: EndedSessions): void;
+}
+
+/**
+ * The OpenID provider, on the member sessions. It is on while PUBLIC_URL (its issuer) is set and a client is
+ * registered; otherwise its paths are not found, as any other unknown path, and nothing of it is built (without
+ * PUBLIC_URL, nothing is mounted at all). It is built on the first request that reaches it, and again whenever
+ * the published signing keys change (a rotation, on this instance or another).
+ */
+export function createOidc(deps: OidcDeps): OidcFeature {
+  const { config, services, logger } = deps;
+  const issuer = config.publicUrl;
+  if (issuer === undefined) return { router: express.Router(), sessionsEnded: () => undefined };
+  const backchannel = new BackchannelLogouts(logger, deps.metrics);
+  // Tokens signed with a retired key are checked for as long as they live: the key is published that long.
+  const keepRetiredMs = config.oidc.tokenLifetimeSeconds * 1000;
+  let built: { kids: string; provider: Provider; listener: RequestListener } | undefined;
+
+  const current = async () => {
+    const keys = await services.oidc.keys.signingKeys(keepRetiredMs);
+    const kids = keys.map((key) => key.kid).join(' ');
+    if (built?.kids !== kids) {
+      if (built === undefined) await prepareOutgoingRequests();
+      const provider = createProvider({ ...deps, backchannel }, issuer, keys);
+      built = { kids, provider, listener: provider.callback() };
+    }
+    return built;
+  };
+  const provider = async () => (await current()).provider;
+
+  const router = express.Router();
+  const mounted = express.Router();
+  // Any other path, and every path while no client is registered, goes on to the app's next routes (404).
+  mounted.use(async (req, _res, next) => next(isProviderPath(req.path) && (await services.oidc.clients.any()) ? undefined : 'router'));
+  mounted.use(createInteractionRouter({ ...deps, provider }));
+  mounted.use(async (req, res) => {
+    const { listener } = await current();
+    statePublicOrigin(req, issuer);
+    listener(req, res);
+  });
+  router.use(config.basePath || '/', mounted);
+
+  return {
+    router,
+    sessionsEnded(ended) {
+      const end = async () => {
+        if (await services.oidc.clients.any()) await endOidcSessions(ended, { services, provider, backchannel, logger });
+      };
+      end().catch((error: unknown) => logger.error('oidc session end failed', { error: error instanceof Error ? error.message : String(error) }));
+    },
+  };
+}
+
+/**
+ * The provider writes its URLs from the request's scheme and host, which must be PUBLIC_URL's whatever the
+ * request named: it reads them from these headers (it trusts them), which are set here over what the client sent.
+ */
+function statePublicOrigin(req: IncomingMessage, issuer: string): void {
+  const url = new URL(issuer);
+  req.headers['x-forwarded-proto'] = url.protocol.slice(0, -1);
+  req.headers['x-forwarded-host'] = url.host;
+}

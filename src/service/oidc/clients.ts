@@ -1,0 +1,136 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { StoreConflictError, type OidcClientRow, type Store } from '../../store/store.js';
+import type { Clock } from '../clock.js';
+import { randomSecret, type Secrets } from '../secrets.js';
+import type { ShortLivedCache } from '../short-lived-cache.js';
+
+/** What registering a client takes; the URIs are kept exactly as given (the provider matches them exactly). */
+export interface OidcClientInput {
+  redirectUris: readonly string[];
+  postLogoutRedirectUris?: readonly string[];
+  backchannelLogoutUri?: string | undefined;
+  /** A public client (a single-page or native app) has no secret and must use PKCE. */
+  public?: boolean;
+  firstParty?: boolean;
+}
+
+export interface IssuedOidcClient {
+  client: OidcClientRow;
+  /** Shown once: only its hash is stored. Null for a public client. */
+  secret: string | null;
+}
+
+const MAX_URI_LENGTH = 2048;
+
+/**
+ * Why a client's URI (redirect, post-logout redirect, back-channel logout) cannot be registered, or null: it
+ * must be an absolute http(s) URL without a fragment or credentials, as OpenID Connect registration requires.
+ * Callers (the admin CLI) check first, to explain it.
+ */
+export function clientUriProblem(uri: string): string | null {
+  const url = URL.canParse(uri) ? new URL(uri) : null;
+  if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:')) return 'must be an absolute http(s) URL';
+  if (uri.includes('#')) return 'must not have a fragment';
+  if (url.username || url.password) return 'must not hold a user name or password';
+  if (uri.length > MAX_URI_LENGTH) return `must be at most ${MAX_URI_LENGTH} characters`;
+  return null;
+}
+
+/**
+ * The relying parties the OpenID provider serves, registered by the admin. Their secrets are stored as keyed
+ * hashes, as callers' passwords are: the provider checks a presented secret through secretMatches. Whether any
+ * client is registered (the provider is off until one is) is cached for CACHE_TTL_MS, and forgotten here on a change.
+ */
+export class OidcClientService {
+  constructor(
+    private readonly store: Store,
+    private readonly secrets: Secrets,
+    private readonly clock: Clock,
+    private readonly registered: ShortLivedCache<boolean>,
+  ) {}
+
+  /** The client with its secret, or null when a client has this name already. */
+  async add(name: string, input: OidcClientInput): Promise<IssuedOidcClient | null> {
+    const secret = input.public ? null : randomSecret();
+    const client: OidcClientRow = {
+      id: randomBytes(16).toString('base64url'),
+      name,
+      secretHash: secret === null ? null : this.#hash(secret),
+      firstParty: input.firstParty ?? false,
+      redirectUris: checkedUris(input.redirectUris),
+      postLogoutRedirectUris: checkedUris(input.postLogoutRedirectUris ?? []),
+      backchannelLogoutUri: input.backchannelLogoutUri === undefined ? null : (checkedUris([input.backchannelLogoutUri])[0] ?? null),
+      createdAt: this.clock(),
+    };
+    if (client.redirectUris.length === 0) throw new RangeError('A client needs a redirect URI');
+    try {
+      await this.store.createOidcClient(client);
+    } catch (error) {
+      if (error instanceof StoreConflictError) return null;
+      throw error;
+    }
+    this.registered.clear();
+    return { client, secret };
+  }
+
+  list(): Promise<OidcClientRow[]> {
+    return this.store.listOidcClients();
+  }
+
+  get(name: string): Promise<OidcClientRow | null> {
+    return this.store.getOidcClientByName(name);
+  }
+
+  /** The client with this client_id, or null (the provider's lookups). */
+  find(id: string): Promise<OidcClientRow | null> {
+    return this.store.getOidcClient(id);
+  }
+
+  /** A new secret in place of the old one, which stops working at once; null when no client has this name. */
+  async rotate(name: string): Promise<IssuedOidcClient | null> {
+    const client = await this.get(name);
+    if (client === null) return null;
+    if (client.secretHash === null) throw new RangeError(`The public client ${name} has no secret`);
+    const secret = randomSecret();
+    const secretHash = this.#hash(secret);
+    await this.store.setOidcClientSecret(client.id, secretHash);
+    return { client: { ...client, secretHash }, secret };
+  }
+
+  /** False when no client has this name. */
+  async remove(name: string): Promise<boolean> {
+    const client = await this.get(name);
+    if (client === null) return false;
+    await this.store.deleteOidcClient(client.id);
+    this.registered.clear();
+    return true;
+  }
+
+  /** Whether any client is registered. */
+  async any(): Promise<boolean> {
+    return (await this.registered.fetch('any', this.clock(), () => this.store.hasOidcClients())) ?? false;
+  }
+
+  /** Whether `given` is the secret whose hash the client holds, compared in constant time. */
+  secretMatches(secretHash: string, given: string): boolean {
+    const expected = Buffer.from(secretHash);
+    const actual = Buffer.from(this.#hash(given));
+    return expected.length === actual.length && timingSafeEqual(expected, actual);
+  }
+
+  #hash(secret: string): string {
+    return this.secrets.hash('oidc-client-secret', secret);
+  }
+}
+
+/**
+ * The URIs, each once. The admin CLI checks them first (clientUriProblem) and explains what is wrong; reaching
+ * this throw is a programming error.
+ */
+function checkedUris(uris: readonly string[]): string[] {
+  for (const uri of uris) {
+    const problem = clientUriProblem(uri);
+    if (problem !== null) throw new RangeError(`${uri} ${problem}`);
+  }
+  return [...new Set(uris)];
+}

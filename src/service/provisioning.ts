@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import type { MemberCondition, MemberPage, MemberRow, Store } from '../store/store.js';
+import { StoreConflictError } from '../store/store.js';
+import type { Clock } from './clock.js';
+import { ServiceError } from './errors.js';
+import { checkedPassword, checkedProfile, memberIdLookup, type MemberIdFormat } from './members.js';
+import { hashPassword } from './passwords.js';
+import type { SessionService } from './sessions.js';
+
+/** What a provisioning write sets: every field at once, and a new password (null removes it) or, left out, none. */
+export type ProvisionedFields = Pick<MemberRow, 'externalId' | 'username' | 'email' | 'firstName' | 'lastName' | 'displayName' | 'enabled' | 'attributes'> & {
+  password?: string | null;
+};
+
+/** One condition of a provisioning query: userName and email ignoring case, id as ids are looked up, externalId exactly. */
+export interface ProvisioningCondition {
+  field: 'id' | 'userName' | 'externalId' | 'email';
+  value: string;
+}
+
+/** What a create or a replace did; `invalid` carries the service's reason, which the client is shown. */
+export type ProvisioningWrite =
+  | { ok: true; member: MemberRow }
+  | { ok: false; reason: 'notFound' | 'stale' | 'userNameTaken' }
+  | { ok: false; reason: 'invalid'; detail: string };
+
+/** The fields checked and the password hashed, as they are stored; or why they cannot be. */
+type Prepared = { ok: true; fields: Omit<ProvisionedFields, 'password'>; passwordHash: string | null | undefined } | { ok: false; reason: 'invalid'; detail: string };
+
+/**
+ * Members as SCIM provisioning reads and writes them (src/provisioning/port.ts): the same checks as MemberService
+ * (fields trimmed, lengths, attributes, password lengths), every field written at once if the member is still at
+ * the version read, ids issued as random UUIDs. Every change forgets the cached sessions and members, as
+ * MemberService's changes do, so that a member disabled or removed stops verifying at once here (within
+ * CACHE_TTL_MS on other instances), and the next answer for any of its sessions has its new fields.
+ */
+export class ProvisioningService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly sessions: Pick<SessionService, 'forgetCached'>,
+    private readonly idFormat: MemberIdFormat,
+  ) {}
+
+  list(query: { conditions: readonly ProvisioningCondition[] }, page: { offset: number; limit: number }): Promise<MemberPage> {
+    const conditions = query.conditions.map(({ field, value }): MemberCondition => {
+      if (field === 'id') return { field, value: memberIdLookup(value, this.idFormat) };
+      return { field: field === 'userName' ? 'username' : field, value };
+    });
+    return this.store.findMembers(conditions, page.offset, page.limit);
+  }
+
+  get(id: string): Promise<MemberRow | null> {
+    return this.store.getMember(memberIdLookup(id, this.idFormat));
+  }
+
+  async create(fields: ProvisionedFields): Promise<ProvisioningWrite> {
+    const prepared = await prepare(fields);
+    if (!prepared.ok) return prepared;
+    const { username } = prepared.fields;
+    // Sign-in matches usernames ignoring case, as MemberService.add refuses them.
+    const sameLogin = await this.store.findMembersByLogin(username);
+    if (sameLogin.some(({ member }) => member.username.toLowerCase() === username.toLowerCase())) return { ok: false, reason: 'userNameTaken' };
+    try {
+      const member = await this.store.createMember({ ...prepared.fields, id: randomUUID(), createdAt: this.clock(), passwordHash: prepared.passwordHash ?? null });
+      return { ok: true, member };
+    } catch (error) {
+      if (error instanceof StoreConflictError) return { ok: false, reason: 'userNameTaken' };
+      throw error;
+    }
+  }
+
+  async replace(id: string, fields: ProvisionedFields, expectedVersion: number): Promise<ProvisioningWrite> {
+    const prepared = await prepare(fields);
+    if (!prepared.ok) return prepared;
+    const { passwordHash } = prepared;
+    const replacement = { ...prepared.fields, ...(passwordHash === undefined ? {} : { passwordHash }), updatedAt: this.clock() };
+    const outcome = await this.store.replaceMember(memberIdLookup(id, this.idFormat), replacement, expectedVersion);
+    this.sessions.forgetCached();
+    if (outcome.ok) return outcome;
+    return { ok: false, reason: outcome.reason === 'usernameTaken' ? 'userNameTaken' : outcome.reason };
+  }
+
+  async remove(id: string, expectedVersion?: number): Promise<'removed' | 'notFound' | 'stale'> {
+    const outcome = await this.store.deleteMember(memberIdLookup(id, this.idFormat), expectedVersion);
+    this.sessions.forgetCached();
+    return outcome;
+  }
+}
+
+/** The fields as MemberService checks them, and the password's hash; a refusal's text is the client's to read. */
+async function prepare({ password, ...fields }: ProvisionedFields): Promise<Prepared> {
+  try {
+    const profile = checkedProfile(fields);
+    const passwordHash = typeof password === 'string' ? await hashPassword(checkedPassword(password)) : password;
+    return { ok: true, fields: { ...fields, ...profile }, passwordHash };
+  } catch (error) {
+    if (error instanceof ServiceError) return { ok: false, reason: 'invalid', detail: error.message };
+    throw error;
+  }
+}

@@ -1,0 +1,252 @@
+/** The rows the store reads and writes, and what its methods take and give (src/store/store.ts). */
+
+export interface CallerRow {
+  id: number;
+  name: string;
+  enabled: boolean;
+  createdAt: number;
+}
+
+export interface CallerPasswordRow {
+  id: number;
+  callerId: number;
+  createdAt: number;
+}
+
+/**
+ * Optional facts about a member that partner integrations read (CRM4M's JSON fields, iBridge User attributes).
+ * A fact not known is a key left out, never one set to undefined; src/service/member-attributes.ts checks them.
+ */
+export interface MemberAttributes {
+  /** CRM4M pa_member. */
+  isMember?: boolean;
+  /** CRM4M pa_contactnumber. */
+  contactNumber?: string;
+  /** CRM4M pa_labelname. */
+  labelName?: string;
+  /** CRM4M parentcustomerid_id. */
+  organisationId?: string;
+  /** CRM4M parentcustomerid. */
+  organisationName?: string;
+  /** CRM4M defaultpricelevelid_id. */
+  priceLevelId?: string;
+  /** CRM4M defaultpricelevelid. */
+  priceLevelName?: string;
+  /** CRM4M pa_webroles. */
+  roles?: Array<{ id: string; name: string }>;
+  /** Free-form, tenant-specific. */
+  extra?: Record<string, string>;
+}
+
+export interface MemberRow {
+  id: string;
+  username: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  enabled: boolean;
+  createdAt: number;
+  /** `{}` when none are known. */
+  attributes: MemberAttributes;
+  /**
+   * 1 when created, one more with every write of the member (its fields, its flag, its password): a writer that
+   * read version n changes the member only if it is still at n (updateMember), so that no change is lost.
+   */
+  version: number;
+  /** When the member was last written (as version moved on): createdAt until then. */
+  updatedAt: number;
+  /** A provisioning client's key for the member (SCIM externalId), looked up exactly; null when none was given. */
+  externalId: string | null;
+  /** The name to show, when one was given (SCIM displayName); null otherwise. */
+  displayName: string | null;
+}
+
+/** What updateMember may change; a field left out stays as it is, and attributes are replaced whole. */
+export type MemberChanges = Partial<Pick<MemberRow, 'email' | 'firstName' | 'lastName' | 'attributes'>>;
+
+/**
+ * A member as created, at version 1, last written when created; without an external id or a display name unless
+ * given. passwordHash is a tagged hash from src/service/passwords.ts, or null (no password yet).
+ */
+export type NewMember = Omit<MemberRow, 'version' | 'updatedAt' | 'externalId' | 'displayName'> &
+  Partial<Pick<MemberRow, 'externalId' | 'displayName'>> & { passwordHash?: string | null };
+
+/**
+ * One condition of findMembers: username and email equal ignoring case (as findMembersByLogin folds them), id and
+ * externalId exactly.
+ */
+export interface MemberCondition {
+  field: 'id' | 'username' | 'email' | 'externalId';
+  value: string;
+}
+
+/** A page of findMembers: how many members meet the conditions in all, and those of the page. */
+export interface MemberPage {
+  total: number;
+  members: MemberRow[];
+}
+
+/**
+ * What replaceMember writes: every field a provisioning client sets, when (updatedAt), and a new password hash
+ * (null removes the password) or, left out, none.
+ */
+export type MemberReplacement = Pick<MemberRow, 'username' | 'email' | 'firstName' | 'lastName' | 'enabled' | 'attributes' | 'externalId' | 'displayName' | 'updatedAt'> & {
+  passwordHash?: string | null;
+};
+
+/** What replaceMember did: the member as written, or why nothing was. */
+export type MemberReplaced = { ok: true; member: MemberRow } | { ok: false; reason: 'notFound' | 'stale' | 'usernameTaken' };
+
+/**
+ * What createMembers did with one member of its list:
+ * - `created`: inserted;
+ * - `existing`: not inserted, because a member with this id and exactly this username is stored (an earlier
+ *   import of the same row, or an earlier member of the same list);
+ * - `idTaken`: not inserted, because a member with this id is stored under another username;
+ * - `usernameTaken`: not inserted, because the id is free but a stored member (or an earlier member of the list)
+ *   has this username, ignoring case as findMembersByLogin folds it.
+ */
+export type NewMemberOutcome = 'created' | 'existing' | 'idTaken' | 'usernameTaken';
+
+/** A member with its password hash, for sign-in only; nothing else reads the hash. */
+export interface MemberCredentials {
+  member: MemberRow;
+  passwordHash: string | null;
+}
+
+/** An origin (scheme://host[:port]) a caller registered as a return address after sign-in or sign-out. */
+export interface CallerOriginRow {
+  callerId: number;
+  origin: string;
+  /** The session token is appended to return addresses on this origin (`token=…`). */
+  receivesToken: boolean;
+  createdAt: number;
+}
+
+/**
+ * Failure counting for throttles (sign-in per account and per address; later, caller passwords per address),
+ * shared by every instance that shares the store.
+ */
+export interface ThrottleRow {
+  key: string;
+  failures: number;
+  windowStartedAt: number;
+  lockedUntil: number | null;
+}
+
+export interface SessionRow {
+  id: string;
+  memberId: string;
+  /** Lower-cased, without a leading dot. */
+  cookieDomain: string;
+  cookieHash: string;
+  tokenHash: string;
+  /** The token encrypted with the server key, so that AuthenticateCookie can return it. */
+  tokenSealed: string;
+  /**
+   * The login cookie encrypted with the server key, so that a token lookup can return it too; null for
+   * sessions created before the store kept it.
+   */
+  cookieSealed: string | null;
+  createdAt: number;
+  lastSeenAt: number;
+  /** Absolute end of life, fixed at creation. */
+  expiresAt: number;
+  revokedAt: number | null;
+  /** Where the session began, for the member's own list: the client's address and browser, when known. */
+  clientAddress: string | null;
+  userAgent: string | null;
+}
+
+/**
+ * A member's second factor: a TOTP secret (RFC 6238), sealed under the server key. At most one per member;
+ * removed with the member.
+ */
+export interface SecondFactorRow {
+  memberId: string;
+  secretSealed: string;
+  createdAt: number;
+  /** Null until the member confirmed it with a first code: only a confirmed factor is asked for. */
+  confirmedAt: number | null;
+  /** The last time step a code was accepted for: a code of this step or an earlier one is a replay. */
+  lastStep: number | null;
+}
+
+/** An identity provider that provisions members over SCIM; its bearer token is stored only as a keyed hash. */
+export interface ProvisioningClientRow {
+  id: number;
+  /** Unique; the log names the client with every change it makes. */
+  name: string;
+  createdAt: number;
+}
+
+/** A session together with its member, as verification needs both in one read. */
+export interface SessionWithMember {
+  session: SessionRow;
+  member: MemberRow;
+}
+
+export interface SessionFilter {
+  memberId?: string;
+  /** Only sessions neither revoked nor past expiresAt at this time. */
+  liveAt?: number;
+}
+
+/** A relying party, registered through the admin CLI (oidc-clients add). */
+export interface OidcClientRow {
+  /** The client_id: random, never reused. */
+  id: string;
+  /** The name the admin gave it; unique. */
+  name: string;
+  /** The keyed hash of its client_secret; null for a public client, which has none. */
+  secretHash: string | null;
+  /** Its members are not asked to consent: the membership organisation runs it. */
+  firstParty: boolean;
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  /** Where logout tokens are posted when a member's session ends; null when it takes none. */
+  backchannelLogoutUri: string | null;
+  createdAt: number;
+}
+
+/** A signing key of ID tokens: its private JWK, sealed under the server key. */
+export interface OidcKeyRow {
+  kid: string;
+  privateJwkSealed: string;
+  createdAt: number;
+  /** When a newer key took its place; null for the key that signs now. */
+  retiredAt: number | null;
+}
+
+/** One record of oidc-provider (a grant, a session, an interaction, a code, a token), as its adapter saves it. */
+export interface OidcPayloadRow {
+  /** oidc-provider's model name: Grant, Session, Interaction, AuthorizationCode, AccessToken, RefreshToken… */
+  model: string;
+  id: string;
+  /** The record as JSON text. */
+  payload: string;
+  /** The grant it belongs to, if any (a grant's own record has its id here): revoking a grant deletes them all. */
+  grantId: string | null;
+  /** A session's uid, which stays while its id changes on every sign-in. */
+  uid: string | null;
+  /** Null when it never expires. */
+  expiresAt: number | null;
+  /** When a code or refresh token was used; a second use revokes its grant. */
+  consumedAt: number | null;
+}
+
+/**
+ * An OpenID session of a member session: signing in through a client opens the member's session on the sign-in
+ * page, and the OpenID session lives only as long as it does. A link is deleted with its member session.
+ */
+export interface OidcSessionLinkRow {
+  /** The OpenID session's uid. */
+  uid: string;
+  memberSessionId: string;
+  memberId: string;
+  /** The member session's token, sealed: checking it is checking the member session, as AuthenticateToken does. */
+  tokenSealed: string;
+}
+
+/** The links of one member session, or of every session of a member. */
+export type OidcSessionLinkFilter = { memberSessionId: string } | { memberId: string };

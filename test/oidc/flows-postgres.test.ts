@@ -1,0 +1,4 @@
+import { describeWithPostgres } from '../helpers/postgres.js';
+import { oidcFlows } from './flows.js';
+
+describeWithPostgres('the OpenID provider', () => oidcFlows('postgres'));

@@ -1,0 +1,3 @@
+import { oidcFlows } from './flows.js';
+
+oidcFlows('sqlite');

@@ -1,0 +1,358 @@
+/**
+ * SCIM wired to the service, on both stores, through real HTTP requests to the whole app: off until a
+ * provisioning client exists, tokens and their throttle, every /Users operation as Entra ID and Okta send it, the
+ * error format, ETags and paging over the store, and what a change does to the rest of the service at once: a
+ * member deactivated or deleted stops verifying on all four bindings, a changed username or email signs in, and
+ * changed membership attributes are in the next result of every operation, in each format that carries them.
+ */
+import { asmxRequest, BINDINGS, resultText, type Binding } from '../helpers/asmx-request.js';
+import { describeWithPostgres } from '../helpers/postgres.js';
+import { REFERENCE } from '../helpers/reference-data.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { MEMBER_EXTENSION, PATCH_OP, USER_SCHEMA } from '../../src/provisioning/urns.js';
+
+const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
+const PASSWORD = 'correct horse battery staple';
+const MEMBER_OPERATIONS = ['AuthenticateCookie', 'AuthenticateToken', 'AuthenticateUser', 'Login', 'ValidateUser'] as const;
+/**
+ * Every operation offered, results as plain (the member's id; an empty string for a refusal) unless a test's app
+ * says otherwise, the test app's cache (1 s) kept.
+ */
+const ENV = { OPERATIONS: [...MEMBER_OPERATIONS, 'DeleteUserSession'].join(','), COOKIE_DOMAIN: REFERENCE.domain, CALLER_MAX_FAILURES_PER_ADDRESS: '3' };
+
+interface ScimReply {
+  status: number;
+  headers: Headers;
+  body: Record<string, unknown>;
+  text: string;
+}
+
+/** SCIM requests to the app, with a provisioning client's token (or the one given). */
+function scimClient(app: TestApp, token: string) {
+  const send = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ScimReply> => {
+    const response = await fetch(`${app.baseUrl}/scim/v2${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/scim+json' }), ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    const json = response.headers.get('content-type')?.includes('json') === true;
+    return { status: response.status, headers: response.headers, body: json ? (JSON.parse(text) as Record<string, unknown>) : {}, text };
+  };
+  return {
+    send,
+    get: (path: string, headers?: Record<string, string>) => send('GET', path, undefined, headers),
+    delete: (path: string, headers?: Record<string, string>) => send('DELETE', path, undefined, headers),
+    patch: (id: string, operations: unknown[], headers?: Record<string, string>) => send('PATCH', `/Users/${id}`, { schemas: [PATCH_OP], Operations: operations }, headers),
+  };
+}
+
+/** One operation over one binding, as partner code calls it; the result string, or null when there is none. */
+async function call(app: TestApp, binding: Binding, operation: string, params: Record<string, string>): Promise<string | null> {
+  const { path, element, ...init } = asmxRequest(app.config.soapNamespace, binding, operation, { securityPassword: REFERENCE.password, ...params });
+  const response = await fetch(`${app.baseUrl}${path}`, init);
+  const body = await response.text();
+  return response.status === 200 ? resultText(body, element) : null;
+}
+
+function expectScimError(reply: ScimReply, status: number, scimType?: string): void {
+  expect(reply.status).toBe(status);
+  expect(reply.headers.get('content-type')).toBe('application/scim+json; charset=utf-8');
+  expect(reply.body).toEqual({ schemas: [ERROR], status: String(status), ...(scimType ? { scimType } : {}), detail: expect.any(String) });
+}
+
+/** As Entra ID creates a user (its default mappings; the tenant URL's aadOptscim062020 flag). */
+const entraUser = (userName: string) => ({
+  schemas: [USER_SCHEMA, 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User'],
+  externalId: `${userName.split('@')[0]}`,
+  userName,
+  active: true,
+  displayName: 'Ada Lovelace',
+  emails: [{ primary: true, type: 'work', value: userName }],
+  name: { formatted: 'Ada Lovelace', familyName: 'Lovelace', givenName: 'Ada' },
+  title: 'Countess',
+  'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User': { department: 'Mathematics' },
+});
+
+/** As Okta creates a user: its SCIM 2.0 test app's profile, with a password. */
+const oktaUser = (userName: string) => ({
+  schemas: [USER_SCHEMA],
+  userName,
+  name: { givenName: 'Grace', familyName: 'Hopper' },
+  emails: [{ primary: true, value: userName, type: 'work' }],
+  displayName: 'Grace Hopper',
+  locale: 'en-US',
+  externalId: `00u${userName.length}okta`,
+  groups: [],
+  password: PASSWORD,
+  active: true,
+});
+
+/** The provisioning log lines of changes, and every line's text, for what must never be in it. */
+const changes = (app: TestApp) => app.logLines.filter((line) => line.message === 'provisioning' && line.level === 'info');
+
+function suite(store: 'sqlite' | 'postgres'): void {
+  let app: TestApp;
+  let token: string;
+  let scim: ReturnType<typeof scimClient>;
+
+  beforeEach(async () => {
+    app = await startTestApp({ store, env: ENV });
+    const issued = await app.services.provisioners.add('entra');
+    token = issued?.token ?? '';
+    scim = scimClient(app, token);
+  });
+  afterEach(() => app.close());
+
+  async function created(body: Record<string, unknown>): Promise<{ id: string; etag: string; body: Record<string, unknown> }> {
+    const reply = await scim.send('POST', '/Users', body);
+    expect(reply.status).toBe(201);
+    return { id: reply.body.id as string, etag: reply.headers.get('etag') ?? '', body: reply.body };
+  }
+
+  describe('turning it on, tokens', () => {
+    test('off until a provisioning client exists: its paths answer as unknown paths do; on again at once when one is added', async () => {
+      const unknown = await fetch(`${app.baseUrl}/no-such-path`);
+      const unknownBody = await unknown.text();
+      expect(await app.services.provisioners.remove('entra')).toBe(true);
+      for (const path of ['/scim/v2/Users', '/scim/v2/ServiceProviderConfig']) {
+        const off = await fetch(`${app.baseUrl}${path}`, { headers: { Authorization: `Bearer ${token}` } });
+        expect([off.status, off.headers.get('content-type'), await off.text()]).toEqual([404, unknown.headers.get('content-type'), unknownBody]);
+      }
+      const okta = await app.services.provisioners.add('okta');
+      const on = await scimClient(app, okta?.token ?? '').get('/Users');
+      // The reference member, added before any client: every member is a User.
+      expect([on.status, on.body.totalResults]).toEqual([200, 1]);
+    });
+
+    test('a missing or wrong token is 401; a rotated one stops working at once', async () => {
+      expectScimError(await scimClient(app, '').get('/Users'), 401);
+      expectScimError(await scimClient(app, 'not-the-token').get('/Users'), 401);
+      const rotated = await app.services.provisioners.rotate('entra');
+      expectScimError(await scim.get('/Users'), 401);
+      expect((await scimClient(app, rotated?.token ?? '').get('/Users')).status).toBe(200);
+      const refusals = app.logLines.filter((line) => line.message === 'provisioning' && line.level === 'warn').map((line) => line.outcome);
+      expect(refusals).toEqual(['refused:no-token', 'refused:token', 'refused:token']);
+      expect(JSON.stringify(app.logLines)).not.toContain(token);
+    });
+
+    test('wrong tokens from one address are throttled as wrong security passwords are, apart from them', async () => {
+      const wrong = scimClient(app, 'guessed-token');
+      for (const status of [401, 401, 401, 429]) expect((await wrong.get('/Users')).status).toBe(status);
+      const locked = await scim.get('/Users');
+      expectScimError(locked, 429);
+      expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(800);
+      // The partner sites' calls from the same address are not locked by the identity provider's mistakes.
+      expect(await call(app, 'soap11', 'AuthenticateToken', { token: REFERENCE.token })).toBe(REFERENCE.memberId);
+    });
+  });
+
+  describe('Entra ID', () => {
+    test('probe, create, find by userName and by work email, update with capitalised ops, disable with "False", delete', async () => {
+      const probe = await scim.get(`/Users?filter=${encodeURIComponent('userName eq "Test_User_dfeef4c5-aa1b-4fa2-b1a6-36b8f1a7a2f2"')}`);
+      expect(probe.body).toMatchObject({ totalResults: 0, Resources: [] });
+
+      const { id, etag, body } = await created(entraUser('ada@example.com'));
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(etag).toBe('W/"1"');
+      expect(body.meta).toMatchObject({ location: `${app.baseUrl}/scim/v2/Users/${id}`, version: 'W/"1"' });
+      await expect(app.services.members.get(id)).resolves.toMatchObject({ username: 'ada@example.com', email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', enabled: true });
+
+      for (const filter of ['userName eq "ADA@example.com"', 'emails[type eq "work"].value eq "ada@EXAMPLE.com"', 'externalId eq "ada"', `id eq "${id}"`]) {
+        const found = await scim.get(`/Users?filter=${encodeURIComponent(filter)}`);
+        expect([filter, found.body.totalResults, (found.body.Resources as Array<{ id: string }>).map((user) => user.id)]).toEqual([filter, 1, [id]]);
+      }
+      expect((await scim.get(`/Users?filter=${encodeURIComponent('externalId eq "ADA"')}`)).body.totalResults).toBe(0);
+
+      const updated = await scim.patch(id, [
+        { op: 'Replace', path: 'emails[type eq "work"].value', value: 'countess@example.com' },
+        { op: 'Add', path: 'title', value: 'Countess' },
+        { op: 'Replace', value: { 'name.givenName': 'Augusta', displayName: 'The Countess' } },
+      ]);
+      expect(updated.status).toBe(200);
+      expect(updated.body).toMatchObject({ emails: [{ value: 'countess@example.com' }], name: { givenName: 'Augusta' }, displayName: 'The Countess', meta: { version: 'W/"2"' } });
+      const read = await scim.get(`/Users/${id}`);
+      expect([read.headers.get('etag'), read.body.displayName]).toEqual(['W/"2"', 'The Countess']);
+
+      const disabled = await scim.patch(id, [{ op: 'Replace', path: 'active', value: 'False' }]);
+      expect([disabled.body.active, disabled.headers.get('etag')]).toEqual([false, 'W/"3"']);
+      await expect(app.services.members.get(id)).resolves.toMatchObject({ enabled: false, email: 'countess@example.com', firstName: 'Augusta' });
+
+      expect((await scim.delete(`/Users/${id}`)).status).toBe(204);
+      expectScimError(await scim.get(`/Users/${id}`), 404);
+      await expect(app.services.members.exists(id)).resolves.toBe(false);
+      expect(changes(app).map(({ outcome, client, member }) => [outcome, client, member])).toEqual([
+        ['created', 'entra', id],
+        ['modified', 'entra', id],
+        ['modified', 'entra', id],
+        ['removed', 'entra', id],
+      ]);
+    });
+  });
+
+  describe('Okta', () => {
+    test('its connection test pages the members in the order they were created', async () => {
+      for (const name of ['grace', 'hedy', 'katherine']) await created(oktaUser(`${name}@example.com`));
+      const page = await scim.get('/Users?startIndex=1&count=2');
+      expect(page.body).toMatchObject({ totalResults: 4, startIndex: 1, itemsPerPage: 2 });
+      // The reference member was added first, by the CLI's service: every member is a User.
+      expect((page.body.Resources as Array<{ userName: string }>).map(({ userName }) => userName)).toEqual(['ada', 'grace@example.com']);
+      const next = await scim.get('/Users?startIndex=3&count=2');
+      expect((next.body.Resources as Array<{ userName: string }>).map(({ userName }) => userName)).toEqual(['hedy@example.com', 'katherine@example.com']);
+      expect((await scim.get('/Users?startIndex=5&count=2')).body).toMatchObject({ totalResults: 4, itemsPerPage: 0, Resources: [] });
+      expect((await scim.get('/Users?count=0')).body).toMatchObject({ totalResults: 4, itemsPerPage: 0 });
+    });
+
+    test('the password it sets signs in; deactivation by PUT of the user it read; a PATCH that changes nothing writes nothing', async () => {
+      const { id } = await created({ ...oktaUser('grace@example.com'), [MEMBER_EXTENSION]: { organisationId: 'O-1' } });
+      expect(await call(app, 'httppost', 'Login', { username: 'grace@example.com', password: PASSWORD, authenticationToken: '' })).toBe(id);
+      const read = (await scim.get(`/Users/${id}`)).body;
+      const put = await scim.send('PUT', `/Users/${id}`, { ...read, active: false });
+      expect(put.status).toBe(200);
+      expect(put.body).toMatchObject({ active: false, [MEMBER_EXTENSION]: { organisationId: 'O-1' }, meta: { version: 'W/"2"' } });
+      const again = await scim.patch(id, [{ op: 'replace', value: { active: false } }]);
+      expect([again.status, again.headers.get('etag')]).toEqual([200, 'W/"2"']);
+      expect(changes(app).map(({ outcome }) => outcome)).toEqual(['created', 'replaced']);
+      expect(JSON.stringify(app.logLines)).not.toContain(PASSWORD);
+    });
+  });
+
+  describe('refusals, versions', () => {
+    test('a userName taken in any case: 409 uniqueness, on create and on a change; an email shared is fine', async () => {
+      const { id } = await created(entraUser('ada@example.com'));
+      expectScimError(await scim.send('POST', '/Users', entraUser('ADA@EXAMPLE.COM')), 409, 'uniqueness');
+      const other = await created({ ...entraUser('countess@example.com'), emails: [{ value: 'ada@example.com', primary: true }] });
+      expectScimError(await scim.patch(other.id, [{ op: 'replace', path: 'userName', value: 'Ada@Example.com' }]), 409, 'uniqueness');
+      expectScimError(await scim.patch(other.id, [{ op: 'replace', path: 'userName', value: 'ADA' }]), 409, 'uniqueness');
+      expect((await scim.get(`/Users/${other.id}`)).body).toMatchObject({ userName: 'countess@example.com', meta: { version: 'W/"1"' } });
+      expect((await scim.get(`/Users/${id}`)).body.userName).toBe('ada@example.com');
+    });
+
+    test("the member's checks: 400 invalidValue with the service's reason, and nothing written", async () => {
+      const { id } = await created(entraUser('ada@example.com'));
+      const short = await scim.patch(id, [{ op: 'replace', path: 'password', value: 'short' }]);
+      expectScimError(short, 400, 'invalidValue');
+      expect(short.body.detail).toBe('A member password must be at least 8 characters long');
+      const long = await scim.patch(id, [{ op: 'replace', path: 'name.familyName', value: 'x'.repeat(257) }]);
+      expectScimError(long, 400, 'invalidValue');
+      expect(long.body.detail).toMatch(/longer than 256 characters/);
+      expectScimError(await scim.send('POST', '/Users', { ...entraUser('b@example.com'), [MEMBER_EXTENSION]: { organisationId: 'x'.repeat(300) } }), 400, 'invalidValue');
+      expect((await scim.get(`/Users/${id}`)).headers.get('etag')).toBe('W/"1"');
+    });
+
+    test('ETags: 304 for the current version, 412 for an older one; every change moves the version, whoever makes it', async () => {
+      const { id, etag } = await created(entraUser('ada@example.com'));
+      expect((await scim.get(`/Users/${id}`, { 'If-None-Match': etag })).status).toBe(304);
+      await app.services.members.update(id, { lastName: 'King' });
+      await app.services.members.setEnabled(id, false);
+      await app.services.members.setPassword(id, PASSWORD);
+      const read = await scim.get(`/Users/${id}`, { 'If-None-Match': etag });
+      expect([read.status, read.headers.get('etag'), read.body.active]).toEqual([200, 'W/"4"', false]);
+      expect(Date.parse((read.body.meta as { lastModified: string }).lastModified)).toBeGreaterThanOrEqual(Date.parse((read.body.meta as { created: string }).created));
+      const body = [{ op: 'replace', path: 'displayName', value: 'X' }];
+      expectScimError(await scim.patch(id, body, { 'If-Match': etag }), 412);
+      expectScimError(await scim.send('PUT', `/Users/${id}`, entraUser('ada@example.com'), { 'If-Match': etag }), 412);
+      expectScimError(await scim.delete(`/Users/${id}`, { 'If-Match': etag }), 412);
+      const changed = await scim.patch(id, body, { 'If-Match': 'W/"4"' });
+      expect([changed.status, changed.headers.get('etag')]).toEqual([200, 'W/"5"']);
+      expect((await scim.delete(`/Users/${id}`, { 'If-Match': 'W/"5"' })).status).toBe(204);
+    });
+
+    test('unknown Users: 404 for GET, PUT, PATCH and DELETE', async () => {
+      expectScimError(await scim.get('/Users/nobody'), 404);
+      expectScimError(await scim.send('PUT', '/Users/nobody', entraUser('x@example.com')), 404);
+      expectScimError(await scim.patch('nobody', [{ op: 'replace', path: 'active', value: false }]), 404);
+      expectScimError(await scim.delete('/Users/nobody'), 404);
+      expectScimError(await scim.get(`/Users?filter=${encodeURIComponent('title eq "x"')}`), 400, 'invalidFilter');
+    });
+  });
+
+  describe('what a change does to the rest of the service', () => {
+    /** A member provisioned with a password and signed in: its token, verified on every binding (and so cached). */
+    async function signedIn(userName: string): Promise<{ id: string; token: string }> {
+      const { id } = await created({ ...oktaUser(userName), password: PASSWORD });
+      const issued = await app.services.sessions.create(id, REFERENCE.domain);
+      for (const binding of BINDINGS) expect(await call(app, binding, 'AuthenticateToken', { token: issued.token })).toBe(id);
+      return { id, token: issued.token };
+    }
+
+    test.each([
+      ['active "False" by PATCH (Entra ID)', (id: string) => scim.patch(id, [{ op: 'Replace', path: 'active', value: 'False' }])],
+      ['active false by PUT of the whole user (Okta)', async (id: string) => scim.send('PUT', `/Users/${id}`, { ...(await scim.get(`/Users/${id}`)).body, active: false })],
+      ['active false by a path-less PATCH (Okta)', (id: string) => scim.patch(id, [{ op: 'replace', value: { active: false } }])],
+      ['DELETE', (id: string) => scim.delete(`/Users/${id}`)],
+    ])("%s: the member's token stops verifying at once on all four bindings", async (_how, deactivate) => {
+      const { id, token: sessionToken } = await signedIn('grace@example.com');
+      expect((await deactivate(id)).status).toBeLessThan(300);
+      for (const binding of BINDINGS) expect([binding, await call(app, binding, 'AuthenticateToken', { token: sessionToken })]).toEqual([binding, '']);
+      expect(await call(app, 'soap12', 'Login', { username: 'grace@example.com', password: PASSWORD, authenticationToken: '' })).toBe('');
+    });
+
+    test('a changed username or email signs in at once; the old ones no longer do', async () => {
+      const { id } = await signedIn('grace@example.com');
+      await scim.patch(id, [
+        { op: 'replace', path: 'userName', value: 'admiral' },
+        { op: 'replace', path: 'emails[type eq "work"].value', value: 'admiral@navy.example' },
+      ]);
+      expect(await call(app, 'httpget', 'Login', { username: 'ADMIRAL', password: PASSWORD, authenticationToken: '' })).toBe(id);
+      expect(await call(app, 'soap11', 'ValidateUser', { username: 'admiral@navy.example', password: PASSWORD })).toBe(id);
+      expect(await call(app, 'httppost', 'Login', { username: 'grace@example.com', password: PASSWORD, authenticationToken: '' })).toBe('');
+    });
+  });
+}
+
+/** The results of every operation that answers with a member, in a format that carries the membership attributes. */
+function attributesSuite(store: 'sqlite' | 'postgres', format: 'json' | 'ibridge'): void {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    const fields = format === 'json' ? { JSON_FIELDS: 'status,contactid,parentcustomerid,pa_member,pa_webroles,attr:department' } : { IBRIDGE_USER_ATTRIBUTES: 'ORGANISATION_NAME,IS_MEMBER,ROLES,attr:department' };
+    app = await startTestApp({ store, env: { ...ENV, RESULT_FORMAT: format, ...fields } });
+  });
+  afterAll(() => app.close());
+
+  /** What each operation answers for the member, one binding after another. */
+  async function results(username: string, cookie: string, sessionToken: string): Promise<string[]> {
+    const params: Record<(typeof MEMBER_OPERATIONS)[number], Record<string, string>> = {
+      AuthenticateCookie: { loginCookie: cookie, cookieDomain: REFERENCE.domain },
+      AuthenticateToken: { token: sessionToken },
+      AuthenticateUser: { username, password: PASSWORD, authenticationToken: '' },
+      Login: { username, password: PASSWORD, authenticationToken: '' },
+      ValidateUser: { username, password: PASSWORD },
+    };
+    return Promise.all(MEMBER_OPERATIONS.map(async (operation, i) => (await call(app, BINDINGS[i % BINDINGS.length] as Binding, operation, params[operation])) ?? ''));
+  }
+
+  test('changed by SCIM, they are in the next result of every operation', async () => {
+    const { token } = (await app.services.provisioners.add(`entra-${format}`)) ?? { token: '' };
+    const scim = scimClient(app, token);
+    const userName = `ada-${format}@example.com`;
+    const created = await scim.send('POST', '/Users', {
+      ...entraUser(userName),
+      password: PASSWORD,
+      roles: [{ value: 'r1', display: 'Reader' }],
+      [MEMBER_EXTENSION]: { organisationName: 'Analytical Society', isMember: false, extra: { department: 'Maths' } },
+    });
+    const id = created.body.id as string;
+    const session = await app.services.sessions.create(id, REFERENCE.domain);
+    const before = await results(userName, session.cookie, session.token);
+    for (const result of before) expect(result).toMatch(format === 'json' ? /"parentcustomerid":"Analytical Society","pa_member":false,"pa_webroles":\[\{"id":"r1","name":"Reader"\}\],"department":"Maths"/ : /ORGANISATION_NAME="Analytical Society" IS_MEMBER="false" ROLES="Reader" department="Maths"/);
+
+    const patched = await scim.patch(id, [
+      { op: 'replace', path: `${MEMBER_EXTENSION}:organisationName`, value: 'Royal Society' },
+      { op: 'replace', path: `${MEMBER_EXTENSION}:isMember`, value: 'True' },
+      { op: 'add', path: 'roles', value: [{ value: 'r2', display: 'Fellow' }] },
+      { op: 'replace', path: `${MEMBER_EXTENSION}:extra.department`, value: 'Engines' },
+    ]);
+    expect(patched.status).toBe(200);
+    const after = await results(userName, session.cookie, session.token);
+    for (const result of after) expect(result).toMatch(format === 'json' ? /"parentcustomerid":"Royal Society","pa_member":true,"pa_webroles":\[\{"id":"r1","name":"Reader"\},\{"id":"r2","name":"Fellow"\}\],"department":"Engines"/ : /ORGANISATION_NAME="Royal Society" IS_MEMBER="true" ROLES="Reader\|Fellow" department="Engines"/);
+  });
+}
+
+describe('SCIM on SQLite', () => suite('sqlite'));
+describeWithPostgres('SCIM on PostgreSQL', () => suite('postgres'));
+for (const format of ['json', 'ibridge'] as const) {
+  describe(`membership attributes in ${format} results, on SQLite`, () => attributesSuite('sqlite', format));
+  describeWithPostgres(`membership attributes in ${format} results, on PostgreSQL`, () => attributesSuite('postgres', format));
+}

@@ -1,0 +1,169 @@
+import type { MemberReplacement, MemberRow, NewMember, SessionRow, Store } from '../../src/store/store.js';
+import { StoreConflictError } from '../../src/store/store.js';
+
+/** Well past 2^31, as in the rest of the contract. */
+const T0 = Date.UTC(2030, 0, 1);
+const MINUTE = 60_000;
+
+function aNewMember(id: string, overrides: Partial<NewMember> = {}): NewMember {
+  return { id, username: `user-${id}`, email: `${id}@example.org`, firstName: 'Ada', lastName: 'Lovelace', enabled: true, createdAt: T0, attributes: {}, ...overrides };
+}
+
+/** The member as the store reads it back, created from aNewMember with these overrides and never written since. */
+function asCreated(id: string, overrides: Partial<NewMember> = {}): MemberRow {
+  const { passwordHash: _passwordHash, ...member } = aNewMember(id, overrides);
+  return { externalId: null, displayName: null, ...member, version: 1, updatedAt: member.createdAt };
+}
+
+/** replaceMember's fields: every one different from aNewMember's. */
+function aReplacement(overrides: Partial<MemberReplacement> = {}): MemberReplacement {
+  return {
+    username: 'countess',
+    email: 'countess@example.net',
+    firstName: 'Augusta',
+    lastName: 'King',
+    enabled: false,
+    attributes: { organisationId: 'O-2', roles: [{ id: 'r1', name: 'Reader' }] },
+    externalId: 'ext-2',
+    displayName: 'The Countess',
+    updatedAt: T0 + MINUTE,
+    ...overrides,
+  };
+}
+
+/**
+ * SCIM provisioning's part of the store contract (src/service/provisioning*.ts uses it): the provisioning clients
+ * and their token hashes. `store` is the test's fresh store.
+ */
+export function provisioningStoreContract(store: () => Store, aSession: (id: string, memberId: string) => SessionRow): void {
+  describe('members as provisioning writes them', () => {
+    test('a new member is at version 1, written when created, with its external id and display name if given', async () => {
+      expect(await store().createMember(aNewMember('m1'))).toStrictEqual(asCreated('m1'));
+      const given = { externalId: 'ext-1', displayName: 'Zoë "Z"', createdAt: T0 + MINUTE };
+      expect(await store().createMember(aNewMember('m2', given))).toStrictEqual(asCreated('m2', given));
+      expect(await store().createMembers([aNewMember('m3', given), aNewMember('m4')])).toEqual(['created', 'created']);
+      expect(await store().getMember('m3')).toStrictEqual(asCreated('m3', given));
+      expect(await store().getMember('m4')).toStrictEqual(asCreated('m4'));
+    });
+
+    test('every write moves the version on and keeps its time', async () => {
+      await store().createMember(aNewMember('m1'));
+      await store().updateMember('m1', { lastName: 'King' }, 1, T0 + 1);
+      expect(await store().getMember('m1')).toMatchObject({ version: 2, updatedAt: T0 + 1 });
+      await store().setMemberEnabled('m1', false, T0 + 2);
+      expect(await store().getMember('m1')).toMatchObject({ version: 3, updatedAt: T0 + 2 });
+      await store().setMemberPassword('m1', 'argon2:hash', T0 + 3);
+      expect(await store().getMember('m1')).toMatchObject({ version: 4, updatedAt: T0 + 3 });
+      await store().replaceMember('m1', aReplacement({ updatedAt: T0 + 4 }), 4);
+      // A session's member is read with the same fields.
+      await store().createSession(aSession('s1', 'm1'));
+      expect((await store().findSessionByTokenHash('token-hash-s1'))?.member).toStrictEqual(await store().getMember('m1'));
+      expect(await store().getMember('m1')).toMatchObject({ version: 5, updatedAt: T0 + 4, externalId: 'ext-2', displayName: 'The Countess' });
+    });
+
+    test('replaceMember() writes every field at once, on the version read, with a password hash or without touching it', async () => {
+      await store().createMember({ ...aNewMember('m1'), passwordHash: 'argon2:old' });
+      const replaced = await store().replaceMember('m1', aReplacement(), 1);
+      const expected: MemberRow = { ...asCreated('m1'), ...aReplacement(), version: 2 };
+      expect(replaced).toStrictEqual({ ok: true, member: expected });
+      expect(await store().getMemberCredentials('m1')).toStrictEqual({ member: expected, passwordHash: 'argon2:old' });
+      await store().replaceMember('m1', aReplacement({ passwordHash: 'argon2:new' }), 2);
+      expect((await store().getMemberCredentials('m1'))?.passwordHash).toBe('argon2:new');
+      await store().replaceMember('m1', aReplacement({ passwordHash: null, externalId: null, displayName: null }), 3);
+      expect(await store().getMemberCredentials('m1')).toMatchObject({ member: { externalId: null, displayName: null, version: 4 }, passwordHash: null });
+    });
+
+    test('replaceMember() refuses a stale version, an unknown member and a username another has, ignoring case, and writes nothing', async () => {
+      await store().createMember(aNewMember('m1'));
+      await store().createMember(aNewMember('m2', { username: 'Grace' }));
+      expect(await store().replaceMember('m1', aReplacement(), 7)).toEqual({ ok: false, reason: 'stale' });
+      expect(await store().replaceMember('m9', aReplacement(), 1)).toEqual({ ok: false, reason: 'notFound' });
+      expect(await store().replaceMember('m1', aReplacement({ username: 'GRACE' }), 1)).toEqual({ ok: false, reason: 'usernameTaken' });
+      expect(await store().replaceMember('m1', aReplacement({ username: 'Grace' }), 1)).toEqual({ ok: false, reason: 'usernameTaken' });
+      expect(await store().getMember('m1')).toStrictEqual(asCreated('m1'));
+      expect(await store().replaceMember('m1', aReplacement({ username: 'USER-M1' }), 1)).toMatchObject({ ok: true, member: { username: 'USER-M1' } });
+    });
+
+    test('deleteMember() on a version: removed with its sessions only while the member is at it', async () => {
+      await store().createMember(aNewMember('m1'));
+      await store().createSession(aSession('s1', 'm1'));
+      expect(await store().deleteMember('m1', 2)).toBe('stale');
+      expect(await store().deleteMember('m9', 1)).toBe('notFound');
+      expect(await store().deleteMember('m9')).toBe('notFound');
+      expect(await store().deleteMember('m1', 1)).toBe('removed');
+      expect(await store().getMember('m1')).toBeNull();
+      expect(await store().listSessions({ memberId: 'm1' })).toEqual([]);
+    });
+  });
+
+  describe('findMembers()', () => {
+    const ids = async (conditions: Parameters<Store['findMembers']>[0], offset = 0, limit = 10) => {
+      const page = await store().findMembers(conditions, offset, limit);
+      return { total: page.total, ids: page.members.map((member) => member.id) };
+    };
+
+    beforeEach(async () => {
+      // Created out of id order, two at the same time: listed by creation, then id.
+      await store().createMember(aNewMember('m3', { username: 'Ada', email: 'shared@example.org', externalId: 'E-1', createdAt: T0 }));
+      await store().createMember(aNewMember('m2', { username: 'grace', email: 'Shared@Example.org', createdAt: T0 + MINUTE }));
+      await store().createMember(aNewMember('m1', { username: 'hedy', externalId: 'e-1', createdAt: T0 + MINUTE }));
+    });
+
+    test('without conditions: every member, by creation then id, a page at a time, with the total', async () => {
+      expect(await ids([])).toEqual({ total: 3, ids: ['m3', 'm1', 'm2'] });
+      expect(await ids([], 1, 1)).toEqual({ total: 3, ids: ['m1'] });
+      expect(await ids([], 3, 10)).toEqual({ total: 3, ids: [] });
+      expect(await ids([], 0, 0)).toEqual({ total: 3, ids: [] });
+    });
+
+    test('username and email ignoring case, id and external id exactly', async () => {
+      expect(await ids([{ field: 'username', value: 'ADA' }])).toEqual({ total: 1, ids: ['m3'] });
+      expect(await ids([{ field: 'email', value: 'SHARED@example.ORG' }])).toEqual({ total: 2, ids: ['m3', 'm2'] });
+      expect(await ids([{ field: 'email', value: 'SHARED@example.ORG' }], 1, 1)).toEqual({ total: 2, ids: ['m2'] });
+      expect(await ids([{ field: 'externalId', value: 'E-1' }])).toEqual({ total: 1, ids: ['m3'] });
+      expect(await ids([{ field: 'id', value: 'm2' }])).toEqual({ total: 1, ids: ['m2'] });
+      expect(await ids([{ field: 'id', value: 'M2' }])).toEqual({ total: 0, ids: [] });
+    });
+
+    test('every condition must hold; the same field twice, with values the comparison tells apart, holds for none', async () => {
+      expect(await ids([{ field: 'email', value: 'shared@example.org' }, { field: 'username', value: 'GRACE' }])).toEqual({ total: 1, ids: ['m2'] });
+      expect(await ids([{ field: 'username', value: 'ada' }, { field: 'username', value: 'ADA' }])).toEqual({ total: 1, ids: ['m3'] });
+      expect(await ids([{ field: 'username', value: 'ada' }, { field: 'username', value: 'grace' }])).toEqual({ total: 0, ids: [] });
+      expect(await ids([{ field: 'externalId', value: 'E-1' }, { field: 'externalId', value: 'e-1' }])).toEqual({ total: 0, ids: [] });
+      expect(await ids([{ field: 'id', value: 'm3' }, { field: 'externalId', value: 'E-1' }, { field: 'id', value: 'm3' }])).toEqual({ total: 1, ids: ['m3'] });
+    });
+  });
+
+  describe('provisioning clients', () => {
+    test('are stored with their token hash, found by it, listed by name, never with it', async () => {
+      const okta = await store().createProvisioningClient('okta', 'hash-okta', T0);
+      const entra = await store().createProvisioningClient('entra', 'hash-entra', T0 + 1);
+      expect(okta).toEqual({ id: expect.any(Number), name: 'okta', createdAt: T0 });
+      expect(await store().listProvisioningClients()).toEqual([entra, okta]);
+      expect(await store().findProvisioningClientByTokenHash('hash-okta')).toEqual(okta);
+      expect(await store().findProvisioningClientByTokenHash('HASH-OKTA')).toBeNull();
+    });
+
+    test('refuse a name or a token hash taken, with StoreConflictError', async () => {
+      await store().createProvisioningClient('entra', 'hash-1', T0);
+      await expect(store().createProvisioningClient('entra', 'hash-2', T0)).rejects.toBeInstanceOf(StoreConflictError);
+      await expect(store().createProvisioningClient('okta', 'hash-1', T0)).rejects.toBeInstanceOf(StoreConflictError);
+      await store().createProvisioningClient('okta', 'hash-2', T0);
+      await expect(store().setProvisioningClientToken('okta', 'hash-1')).rejects.toBeInstanceOf(StoreConflictError);
+    });
+
+    test('say whether any exists, take a new token hash in place of the old one, and are removed', async () => {
+      expect(await store().hasProvisioningClients()).toBe(false);
+      await store().createProvisioningClient('entra', 'old', T0);
+      expect(await store().hasProvisioningClients()).toBe(true);
+      expect(await store().setProvisioningClientToken('entra', 'new')).toBe(true);
+      expect(await store().setProvisioningClientToken('okta', 'new')).toBe(false);
+      expect(await store().findProvisioningClientByTokenHash('old')).toBeNull();
+      expect(await store().findProvisioningClientByTokenHash('new')).toMatchObject({ name: 'entra' });
+      expect(await store().deleteProvisioningClient('entra')).toBe(true);
+      expect(await store().deleteProvisioningClient('entra')).toBe(false);
+      expect(await store().findProvisioningClientByTokenHash('new')).toBeNull();
+      expect(await store().hasProvisioningClients()).toBe(false);
+    });
+  });
+}
