@@ -11,14 +11,14 @@ import type { Readiness } from './ops/readiness.js';
 import { createOpsRouter, HEALTH_PATH, METRICS_PATH, READY_PATH } from './ops/routes.js';
 import { createScimRouter } from './provisioning/router.js';
 import type { EndedSessions, Services } from './service/index.js';
-import { brandingView } from './signin/branding.js';
+import { brandingView } from './web/branding.js';
 import { createSigninRouter, type SigninMetrics } from './signin/router.js';
 import { securityHeaders } from './signin/security-headers.js';
 import { loadTemplates } from './signin/templates.js';
 import { clientAddress } from './web/client-address.js';
 import { siteRootUrl } from './web/endpoint-url.js';
 import { createHostPolicy } from './web/host-policy.js';
-import { assignRequestId, REQUEST_ID_HEADER, requestIdOf } from './web/request-id.js';
+import { REQUEST_ID_HEADER, requestIdOf } from './web/request-id.js';
 
 export interface AppDeps {
   config: Config;
@@ -66,10 +66,11 @@ function oidcPages(config: Config): OidcPages {
 }
 
 /**
- * The whole application as one Express app; it never listens (src/main.ts does). In order: every request
- * gets its id; with ALLOWED_HOSTS, a request for another host is refused; the ASMX endpoint and its HTTP
- * GET/POST sidecar, which take nearly every request; /healthz, /readyz and /metrics; SCIM provisioning at
- * /scim/v2; the sign-in pages; the OpenID provider (docs/oidc.md); ASP.NET's 404 for anything else; one error handler. Every response echoes the request's id in
+ * The whole application as one Express app; it never listens (src/main.ts does). In order: with ALLOWED_HOSTS,
+ * a request for another host is refused; the ASMX endpoint and its HTTP GET/POST sidecar, which take nearly
+ * every request, with nothing else before them; /healthz, /readyz and /metrics; SCIM provisioning at
+ * /scim/v2; the sign-in pages; the OpenID provider (docs/oidc.md); ASP.NET's 404 for anything else; one error
+ * handler. Every response echoes the request's id (src/web/request-id.ts, given when first asked for) in
  * X-Request-Id and forbids content sniffing.
  */
 export async function createApp({ config, services, logger, readiness, metrics, metricsRegistry, recordRefusal, onSessionsEnded }: AppDeps): Promise<Express> {
@@ -77,16 +78,12 @@ export async function createApp({ config, services, logger, readiness, metrics, 
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use((req, _res, next) => {
-    assignRequestId(req);
-    next();
-  });
   if (config.allowedHosts !== undefined) app.use(hostFilter(createHostPolicy(config), new Set([HEALTH_PATH, READY_PATH, METRICS_PATH]), refuse));
   // ASMX responses write both headers among the others they write at once (src/bindings/asmx-response.ts);
   // every other response gets them here: setHeader would put every ASMX response on Node's slower header path.
   await mountAsmx(app, { config, authentication: services.authentication, logger, metrics, refuse });
   app.use((req, res, next) => {
-    res.setHeader(REQUEST_ID_HEADER, requestIdOf(req) ?? '');
+    res.setHeader(REQUEST_ID_HEADER, requestIdOf(req));
     res.setHeader('X-Content-Type-Options', 'nosniff');
     next();
   });

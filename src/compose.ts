@@ -2,10 +2,12 @@ import type { RequestListener, Server } from 'node:http';
 import type { Express } from 'express';
 import { createApp } from './app.js';
 import type { Config } from './config/config.js';
+import { composeMailer } from './compose/mailer.js';
 import { serviceSettings } from './compose/service-settings.js';
 import { lineStyle } from './log/line-style.js';
 import { createLogger, type Logger } from './log/logger.js';
 import { refusalLog } from './log/refusal-log.js';
+import type { SmtpMailer } from './mail/smtp-mailer.js';
 import { createMetrics, type Metrics, type PurgeKind } from './ops/metrics.js';
 import { metricsListener } from './ops/metrics-server.js';
 import { startPurge, type PurgeScheduler } from './ops/purge.js';
@@ -37,6 +39,8 @@ export interface Instance {
   /** The store as the services use it. */
   readonly store: Store;
   readonly services: Services;
+  /** The members' mail (SMTP_URL), delivered in the background; undefined without SMTP_URL. Stopped after the HTTP drain. */
+  readonly mailer: SmtpMailer | undefined;
   /** Undefined with METRICS_ENABLED=false. */
   readonly metrics: Metrics | undefined;
   readonly readiness: ReadinessProbe;
@@ -65,6 +69,7 @@ export async function composeInstance(options: InstanceOptions): Promise<Instanc
     },
     succeeded: availability.succeeded,
   });
+  const mailer = composeMailer(config, logger, metrics);
   // The OpenID provider, built with the app over these services, hears of the sessions they end.
   let endOidcSessions: ((ended: EndedSessions) => void) | undefined;
   const services = createServices({
@@ -72,6 +77,7 @@ export async function composeInstance(options: InstanceOptions): Promise<Instanc
     secretKey: options.secretKey,
     settings: serviceSettings(config),
     ...(options.clock ? { clock: options.clock } : {}),
+    mailer,
     events: {
       sessionsCreated: (count) => metrics?.sessionsCreated(count),
       sessionsRevoked: (count) => metrics?.sessionsRevoked(count),
@@ -100,6 +106,7 @@ export async function composeInstance(options: InstanceOptions): Promise<Instanc
     logFormat: style.format,
     store,
     services,
+    mailer,
     metrics,
     readiness,
     app,

@@ -26,7 +26,8 @@ const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
 /**
  * Starts the service and resolves once it has stopped. SIGTERM or SIGINT stops it gracefully: /readyz
  * answers 503 (draining), the listener stops accepting, requests in flight finish (up to SHUTDOWN_TIMEOUT,
- * then their connections are cut), the purge and the metrics listener stop, the sessions' last-seen moves still
+ * then their connections are cut), the mail still waiting is delivered (up to SHUTDOWN_TIMEOUT more, none after
+ * a second signal), the purge and the metrics listener stop, the sessions' last-seen moves still
  * queued are written, the store closes. A second signal during the stop cuts the requests still in flight at
  * once.
  */
@@ -95,6 +96,11 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     const report = await stopServer(server, { timeoutMs, force: force.signal });
     if (report.forced) logger.warn('stopping: requests cut', { ...report });
     else logger.info('stopping: every request finished', { ...report });
+    if (instance.mailer) {
+      // The requests are done: no mail comes after them. What waits has up to SHUTDOWN_TIMEOUT more.
+      const { dropped } = await instance.mailer.stop(force.signal.aborted ? 0 : timeoutMs);
+      logger.info('stopping: mail stopped', { dropped });
+    }
     await purge.stop();
     logger.info('stopping: purge stopped');
     await instance.services.sessions.flushLastSeen();

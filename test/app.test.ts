@@ -5,12 +5,11 @@
 import { connect } from 'node:net';
 import { REFERENCE } from './helpers/reference-data.js';
 import { rawRequest, sendRaw, type RawResponse } from './helpers/raw-http.js';
+import { soapEnvelope } from './helpers/soap-envelopes.js';
 import { startTestApp, type TestApp } from './helpers/test-app.js';
 import { waitUntil } from './helpers/wait.js';
 
 const NS = REFERENCE.namespace;
-const SOAP11_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
-const SOAP12_NS = 'http://www.w3.org/2003/05/soap-envelope';
 const TOKEN_PATH = '/Authentication.asmx/AuthenticateToken';
 
 /** Every response body any test here received, checked for stack traces at the end. */
@@ -60,10 +59,9 @@ function exchange(port: number, chunks: Buffer[], ms: number): Promise<{ receive
 
 const statusOf = (raw: Buffer) => Number(raw.toString('latin1').split(' ')[1]);
 
-const soap11 = (operation: string, params: string) =>
-  `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${SOAP11_NS}"><soap:Body><${operation} xmlns="${NS}">${params}</${operation}></soap:Body></soap:Envelope>`;
-const soap12 = (operation: string, params: string) =>
-  `<?xml version="1.0" encoding="utf-8"?><soap12:Envelope xmlns:soap12="${SOAP12_NS}"><soap12:Body><${operation} xmlns="${NS}">${params}</${operation}></soap12:Body></soap12:Envelope>`;
+/** A call whose parameters are given as markup (some tests pad them or put raw values in). */
+const soap11 = (operation: string, params: string) => soapEnvelope('1.1', `<${operation} xmlns="${NS}">${params}</${operation}>`);
+const soap12 = (operation: string, params: string) => soapEnvelope('1.2', `<${operation} xmlns="${NS}">${params}</${operation}>`);
 const tokenParams = (password: string, token: string) => `<securityPassword>${password}</securityPassword><token>${token}</token>`;
 
 let app: TestApp;

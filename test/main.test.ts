@@ -14,6 +14,7 @@ import { freePort, tryConnect } from './helpers/ports.js';
 import { describeWithPostgres, POSTGRES_TEST_URL } from './helpers/postgres.js';
 import { rawRequest, requestArrival, sendPartly } from './helpers/raw-http.js';
 import { REFERENCE } from './helpers/reference-data.js';
+import { operationElement, soapEnvelope } from './helpers/soap-envelopes.js';
 import { waitUntil } from './helpers/wait.js';
 
 let dataDir: string;
@@ -44,7 +45,7 @@ async function start(env: Environment = {}) {
  * rest; received resolves with what came back.
  */
 async function halfSentCall(port: number) {
-  const body = `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><AuthenticateToken xmlns="http://tempuri.org/"><securityPassword>x</securityPassword><token>y</token></AuthenticateToken></soap:Body></soap:Envelope>`;
+  const body = soapEnvelope('1.1', operationElement('http://tempuri.org/', 'AuthenticateToken', { securityPassword: 'x', token: 'y' }));
   const headers = { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: '"http://tempuri.org/AuthenticateToken"' };
   const arrived = requestArrival();
   const call = sendPartly(port, rawRequest(port, { method: 'POST', target: '/Authentication.asmx', headers, body }), 50);

@@ -5,6 +5,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import { REFERENCE } from './helpers/reference-data.js';
+import { operationElement, soapEnvelope } from './helpers/soap-envelopes.js';
 import { startTestApp, type TestApp } from './helpers/test-app.js';
 import { nextTurn, waitUntil } from './helpers/wait.js';
 
@@ -51,7 +52,7 @@ test('Expect: 100-continue with a declared body over the limit: 413 at once, nev
 });
 
 test('Expect: 100-continue with a body within the limit: 100 Continue, then the answer', async () => {
-  const body = `<?xml version="1.0"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><AuthenticateToken xmlns="${NS}"><securityPassword>${REFERENCE.password}</securityPassword><token>${REFERENCE.token}</token></AuthenticateToken></soap:Body></soap:Envelope>`;
+  const body = soapEnvelope('1.1', operationElement(NS, 'AuthenticateToken', { securityPassword: REFERENCE.password, token: REFERENCE.token }));
   const conn = open();
   conn.socket.write(head([...SOAP_HEAD, `Content-Length: ${Buffer.byteLength(body)}`, 'Expect: 100-continue']));
   await waitUntil(() => conn.received().startsWith('HTTP/1.1 100 Continue'), '100 Continue');

@@ -147,8 +147,11 @@ describeWithPostgres('on PostgreSQL', () => {
     // The OpenID provider's live access tokens, as many: nothing for the purge to delete either.
     const tokens = `SELECT 'AccessToken', 'at' || n, '{}', ${NOW + HOUR} FROM generate_series(1, ${COUNT}) AS n`;
     await adminQuery(`INSERT INTO oidc_payloads (model, id, payload, expires_at) ${tokens}`, schema.schema);
+    // A live recovery link for every member: nothing for the purge to delete either.
+    const links = `SELECT id, 'rt-' || id, ${NOW}, ${NOW + HOUR} FROM members`;
+    await adminQuery(`INSERT INTO recovery_tokens (member_id, token_hash, created_at, expires_at) ${links}`, schema.schema);
     // The statistics autovacuum keeps in service: without them, the planner guesses the purge matches a third of the rows.
-    await adminQuery('ANALYZE members; ANALYZE sessions; ANALYZE throttles; ANALYZE oidc_payloads', schema.schema);
+    await adminQuery('ANALYZE members; ANALYZE sessions; ANALYZE throttles; ANALYZE oidc_payloads; ANALYZE recovery_tokens', schema.schema);
     await connectionsEnded(schema.schema);
     const before = await scans();
 
@@ -166,5 +169,6 @@ describeWithPostgres('on PostgreSQL', () => {
     expect(after['sessions']!.idx).toBeGreaterThan(before['sessions']!.idx);
     expect(after['throttles']!.idx).toBeGreaterThan(before['throttles']!.idx);
     expect(after['oidc_payloads']!.idx).toBeGreaterThan(before['oidc_payloads']!.idx);
+    expect(after['recovery_tokens']!.idx).toBeGreaterThan(before['recovery_tokens']!.idx);
   });
 });

@@ -23,6 +23,9 @@
  *   BENCH_SERVICE_<X>   passed to the service as <X>, e.g. BENCH_SERVICE_METRICS_ENABLED=false
  *   BENCH_TOOL          autocannon to use it even where wrk is installed
  *   DATABASE_URL        also run on PostgreSQL, in a fresh schema dropped afterwards
+ *   BENCH_BEFORE        another checkout (built, with the same node_modules) whose service is measured too, on a
+ *                       store of its own, in every round right after this one's: before and after a change in one
+ *                       run, interleaved; its figures go into a table of their own
  *   BENCH_PROFILE=1     instead: one run of the first case selected (SOAP 1.1 AuthenticateToken) under --cpu-prof, and
  *                       the top 15 functions by self time (profiles in bench/results/profiles/, not committed)
  */
@@ -69,6 +72,7 @@ const settings = {
   resultFormat: /** @type {'ibridge' | 'json' | 'plain'} */ (process.env.BENCH_RESULT_FORMAT || 'ibridge'),
   profile: process.env.BENCH_PROFILE === '1' || process.env.BENCH_PROFILE === 'true',
   cases: wordsOf(process.env.BENCH_CASES),
+  before: process.env.BENCH_BEFORE || undefined,
   serviceEnv: serviceEnvOf(process.env),
 };
 if (!['ibridge', 'json', 'plain'].includes(settings.resultFormat)) throw new Error('BENCH_RESULT_FORMAT must be ibridge, json or plain');
@@ -80,26 +84,27 @@ const STORE_LABEL = { sqlite: 'embedded store (SQLite)', postgresql: 'PostgreSQL
 /** @param {'sqlite' | 'postgresql'} store */
 async function benchStore(store) {
   console.log(`\n== ${STORE_LABEL[store]}: starting the service, the floor and the reference server`);
-  const service = await startService({
+  /** @type {import('./service.mjs').ServiceOptions} */
+  const serviceOptions = {
     store,
     databaseUrl,
     logLevel: settings.logLevel,
     resultFormat: settings.resultFormat,
     extraEnv: settings.serviceEnv,
     ...(settings.logFile ? { logFile: settings.logFile } : {}),
-  });
+  };
+  const service = await startService(serviceOptions);
   cleanups.push(service.cleanup, service.stop);
+  const before = settings.before ? await startService({ ...serviceOptions, root: settings.before }) : undefined;
+  if (before) cleanups.push(before.cleanup, before.stop);
   const floor = await startFloor(service, service.seed, settings.resultFormat);
   cleanups.push(floor.stop);
   const reference = await startReference(referenceOfSeed(service.seed, settings.resultFormat));
   cleanups.push(reference.stop);
+  if (before) console.log(`   before: ${settings.before}'s service ${before.baseUrl} (pid ${before.pid})`);
   console.log(`   service ${service.baseUrl} (pid ${service.pid}), floor ${floor.baseUrl} (pid ${floor.pid}), reference ${reference.baseUrl} (pid ${reference.pid})`);
-  /** The three servers, measured in this order in every round. */
-  const servers = /** @type {const} */ ([
-    ['service', service],
-    ['floor', floor],
-    ['reference', reference],
-  ]);
+  /** The servers, measured in this order in every round. @type {Array<['service' | 'before' | 'floor' | 'reference', import('./service.mjs').RunningServer]>} */
+  const servers = [['service', service], ...(before ? [/** @type {['before', typeof before]} */ (['before', before])] : []), ['floor', floor], ['reference', reference]];
 
   const selected = selectedCases();
   const results = [];
@@ -108,15 +113,18 @@ async function benchStore(store) {
     const expect = { status: 200, includes: service.seed.member.id };
     await checkAnswers(benchCase.name, request, service.baseUrl, reference.baseUrl, expect);
     await checkFloor(benchCase.name, request, floor.baseUrl, expect);
+    // The earlier checkout's service has its own seed (password, token, cookie) and so its own requests.
+    const beforeRequest = before ? benchCase.request(before.seed) : undefined;
+    if (before && beforeRequest) await checkFloor(benchCase.name, beforeRequest, before.baseUrl, { status: 200, includes: before.seed.member.id });
     console.log(`-- ${benchCase.name} (answers checked)`);
-    const ours = [process.pid, service.pid, floor.pid, reference.pid];
+    const ours = [process.pid, service.pid, floor.pid, reference.pid, ...(before ? [before.pid] : [])];
     const load = (/** @type {import('./service.mjs').RunningServer} */ server, /** @type {number} */ duration) =>
-      measure({ baseUrl: server.baseUrl, request, connections: settings.connections, duration }, ours, server.pid);
+      measure({ baseUrl: server.baseUrl, request: server === before && beforeRequest ? beforeRequest : request, connections: settings.connections, duration }, ours, server.pid);
     if (settings.warmup > 0) {
       for (const [, server] of servers) await load(server, settings.warmup);
     }
-    /** @type {Record<'service' | 'floor' | 'reference', import('./runs.mjs').RunResult[]>} */
-    const runs = { service: [], floor: [], reference: [] };
+    /** @type {Record<'service' | 'before' | 'floor' | 'reference', import('./runs.mjs').RunResult[]>} */
+    const runs = { service: [], before: [], floor: [], reference: [] };
     for (let turn = 1; turn <= settings.pairs; turn++) {
       for (const [label, server] of servers) {
         await sleep(250);
@@ -130,7 +138,9 @@ async function benchStore(store) {
     const floorFigures = combine(runs.floor);
     const referenceFigures = combine(runs.reference);
     /** The median over the rounds of the service's throughput against another server's in the same round. */
-    const ratioTo = (/** @type {import('./runs.mjs').RunResult[]} */ other) => round(median(runs.service.map((run, i) => run.rps / (other[i]?.rps || NaN))), 3);
+    const ratioOf = (/** @type {import('./runs.mjs').RunResult[]} */ own, /** @type {import('./runs.mjs').RunResult[]} */ other) =>
+      round(median(own.map((run, i) => run.rps / (other[i]?.rps || NaN))), 3);
+    const ratioTo = (/** @type {import('./runs.mjs').RunResult[]} */ other) => ratioOf(runs.service, other);
     const ratios = { floor: ratioTo(runs.floor), reference: ratioTo(runs.reference) };
     const targeted = store === TARGET_STORE && settings.connections === TARGET_CONNECTIONS;
     const target = TARGETS[benchCase.binding];
@@ -152,6 +162,7 @@ async function benchStore(store) {
       floor: floorFigures,
       reference: referenceFigures,
       ratios,
+      ...(before ? { before: { ...combine(runs.before), floorRatio: ratioOf(runs.before, runs.floor), referenceRatio: ratioOf(runs.before, runs.reference) } } : {}),
       target: { ...target, p99OfFloor: TARGET_P99_OF_FLOOR, errors: 0, applies: targeted },
       met: missed.length === 0,
       missed,
@@ -160,6 +171,10 @@ async function benchStore(store) {
 
   await reference.stop();
   await floor.stop();
+  if (before) {
+    await before.stop();
+    await before.cleanup();
+  }
   const exit = await service.stop();
   if (exit.code !== 0) console.warn(`bench: the service exited with ${exit.code ?? exit.signal}:\n${service.stderr()}`);
   await service.cleanup();
@@ -196,6 +211,19 @@ function markdown(report) {
           `| ${r.case} | ${int(r.service.rps)} | ${int(r.floor.rps)} | ${int(r.reference.rps)} | ${r.ratios.floor.toFixed(2)} (≥ ${r.target.floor}) | ${(r.ratios.reference * 100).toFixed(0)}%${r.target.reference === undefined ? '' : ` (≥ ${r.target.reference * 100}%)`} | ${ms(r.service.p50)} | ${ms(r.service.p99)} (< ${ms(r.target.p99OfFloor * r.floor.p99)}) | ${ms(r.service.p999)} | ${ms(r.floor.p99)} | ${ms(r.reference.p99)} | ${[r.service, r.floor, r.reference].map((/** @type {any} */ f) => f.cpuMicrosPerCall ?? '–').join(' / ')} | ${r.service.errors} | ${otherCpu(r)} | ${!r.target.applies ? 'n/a' : r.met ? 'yes' : `no (${r.missed.map((/** @type {{ what: string }} */ x) => x.what).join(', ')})`} |`,
       ),
     );
+    if (rows.some((/** @type {any} */ r) => r.before)) {
+      lines.push(
+        '',
+        `Before and after (BENCH_BEFORE=${s.before}: that checkout's service measured in every round right after this one's, on a store of its own):`,
+        '',
+        '| case | CPU µs/call, before → after | req/s, before → after | × floor, before → after | × reference, before → after | p99 ms, before → after |',
+        '|---|--:|--:|--:|--:|--:|',
+        ...rows.map(
+          (/** @type {any} */ r) =>
+            `| ${r.case} | ${r.before.cpuMicrosPerCall ?? '–'} → ${r.service.cpuMicrosPerCall ?? '–'} | ${int(r.before.rps)} → ${int(r.service.rps)} | ${r.before.floorRatio.toFixed(2)} → ${r.ratios.floor.toFixed(2)} | ${(r.before.referenceRatio * 100).toFixed(0)}% → ${(r.ratios.reference * 100).toFixed(0)}% | ${ms(r.before.p99)} → ${ms(r.service.p99)} |`,
+        ),
+      );
+    }
   }
   return `${lines.join('\n')}\n`;
 }
@@ -226,6 +254,7 @@ async function benchmark() {
       logLevel: settings.logLevel,
       logFile: settings.logFile ?? null,
       serviceEnv: settings.serviceEnv,
+      before: settings.before ?? null,
     },
     stores,
     targets: { store: TARGET_STORE, connections: TARGET_CONNECTIONS, throughput: TARGETS, p99OfFloor: TARGET_P99_OF_FLOOR, errors: 0 },

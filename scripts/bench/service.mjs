@@ -23,7 +23,8 @@ import { signedInResult } from './reference-server.mjs';
 const run = promisify(execFile);
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = join(ROOT, 'dist', 'cli', 'index.js');
+/** The built CLI of a checkout: this one, or another (BENCH_BEFORE) built with the same node_modules. */
+const cliOf = (/** @type {string} */ root) => join(root, 'dist', 'cli', 'index.js');
 const REFERENCE_SERVER = fileURLToPath(new URL('./reference-server.mjs', import.meta.url));
 const FLOOR_SERVER = fileURLToPath(new URL('./floor-server.mjs', import.meta.url));
 /** The namespace both servers use (the service's default). */
@@ -52,6 +53,7 @@ const CLI_TIMEOUT_MS = 60_000;
  * @property {Record<string, string>} [extraEnv] more settings for the service (BENCH_SERVICE_* variables)
  * @property {string} [logFile] where the service's stdout (its log lines) goes; /dev/null by default
  * @property {string} [profileDir] run with --cpu-prof, writing the profile into this folder
+ * @property {string} [root] the checkout whose built service runs (its dist/; this one by default)
  */
 
 /**
@@ -182,12 +184,13 @@ async function createSchema(/** @type {string} */ databaseUrl) {
 /**
  * Seeds a caller, a member and a session through the admin CLI, as an operator would.
  * @param {Record<string, string>} env the service's settings (DATA_DIR or DATABASE_URL)
+ * @param {string} root the checkout whose CLI runs
  * @returns {Promise<Seed>}
  */
-async function seedThroughCli(env) {
+async function seedThroughCli(env, root) {
   /** @param {string[]} args */
   const cli = async (args) => {
-    const { stdout } = await run(process.execPath, [CLI, ...args, '--json'], { env, cwd: ROOT, timeout: CLI_TIMEOUT_MS });
+    const { stdout } = await run(process.execPath, [cliOf(root), ...args, '--json'], { env, cwd: root, timeout: CLI_TIMEOUT_MS });
     return JSON.parse(stdout);
   };
   const password = randomBytes(24).toString('base64url');
@@ -255,7 +258,7 @@ export async function prepareStore(options) {
 /**
  * Starts `serve` on a prepared store and waits until /readyz answers.
  * @param {Record<string, string>} env
- * @param {Pick<ServiceOptions, 'logFile' | 'profileDir'>} options
+ * @param {Pick<ServiceOptions, 'logFile' | 'profileDir' | 'root'>} options
  * @returns {Promise<RunningServer & { readyMs: number }>}
  */
 export async function launchService(env, options = {}) {
@@ -269,7 +272,8 @@ export async function launchService(env, options = {}) {
     nodeArgs.push('--cpu-prof', '--cpu-prof-dir', options.profileDir, '--cpu-prof-name', profile);
   }
   const startedAt = performance.now();
-  const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve'], { env, cwd: ROOT, stdio: ['ignore', logFd, 'pipe'] });
+  const root = options.root ?? ROOT;
+  const child = spawn(process.execPath, [...nodeArgs, cliOf(root), 'serve'], { env, cwd: root, stdio: ['ignore', logFd, 'pipe'] });
   closeSync(logFd);
   const watched = watch(child, 'service');
   const baseUrl = `http://${env.HOST}:${env.PORT}`;
@@ -294,7 +298,7 @@ export async function launchService(env, options = {}) {
 export async function startService(options) {
   const prepared = await prepareStore(options);
   try {
-    const seed = await seedThroughCli(prepared.env);
+    const seed = await seedThroughCli(prepared.env, options.root ?? ROOT);
     const service = await launchService(prepared.env, options);
     return { ...service, seed, store: options.store, cleanup: prepared.cleanup };
   } catch (error) {

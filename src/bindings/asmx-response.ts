@@ -40,9 +40,9 @@ export function sendAsmx(res: ServerResponse, response: AsmxResponse): void {
     // A browser must never read an answer as anything but its type: the text errors echo the method name.
     'X-Content-Type-Options',
     'nosniff',
+    REQUEST_ID_HEADER,
+    requestIdOf(res.req),
   ];
-  const requestId = requestIdOf(res.req);
-  if (requestId !== undefined) headers.push(REQUEST_ID_HEADER, requestId);
   if (response.retryAfterSeconds !== undefined) headers.push('Retry-After', String(response.retryAfterSeconds));
   res.writeHead(response.status, headers);
   if (response.headOnly) res.end();

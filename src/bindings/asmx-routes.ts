@@ -10,7 +10,7 @@ import { createCallLogger, type CallMetrics } from './call-log.js';
 import type { Refuse } from './request-errors.js';
 import { createDiscovery } from './discovery/index.js';
 import { createWsdlDocument } from './discovery/wsdl-document.js';
-import { createHttpSidecar } from './http/sidecar.js';
+import { addHttpSidecar } from './http/sidecar.js';
 import { createOperationTable } from './operations.js';
 import { createResultRenderer } from './result/formats.js';
 import { createSoapStack } from './soap/node-soap.js';
@@ -52,10 +52,11 @@ const isJson = (req: Request) => /^application\/json\s*(;|$)/i.test(req.headers[
 /**
  * Adds {BASE_PATH}/Authentication.asmx to the app as ASMX serves it, matched in any letter case as on IIS:
  * - the endpoint itself: GET for ?wsdl, ?disco and the help pages, POST for SOAP 1.1 and 1.2, anything else 405;
- * - below it, the HTTP GET/POST sidecar router: /{Operation}.
- * Before either, a body declared larger than MAX_BODY_BYTES is refused unread, and a JSON POST is refused as
- * .NET's script handler refuses a class without [ScriptService]. The routes go on the app itself rather than
- * on a router of their own: every call passes them, and each router level costs it a dispatch.
+ * - below it, the HTTP GET/POST sidecar (src/bindings/http/sidecar.ts): /{Operation}.
+ * Each route's first handler (the guard) refuses a body declared larger than MAX_BODY_BYTES unread, and a JSON
+ * POST as .NET's script handler refuses a class without [ScriptService]. They are two routes on the app itself,
+ * with no middleware or router of their own: every call passes them, and each router level or `use` layer
+ * costs it a dispatch.
  */
 export async function mountAsmx(app: Express, deps: AsmxDeps): Promise<void> {
   const { config } = deps;
@@ -82,13 +83,14 @@ export async function mountAsmx(app: Express, deps: AsmxDeps): Promise<void> {
     next();
   };
 
-  const endpoint = escapeRegExp(`${config.basePath}/${ENDPOINT_FILE}`);
-  app.use(new RegExp(`^${endpoint}(?=/|$)`, 'i'), guard);
+  const endpointPath = `${config.basePath}/${ENDPOINT_FILE}`;
+  const endpoint = escapeRegExp(endpointPath);
   app
     .route(new RegExp(`^${endpoint}$`, 'i'))
+    .all(guard)
     .head(methodNotAllowed)
     .get((req, res) => discovery.handle(req, res))
     .post(readRaw, soap)
     .all(methodNotAllowed);
-  app.use(new RegExp(`^${endpoint}(?=/)`, 'i'), createHttpSidecar({ config, operations, logCall }));
+  addHttpSidecar(app, new RegExp(`^${endpoint}/`, 'i'), guard, { config, endpointPath, operations, logCall });
 }

@@ -1,3 +1,4 @@
+import { composeCommandMailer } from '../compose/mailer.js';
 import { serviceSettings } from '../compose/service-settings.js';
 import { loadConfig, type Config, type Environment } from '../config/config.js';
 import { loadOrCreateSecretKey } from '../config/secret-key.js';
@@ -18,7 +19,10 @@ export interface CliContext {
   readonly io: CliIo;
   /** The validated settings; throws ConfigError. */
   config(): Config;
-  /** Runs fn over services on an open store, and closes the store when fn settles. */
+  /**
+   * Runs fn over services on an open store, and closes the store when fn settles; the mail fn queued (SMTP_URL)
+   * is delivered first, for up to SHUTDOWN_TIMEOUT.
+   */
   withServices<T>(fn: (services: Services) => Promise<T>): Promise<T>;
 }
 
@@ -38,11 +42,14 @@ export function createCliContext(env: Environment, io: CliIo = processIo): CliCo
       const config = configOnce();
       const { dataDir, databaseUrl, secretKey } = config;
       const key = loadOrCreateSecretKey(secretKey, dataDir, { shared: databaseUrl !== undefined });
+      // Before the store opens: a broken mail template stops the command with nothing to close.
+      const mailer = composeCommandMailer(config, (text) => io.err(text), io.errIsTerminal === true);
       const store = await openStore({ dataDir, databaseUrl });
       try {
         await checkDeploymentKey(store, key);
-        return await fn(createServices({ store, secretKey: key, settings: serviceSettings(config) }));
+        return await fn(createServices({ store, secretKey: key, settings: serviceSettings(config), mailer }));
       } finally {
+        await mailer?.stop(config.shutdownTimeoutSeconds * 1000);
         await store.close();
       }
     },

@@ -17,6 +17,7 @@ export function serviceSettings(config: Config): ServiceSettings {
       defaultReturnPath: signin.defaultReturnPath,
       throttle: signin.throttle,
       totpIssuer: signin.branding.organizationName,
+      recoveryTokenTtlSeconds: signin.recoveryTokenTtlSeconds,
     },
     formsCookie: config.formsCookie && {
       ...config.formsCookie,

@@ -60,6 +60,7 @@ export function configFrom(s: ParsedSettings, settings: readonly Setting[], trus
       loginPath: s.LOGIN_PATH,
       logoutPath: s.LOGOUT_PATH,
       accountPath: s.ACCOUNT_PATH,
+      recoveryPaths: Object.freeze({ request: `${s.LOGIN_PATH.replace(/\/+$/, '')}/forgot`, reset: `${s.LOGIN_PATH.replace(/\/+$/, '')}/reset` }),
       mfa: s.MFA,
       defaultReturnPath: s.DEFAULT_RETURN_PATH ?? s.LOGIN_PATH,
       cookieDomain: s.COOKIE_DOMAIN?.toLowerCase(),
@@ -78,8 +79,11 @@ export function configFrom(s: ParsedSettings, settings: readonly Setting[], trus
         windowSeconds: s.SIGNIN_FAILURE_WINDOW,
         lockoutSeconds: s.SIGNIN_LOCKOUT,
       }),
+      recoveryTokenTtlSeconds: s.RECOVERY_TOKEN_TTL,
     }),
     formsCookie,
+    // The cross-checks refuse SMTP_URL without MAIL_FROM.
+    mail: s.SMTP_URL !== undefined && s.MAIL_FROM !== undefined ? Object.freeze({ url: s.SMTP_URL, from: s.MAIL_FROM, replyTo: s.MAIL_REPLY_TO }) : undefined,
     callerThrottle: Object.freeze({
       maxFailures: s.CALLER_MAX_FAILURES_PER_ADDRESS,
       windowSeconds: s.CALLER_FAILURE_WINDOW,
@@ -112,6 +116,7 @@ function formsCookieFrom(s: ParsedSettings): FormsCookieConfig | undefined {
       compatibilityMode: s.MACHINE_KEY_COMPATIBILITY,
     }),
     timeoutMinutes: s.FORMS_TIMEOUT,
+    sliding: s.FORMS_SLIDING,
     unknownMember: s.FORMS_UNKNOWN_MEMBER,
   });
 }

@@ -1,5 +1,6 @@
 import type { OperationName } from '../service/wsdl-types.js';
 import type { FormsCookieConfig } from './forms-cookie-settings.js';
+import type { MailConfig } from './mail-settings.js';
 import type { ProfileName } from './profiles.js';
 import type { ProxyTrust } from './proxy-trust.js';
 import type { ChosenField, IbridgeAttributeName, JsonFieldName } from './result-fields.js';
@@ -79,6 +80,8 @@ export interface Config {
    * then its ticket, named FORMS_COOKIE_NAME (signin.cookieName), and AuthenticateCookie reads the site's own.
    */
   readonly formsCookie: FormsCookieConfig | undefined;
+  /** SMTP_URL, MAIL_FROM and MAIL_REPLY_TO: the members' mail, sent when SMTP_URL is set; undefined otherwise. */
+  readonly mail: MailConfig | undefined;
   /** Failed security passwords per client address (CALLER_*), counted in the store like the sign-in throttle. */
   readonly callerThrottle: CallerThrottleConfig;
   /**
@@ -107,6 +110,8 @@ export interface SigninConfig {
   readonly loginPath: string;
   readonly logoutPath: string;
   readonly accountPath: string;
+  /** Password recovery's pages, below LOGIN_PATH (so that the sign-in form's CSRF cookie reaches them): ask for a link, and choose a new password with it. */
+  readonly recoveryPaths: { readonly request: string; readonly reset: string };
   /** MFA: members choose whether to have a second factor (optional), or must have one (required). */
   readonly mfa: (typeof MFA_POLICIES)[number];
   /** Where a missing or refused return address leads: a path on this service. */
@@ -125,6 +130,8 @@ export interface SigninConfig {
     /** Templates here replace the built-in ones of the same name. */
     readonly templateDir: string | undefined;
   };
+  /** RECOVERY_TOKEN_TTL: how long a password recovery link works. */
+  readonly recoveryTokenTtlSeconds: number;
   readonly throttle: {
     readonly accountFailures: number;
     readonly addressFailures: number;

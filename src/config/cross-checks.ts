@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { formsCookieProblems } from './forms-cookie-settings.js';
+import { mailProblems } from './mail-settings.js';
 import { schema, type Environment } from './schema.js';
 
 /** Rules between settings, checked on whichever of them parsed, so that every problem is listed at once. */
@@ -42,5 +43,6 @@ export function crossFieldProblems(env: Environment): string[] {
       formsCookieName: field('FORMS_COOKIE_NAME'),
     }),
   );
+  problems.push(...mailProblems({ smtpUrlSet: env.SMTP_URL !== undefined, mailFromSet: env.MAIL_FROM !== undefined }));
   return problems;
 }

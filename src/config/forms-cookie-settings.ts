@@ -29,6 +29,8 @@ export interface FormsCookieConfig {
   readonly machineKey: MachineKeySettings;
   /** FORMS_TIMEOUT: minutes a ticket issued here lives. */
   readonly timeoutMinutes: number;
+  /** FORMS_SLIDING: whether the sign-in and account pages renew a ticket issued here past half its life. */
+  readonly sliding: boolean;
   readonly unknownMember: (typeof FORMS_UNKNOWN_MEMBER_POLICIES)[number];
 }
 

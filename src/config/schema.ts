@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_SERVER_TIMEOUTS, LOG_FORMATS, MEMBER_ID_FORMATS, MFA_POLICIES, RESULT_FORMATS, SESSION_TOKEN_FORMATS } from './config-type.js';
 import { fieldList } from './field-list.js';
+import { mailAddress, smtpUrl } from './mail-settings.js';
 import { FORMS_UNKNOWN_MEMBER_POLICIES, MACHINE_KEY_COMPATIBILITIES, MACHINE_KEY_DECRYPTIONS, MACHINE_KEY_VALIDATIONS, machineKeyHex } from './forms-cookie-settings.js';
 import { DEFAULT_OPERATIONS, operationDocumentation, operationList } from './operation-settings.js';
 import { PROFILE_NAMES } from './profiles.js';
@@ -82,6 +83,8 @@ export const schema = z.object({
   FORMS_COOKIE_NAME: cookieName.default('.ASPXAUTH'),
   // Minutes, as <forms timeout>; at most a year.
   FORMS_TIMEOUT: integer(1, 525_600).default(30),
+  // <forms slidingExpiration>: the pages renew a ticket issued here once half its life has passed.
+  FORMS_SLIDING: bool.default(true),
   FORMS_UNKNOWN_MEMBER: z.enum(FORMS_UNKNOWN_MEMBER_POLICIES, { message: `must be one of ${FORMS_UNKNOWN_MEMBER_POLICIES.join(', ')}` }).default('refuse'),
   ORGANIZATION_NAME: z.string().trim().min(1).max(120).default('Member sign-in'),
   LOGO_URL: absoluteHttpUrl.or(urlPath).optional(),
@@ -91,10 +94,17 @@ export const schema = z.object({
     .regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex colour such as #0b5cad')
     .default('#0b5cad'),
   TEMPLATE_DIR: z.string().trim().min(1).optional(),
+  SMTP_URL: smtpUrl.optional(),
+  MAIL_FROM: mailAddress.optional(),
+  MAIL_REPLY_TO: mailAddress.optional(),
   SIGNIN_MAX_FAILURES_PER_ACCOUNT: integer(1, 1000).default(5),
   SIGNIN_MAX_FAILURES_PER_ADDRESS: integer(1, 100000).default(20),
   SIGNIN_FAILURE_WINDOW: duration.default(15 * 60),
   SIGNIN_LOCKOUT: duration.default(15 * 60),
+  // Long enough to find the mail, short enough that a link forgotten in a mailbox soon stops working.
+  RECOVERY_TOKEN_TTL: durationAtMost(86400, '1d')
+    .refine((seconds) => seconds >= 60, 'must be at least 1m')
+    .default(30 * 60),
   CALLER_MAX_FAILURES_PER_ADDRESS: integer(1, 100000).default(20),
   CALLER_FAILURE_WINDOW: duration.default(15 * 60),
   CALLER_LOCKOUT: duration.default(15 * 60),

@@ -1,6 +1,6 @@
 const HIDDEN = '(hidden)';
 
-/** A database URL without its password, in the user part or in the query (libpq reads both). */
+/** A database or SMTP URL without its password, in the user part or in the query (libpq reads both). */
 function maskedUrl(url: string): string {
   try {
     const parsed = new URL(url);
@@ -22,4 +22,5 @@ export const SECRET_SETTINGS: Readonly<Record<string, (value: string) => string>
   DATABASE_URL: maskedUrl,
   MACHINE_KEY_VALIDATION_KEY: () => HIDDEN,
   MACHINE_KEY_DECRYPTION_KEY: () => HIDDEN,
+  SMTP_URL: maskedUrl,
 };

@@ -1,9 +1,11 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { MAIL_KINDS } from '../mail/mail.js';
+import { MAIL_RESULTS, type MailMetrics } from '../mail/queue.js';
 import { STORE_UNAVAILABLE_REASONS, type CacheLookups, type CallPathCache, type SessionEvents } from '../service/index.js';
 import type { StoreAvailabilityMetrics } from './store-availability.js';
 
 /** What the background purge deletes. */
-export type PurgeKind = 'sessions' | 'throttles' | 'oidc';
+export type PurgeKind = 'sessions' | 'throttles' | 'oidc' | 'recovery_tokens';
 
 /**
  * The service's Prometheus metrics, in a registry of its own (never prom-client's global one, so that two
@@ -11,7 +13,7 @@ export type PurgeKind = 'sessions' | 'throttles' | 'oidc';
  * sink it reports to: the call logger, the sign-in router, the services' session events, the store wrapper
  * and the purge. The sinks' types belong to those parts; the app checks that these methods fit them.
  */
-export interface Metrics extends SessionEvents, StoreAvailabilityMetrics {
+export interface Metrics extends SessionEvents, StoreAvailabilityMetrics, MailMetrics {
   readonly registry: Registry;
   /** An Authentication.asmx call: binding, operation (undefined before one was chosen), outcome, duration. */
   call(entry: { binding: string; operation: string | undefined; outcome: string; seconds: number }): void;
@@ -100,6 +102,12 @@ export function createMetrics(): Metrics {
     labelNames: ['kind'] as const,
     registers,
   });
+  const mailSent = new Counter({
+    name: 'mail_sent_total',
+    help: 'Mail to members, by kind and result: sent; retried (an attempt failed, another follows); failed (refused for good); expired (undelivered at its maximum age); dropped (queue full, or the service stopped)',
+    labelNames: ['kind', 'result'] as const,
+    registers,
+  });
   const backchannelLogouts = new Counter({
     name: 'oidc_backchannel_logouts_total',
     help: 'Back-channel logout tokens sent to OpenID clients, by outcome: delivered, retried (an attempt failed, another follows) or failed (given up)',
@@ -124,10 +132,11 @@ export function createMetrics(): Metrics {
   });
   // Series that exist from the start, so that rate() and alerts see 0 rather than nothing.
   for (const outcome of SIGNIN_OUTCOMES) signinAttempts.inc({ outcome }, 0);
-  for (const kind of ['sessions', 'throttles', 'oidc'] satisfies PurgeKind[]) purged.inc({ kind }, 0);
+  for (const kind of ['sessions', 'throttles', 'oidc', 'recovery_tokens'] satisfies PurgeKind[]) purged.inc({ kind }, 0);
   for (const status of ['400', '408', '413', '431']) refusals.inc({ status }, 0);
   for (const outcome of ['delivered', 'retried', 'failed']) backchannelLogouts.inc({ outcome }, 0);
   for (const reason of STORE_UNAVAILABLE_REASONS) storeUnavailable.inc({ reason }, 0);
+  for (const kind of MAIL_KINDS) for (const result of MAIL_RESULTS) mailSent.inc({ kind, result }, 0);
 
   const countCall = (binding: string, operation: string, outcome: string) => {
     const key = `${binding} ${operation} ${outcome}`;
@@ -166,6 +175,9 @@ export function createMetrics(): Metrics {
     },
     backchannelLogout(outcome) {
       backchannelLogouts.inc({ outcome });
+    },
+    mailSent(kind, result) {
+      mailSent.inc({ kind, result });
     },
     watchCaches(lookups) {
       cacheLookups = lookups;

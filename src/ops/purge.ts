@@ -26,6 +26,8 @@ export interface PurgeCutoffs {
   oidcExpiredBefore: number;
   /** And its signing keys retired at or before this time, no longer published. */
   oidcKeysRetiredBefore: number;
+  /** Password recovery tokens that expired at or before this time are deleted: their links no longer work. */
+  recoveryTokensBefore: number;
 }
 
 /**
@@ -40,7 +42,8 @@ export interface PurgeCutoffs {
  * clock runs ahead of the others by more than the retention could; the default of 7 days leaves room.)
  * Throttle records are kept for the longer of the failure window and the lockout: a window that began
  * earlier has ended, and the store also keeps any record whose lock still runs. The OpenID provider's records
- * go when they expire; its retired keys once no token they signed is still checked.
+ * go when they expire; its retired keys once no token they signed is still checked. Recovery tokens go when they
+ * expire.
  */
 export function purgeCutoffs(now: number, policy: PurgePolicy): PurgeCutoffs {
   const endedBefore = now - policy.sessionRetentionMs;
@@ -50,6 +53,7 @@ export function purgeCutoffs(now: number, policy: PurgePolicy): PurgeCutoffs {
     throttlesBefore: now - Math.max(policy.throttleWindowMs, policy.throttleLockoutMs),
     oidcExpiredBefore: now,
     oidcKeysRetiredBefore: now - policy.oidcKeyRetentionMs,
+    recoveryTokensBefore: now,
   };
 }
 
@@ -57,6 +61,7 @@ export interface PurgeResult {
   sessions: number | null;
   throttles: number | null;
   oidc: number | null;
+  recoveryTokens: number | null;
 }
 
 export interface PurgeScheduler {
@@ -72,6 +77,7 @@ export interface PurgeOptions {
     purgeSessions(endedBefore: number, idleBefore: number): Promise<number>;
     purgeThrottles(before: number): Promise<number>;
     purgeOidc(expiredBefore: number, keysRetiredBefore: number): Promise<number>;
+    purgeRecoveryTokens(before: number): Promise<number>;
   };
   policy: PurgePolicy;
   logger: Logger;
@@ -84,7 +90,8 @@ export interface PurgeOptions {
 }
 
 /**
- * Deletes ended sessions, stale throttle records and the OpenID provider's expired records in the background,
+ * Deletes ended sessions, stale throttle records, the OpenID provider's expired records and expired recovery
+ * tokens in the background,
  * every `intervalMs`. The next run is scheduled when the previous one has finished, so runs never overlap; the
  * timer is unref'd, so it never keeps the process alive. The store paces each purge, in one place for every
  * dialect (src/store/sql/purge.ts): it deletes in batches sized to take about 10 ms, each followed by a pause as
@@ -117,9 +124,10 @@ export function startPurge(options: PurgeOptions): PurgeScheduler {
     const sessions = await attempt('sessions', () => store.purgeSessions(cutoffs.endedBefore, cutoffs.idleBefore));
     const throttles = await attempt('throttles', () => store.purgeThrottles(cutoffs.throttlesBefore));
     const oidc = await attempt('oidc', () => store.purgeOidc(cutoffs.oidcExpiredBefore, cutoffs.oidcKeysRetiredBefore));
-    const deleted = (sessions ?? 0) + (throttles ?? 0) + (oidc ?? 0);
-    logger.log(deleted > 0 ? 'info' : 'debug', 'purge', { sessions, throttles, oidc, ms: Math.round(performance.now() - startedAt) });
-    return { sessions, throttles, oidc };
+    const recoveryTokens = await attempt('recovery_tokens', () => store.purgeRecoveryTokens(cutoffs.recoveryTokensBefore));
+    const deleted = (sessions ?? 0) + (throttles ?? 0) + (oidc ?? 0) + (recoveryTokens ?? 0);
+    logger.log(deleted > 0 ? 'info' : 'debug', 'purge', { sessions, throttles, oidc, recoveryTokens, ms: Math.round(performance.now() - startedAt) });
+    return { sessions, throttles, oidc, recoveryTokens };
   };
 
   const schedule = (delayMs: number) => {

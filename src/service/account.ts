@@ -27,12 +27,15 @@ export class AccountService {
     private readonly clock: Clock,
   ) {}
 
-  /** Sets a new password after checking the current one, and ends every other session of the member. */
-  async changePassword(member: MemberRow, current: string, next: string, keep: SessionRow, clientAddress: string): Promise<AccountResult> {
+  /**
+   * Sets a new password after checking the current one, and ends every other session of the member. The member
+   * is told by mail, with the client and the `device` the change came from.
+   */
+  async changePassword(member: MemberRow, current: string, next: string, keep: SessionRow, clientAddress: string, device?: string): Promise<AccountResult> {
     const checked = await this.#password(member, current, clientAddress);
     if (!checked.ok) return checked;
     try {
-      await this.members.setPassword(member.id, next);
+      await this.members.setPassword(member.id, next, { by: 'account', from: { client: clientAddress, device } });
     } catch (error) {
       if (error instanceof ServiceError && error.code === 'MEMBER_PASSWORD_TOO_SHORT') return { ok: false, reason: 'too-short' };
       if (error instanceof ServiceError && error.code === 'MEMBER_PASSWORD_TOO_LONG') return { ok: false, reason: 'too-long' };
@@ -59,12 +62,15 @@ export class AccountService {
     return ended.filter(Boolean).length;
   }
 
-  /** Turns the second factor off: the current password and a code (or a recovery code) are both needed. */
-  async removeSecondFactor(member: MemberRow, current: string, code: string, clientAddress: string): Promise<AccountResult> {
+  /**
+   * Turns the second factor off: the current password and a code (or a recovery code) are both needed. The
+   * member is told by mail, as for a password change.
+   */
+  async removeSecondFactor(member: MemberRow, current: string, code: string, clientAddress: string, device?: string): Promise<AccountResult> {
     const checked = await this.#password(member, current, clientAddress);
     if (!checked.ok) return checked;
     if (!(await this.secondFactor.check(member.id, code)).ok) return this.#failed(member, 'wrong-code', clientAddress);
-    await this.secondFactor.remove(member.id);
+    await this.secondFactor.remove(member.id, { by: 'account', from: { client: clientAddress, device } });
     return { ok: true };
   }
 

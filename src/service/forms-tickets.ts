@@ -29,6 +29,8 @@ export interface FormsCookieSettings {
   readonly machineKey: MachineKeySettings;
   /** FORMS_TIMEOUT: how long a ticket this service issues lives, in minutes. */
   readonly timeoutMinutes: number;
+  /** FORMS_SLIDING: whether a ticket this service issued is renewed (renew) once half its life has passed. */
+  readonly sliding: boolean;
   /** FORMS_UNKNOWN_MEMBER. */
   readonly unknownMember: UnknownTicketMember;
   /** SESSION_RETENTION: how long ended sessions, the record of sign-outs, are kept; older tickets never answer. */
@@ -37,6 +39,12 @@ export interface FormsCookieSettings {
 
 /** How a login cookie that is a ticket of the site stands: valid until its expiry, or refused. */
 export type CookieTicket = { readonly ok: true; readonly expiresAt: number } | { readonly ok: false; readonly reason: 'expired' | 'ticket-invalid' };
+
+/** A ticket issued again by renew: the login cookie that holds it, and whether it is persistent ("keep me signed in"). */
+export interface RenewedTicket {
+  readonly cookie: string;
+  readonly persistent: boolean;
+}
 
 /** Whom a ticket signs in: a member (one of the service's, or a minimal one of its name), or why nobody. */
 export type TicketCheck = { readonly ok: true; readonly member: MemberRow } | { readonly ok: false; readonly reason: NotSignedInReason };
@@ -101,19 +109,41 @@ export class FormsTickets {
     this.#key = machineKey(settings.machineKey);
   }
 
-  /** A new login cookie for this member: a ticket the site reads as the member's, issued `now`, not persistent. */
-  issue(username: string, now: number): string {
+  /**
+   * A new login cookie for this member: a ticket the site reads as the member's, issued `now`, persistent when
+   * the member asked to stay signed in (as FormsAuthentication.SetAuthCookie(name, persistent) makes it).
+   */
+  issue(username: string, now: number, persistent: boolean): string {
+    return this.#issue({ version: TICKET_VERSION, name: username, isPersistent: persistent, userData: '', cookiePath: '/' }, now);
+  }
+
+  /**
+   * FORMS_SLIDING, as FormsAuthentication.RenewTicketIfOld does it: a valid ticket of which at least as much
+   * time has passed since it was issued as is left until it expires, issued again `now` for FORMS_TIMEOUT, with
+   * its name, persistence, user data, version and path. Null when sliding is off, or the cookie is not such a
+   * ticket (younger, expired, not the site's). Whose ticket it is, is the caller's to know: the pages renew
+   * only the login cookie of a live session here.
+   */
+  renew(cookie: string, now: number): RenewedTicket | null {
+    if (!this.settings.sliding || !looksLikeFormsTicket(cookie)) return null;
+    const read = readFormsTicket(this.#key, cookie, new Date(now));
+    if (!read.ok) return null;
+    const { ticket } = read;
+    const left = dateFromTicks(ticket.expirationTicks).getTime() - now;
+    if (left > now - dateFromTicks(ticket.issueTicks).getTime()) return null;
+    return { cookie: this.#issue(ticket, now), persistent: ticket.isPersistent };
+  }
+
+  /** The ticket, issued `now` and expiring FORMS_TIMEOUT later, as the login cookie that holds it. */
+  #issue(ticket: Omit<FormsTicket, 'issueTicks' | 'expirationTicks'>, now: number): string {
     const issued = issueFormsTicket(this.#key, {
-      version: TICKET_VERSION,
-      name: username,
+      ...ticket,
       issueTicks: ticksFromDate(new Date(now)),
       expirationTicks: ticksFromDate(new Date(now + this.settings.timeoutMinutes * 60_000)),
-      isPersistent: false,
-      userData: '',
-      cookiePath: '/',
     });
-    // Usernames are at most MAX_FIELD_LENGTH characters, whose tickets are well within the site's limit.
-    if (!issued.ok) throw new RangeError(`A Forms ticket for a username of ${username.length} characters is longer than the site reads.`);
+    // Usernames are at most MAX_FIELD_LENGTH characters, whose tickets are well within the site's limit, and a
+    // renewed ticket is as long as the one read.
+    if (!issued.ok) throw new RangeError(`A Forms ticket for a username of ${ticket.name.length} characters is longer than the site reads.`);
     return issued.cookie;
   }
 

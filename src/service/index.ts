@@ -1,13 +1,16 @@
+import type { Mailer } from '../mail/mail.js';
 import type { CallerRow, Store } from '../store/store.js';
 import { AccountService } from './account.js';
 import { AuthenticationService } from './authentication.js';
 import { CallerService } from './callers.js';
 import { systemClock, type Clock } from './clock.js';
 import { FormsTickets, type TicketHolder } from './forms-tickets.js';
+import { MemberNotices } from './member-notices.js';
 import { MemberService } from './members.js';
 import { createOidcServices, type OidcServices } from './oidc/index.js';
 import { ProvisioningClientService } from './provisioning-clients.js';
 import { ProvisioningService } from './provisioning.js';
+import { RecoveryService } from './recovery.js';
 import { ReturnUrlPolicy } from './return-urls.js';
 import { SecondFactorService } from './second-factor.js';
 import { Secrets } from './secrets.js';
@@ -26,6 +29,8 @@ export interface Services {
   authentication: AuthenticationService;
   signin: SignInService;
   returnUrls: ReturnUrlPolicy;
+  /** Password recovery by email: links sent by mail (on only with a mailer), and support's links. */
+  recovery: RecoveryService;
   /** Members as SCIM provisioning reads and writes them. */
   provisioning: ProvisioningService;
   /** The SCIM provisioning clients and their bearer tokens. */
@@ -58,6 +63,8 @@ export function createServices(options: {
   settings: ServiceSettings;
   clock?: Clock;
   events?: SessionEvents;
+  /** Sends the members' mail (SMTP_URL); without it, no mail is sent and recovery by email is off. */
+  mailer?: Mailer | undefined;
 }): Services {
   const { store, settings } = options;
   const clock = options.clock ?? systemClock;
@@ -72,9 +79,10 @@ export function createServices(options: {
   const sessions = new SessionService(store, secrets, settings.session, clock, caches.sessions, options.events, tickets);
   const throttle = callerAddressThrottle(store, settings.callerThrottle, caches.caller_throttle);
   const signinThrottle = new SignInThrottle(store, settings.signin.throttle);
-  const secondFactor = new SecondFactorService(store, secrets, clock, settings.signin.totpIssuer);
+  const notices = new MemberNotices(options.mailer, clock);
+  const secondFactor = new SecondFactorService(store, secrets, clock, settings.signin.totpIssuer, notices);
   const signIn = new SignInService(store, sessions, signinThrottle, secrets, clock, secondFactor, settings.signin.mfa, tickets);
-  const members = new MemberService(store, clock, sessions, settings.memberIdFormat);
+  const members = new MemberService(store, clock, sessions, settings.memberIdFormat, notices);
   const provisioners = new ProvisioningClientService(
     store,
     secrets,
@@ -91,6 +99,16 @@ export function createServices(options: {
     authentication: new AuthenticationService(callers, sessions, signIn, throttle, clock, tickets),
     signin: signIn,
     returnUrls: new ReturnUrlPolicy(store, settings.signin.defaultReturnPath),
+    recovery: new RecoveryService(
+      store,
+      members,
+      sessions,
+      secrets,
+      new SignInThrottle(store, settings.signin.throttle, { account: 'recovery-account', address: 'recovery-address' }),
+      notices,
+      clock,
+      settings.signin.recoveryTokenTtlSeconds,
+    ),
     provisioning: new ProvisioningService(store, clock, sessions, settings.memberIdFormat),
     provisioners,
     oidc: createOidcServices({ store, secrets, clock, sessions, cacheTtlMs: settings.cacheTtlMs }),

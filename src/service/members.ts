@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import type { PasswordChangedBy } from '../mail/mail.js';
 import type { MemberAttributes, MemberChanges, MemberRow, NewMember, NewMemberOutcome, Store } from '../store/store.js';
 import { StoreConflictError, StoreVersionConflictError } from '../store/store.js';
 import type { Clock } from './clock.js';
 import { ServiceError } from './errors.js';
 import { validateAttributes } from './member-attributes.js';
+import type { Change, MemberNotices } from './member-notices.js';
 import { hashPassword } from './passwords.js';
 import type { SessionService } from './sessions.js';
 
@@ -38,13 +40,15 @@ const UPDATE_ATTEMPTS = 3;
 export class MemberService {
   /**
    * `sessions` is told when a member is disabled or removed, so that none of its cached sessions outlives that.
-   * `clock` is the services' clock: members' creation times, and the member import's batch ages.
+   * `clock` is the services' clock: members' creation times, and the member import's batch ages. `notices`
+   * tells members of a password changed for them.
    */
   constructor(
     private readonly store: Store,
     readonly clock: Clock,
     private readonly sessions: Pick<SessionService, 'forgetCached'>,
     private readonly idFormat: MemberIdFormat,
+    private readonly notices: MemberNotices,
   ) {}
 
   /** passwordHash is a stored hash from passwords.ts (an import's), or null: no password until one is set. */
@@ -122,9 +126,18 @@ export class MemberService {
     return (await this.store.getMember(this.#lookup(id))) !== null;
   }
 
-  async setPassword(id: string, password: string): Promise<void> {
+  /**
+   * Sets the member's password. With `change` (the member on the account page or by a recovery link, an
+   * administrator), the member is told by mail who changed it, when and from where; without, as for the
+   * password a test or a migration sets, nothing is sent.
+   */
+  async setPassword(id: string, password: string, change?: Change<PasswordChangedBy>): Promise<void> {
     const hash = await hashPassword(checkedPassword(password));
-    if (!(await this.store.setMemberPassword(this.#lookup(id), hash, this.clock()))) throw new ServiceError('MEMBER_NOT_FOUND', id);
+    const memberId = this.#lookup(id);
+    if (!(await this.store.setMemberPassword(memberId, hash, this.clock()))) throw new ServiceError('MEMBER_NOT_FOUND', id);
+    if (change === undefined || !this.notices.sending) return;
+    const member = await this.store.getMember(memberId);
+    if (member) this.notices.send(member, { kind: 'password_changed', by: change.by }, change.from);
   }
 
   list(): Promise<MemberRow[]> {

@@ -1,7 +1,9 @@
 import { randomInt } from 'node:crypto';
+import type { TwoStepChangedBy } from '../mail/mail.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from './clock.js';
 import { ServiceError } from './errors.js';
+import type { Change, ChangeSource, MemberNotices, Notice } from './member-notices.js';
 import type { Secrets } from './secrets.js';
 import { matchingStep, newTotpSecret, totpUri } from './totp.js';
 
@@ -42,6 +44,8 @@ export class SecondFactorService {
     private readonly clock: Clock,
     /** The issuer authenticator apps show next to the account (ORGANIZATION_NAME). */
     private readonly issuer: string,
+    /** Tells members of their factor turned on or off, and of a recovery code used. */
+    private readonly notices: MemberNotices,
   ) {}
 
   async status(memberId: string): Promise<SecondFactorStatus> {
@@ -71,9 +75,9 @@ export class SecondFactorService {
 
   /**
    * Confirms the factor being set up with its first code. Returns the recovery codes, which are shown once and
-   * stored only as hashes; null when the code is not the secret's.
+   * stored only as hashes; null when the code is not the secret's. With `change`, the member is told by mail.
    */
-  async confirmSetup(memberId: string, code: string): Promise<string[] | null> {
+  async confirmSetup(memberId: string, code: string, change?: Change<TwoStepChangedBy>): Promise<string[] | null> {
     const row = await this.store.getSecondFactor(memberId);
     if (!row || row.confirmedAt !== null) throw new ServiceError('SECOND_FACTOR_NOT_PENDING');
     const secret = this.secrets.unseal(row.secretSealed);
@@ -83,6 +87,7 @@ export class SecondFactorService {
     const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
     const hashes = codes.map((recovery) => this.#recoveryHash(memberId, recovery));
     if (!(await this.store.confirmSecondFactor(memberId, now, step, hashes))) throw new ServiceError('SECOND_FACTOR_NOT_PENDING');
+    if (change) await this.#notify(memberId, { kind: 'two_step_enabled', by: change.by }, change.from);
     return codes;
   }
 
@@ -104,9 +109,27 @@ export class SecondFactorService {
     return (await this.store.useRecoveryCode(memberId, this.#recoveryHash(memberId, normalized), this.clock())) ? { ok: true, kind: 'recovery' } : { ok: false };
   }
 
-  /** Removes the member's factor and recovery codes (the member, with password and code; or support). */
-  async remove(memberId: string): Promise<boolean> {
-    return this.store.deleteSecondFactor(memberId);
+  /**
+   * Removes the member's factor and recovery codes (the member, with password and code; or support). With
+   * `change`, a member who had a confirmed factor is told by mail; one that was being set up goes silently.
+   */
+  async remove(memberId: string, change?: Change<TwoStepChangedBy>): Promise<boolean> {
+    const enabled = change !== undefined && (await this.isEnabled(memberId));
+    const removed = await this.store.deleteSecondFactor(memberId);
+    if (removed && enabled) await this.#notify(memberId, { kind: 'two_step_disabled', by: change.by }, change.from);
+    return removed;
+  }
+
+  /** Tells the member that a recovery code was used (from where), and how many are left. */
+  async recoveryCodeUsed(memberId: string, from: ChangeSource): Promise<void> {
+    if (!this.notices.sending) return;
+    await this.#notify(memberId, { kind: 'recovery_code_used', remaining: await this.store.countRecoveryCodes(memberId) }, from);
+  }
+
+  async #notify(memberId: string, notice: Notice, from: ChangeSource | undefined): Promise<void> {
+    if (!this.notices.sending) return;
+    const member = await this.store.getMember(memberId);
+    if (member) this.notices.send(member, notice, from);
   }
 
   #recoveryHash(memberId: string, code: string): string {

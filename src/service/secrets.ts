@@ -30,6 +30,7 @@ export class Secrets {
       | 'form-proof'
       | 'key-fingerprint'
       | 'recovery-code'
+      | 'recovery-token'
       | 'signin-challenge'
       | 'oidc-client-secret'
       | 'oidc-cookie-key',

@@ -78,9 +78,24 @@ export interface FoundSession {
   cookieTicket?: CookieTicket | undefined;
 }
 
-export type SessionCheck =
-  | { ok: true; found: SessionWithMember; token: string; cookie: string | null }
-  | { ok: false; reason: NotSignedInReason };
+export type SessionCheck = SignedInSession | { ok: false; reason: NotSignedInReason };
+
+/** A live session as a check found it, with its token and the login cookie looked up (or unsealed). */
+export interface SignedInSession {
+  ok: true;
+  found: SessionWithMember;
+  token: string;
+  cookie: string | null;
+}
+
+/**
+ * A session's login cookie renewed (FORMS_SLIDING): the new cookie, and how long the browser keeps it when its
+ * ticket is persistent ("keep me signed in": as long as the session can live), null for the browser's session.
+ */
+export interface RenewedCookie {
+  cookie: string;
+  keepForMs: number | null;
+}
 
 /**
  * Sessions, found by the hash of their token or login cookie. Found sessions are cached for CACHE_TTL_MS
@@ -115,14 +130,20 @@ export class SessionService {
   }
 
   /**
-   * Values may be supplied (migrations, tests); otherwise fresh random ones are issued. `origin` is where the
-   * session began, for the member's own list of sessions.
+   * Values may be supplied (migrations, tests); otherwise fresh random ones are issued. `persistent`: the
+   * member asked to stay signed in, so a Forms ticket issued as the login cookie is persistent. `origin` is where
+   * the session began, for the member's own list of sessions.
    */
-  async create(memberId: string, cookieDomain: string, values: { cookie?: string; token?: string } = {}, origin: SessionOrigin = {}): Promise<IssuedSession> {
+  async create(
+    memberId: string,
+    cookieDomain: string,
+    values: { cookie?: string; token?: string; persistent?: boolean } = {},
+    origin: SessionOrigin = {},
+  ): Promise<IssuedSession> {
     const member = await this.store.getMember(memberId);
     if (!member) throw new ServiceError('MEMBER_NOT_FOUND', memberId);
     const now = this.clock();
-    const cookie = values.cookie ?? this.forms?.issue(member.username, now) ?? randomSecret();
+    const cookie = values.cookie ?? this.forms?.issue(member.username, now, values.persistent ?? false) ?? randomSecret();
     const issued = this.#issue({ memberId, cookieDomain, ...values, cookie }, origin, now);
     await this.store.createSession(issued.session);
     this.events?.sessionsCreated(1);
@@ -190,6 +211,33 @@ export class SessionService {
       return { ok: false, reason: 'domain-mismatch' };
     }
     return this.#check(entry);
+  }
+
+  /**
+   * FORMS_SLIDING: a visit of the member's browser to the service's own pages renews the login cookie of the
+   * session it found, once its ticket has passed half its life (FormsTickets.renew). The session keeps its
+   * expiry (SESSION_ABSOLUTE_TIMEOUT holds whatever happens) and takes the new cookie in one store write; the
+   * cookie it replaces still answers until its own ticket expires, for whoever read it before the browser got
+   * the new one. Null when nothing was renewed: no ticket to renew, or the session's cookie is no longer this
+   * one (renewed meanwhile, or ended). Partners' reads never come here: they cannot set the member's cookie.
+   */
+  async renewCookie(signedIn: SignedInSession): Promise<RenewedCookie | null> {
+    const { found, cookie } = signedIn;
+    if (cookie === null || !this.forms) return null;
+    const now = this.clock();
+    const renewed = this.forms.renew(cookie, now);
+    if (!renewed) return null;
+    const { session } = found;
+    const replaced = await this.store.renewSessionCookie(session.id, {
+      currentCookieHash: this.secrets.hash('cookie', cookie),
+      cookieHash: this.secrets.hash('cookie', renewed.cookie),
+      cookieSealed: this.secrets.seal(renewed.cookie),
+      now,
+    });
+    if (!replaced) return null;
+    // A cached token lookup would give the replaced cookie as the session's.
+    this.cache.clear();
+    return { cookie: renewed.cookie, keepForMs: renewed.persistent ? session.expiresAt - now : null };
   }
 
   /** Forgets every cached session (and what the Forms tickets cache of members): a member changed, or sessions ended. */

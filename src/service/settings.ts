@@ -38,4 +38,6 @@ export interface SigninSettings {
   readonly throttle: SignInThrottlePolicy;
   /** ORGANIZATION_NAME: the issuer authenticator apps show next to the account. */
   readonly totpIssuer: string;
+  /** RECOVERY_TOKEN_TTL: how long a password recovery link works. */
+  readonly recoveryTokenTtlSeconds: number;
 }

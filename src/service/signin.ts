@@ -1,10 +1,11 @@
-import type { MemberCredentials, MemberRow, Store } from '../store/store.js';
+import type { MemberRow, SessionRow, Store } from '../store/store.js';
 import type { Clock } from './clock.js';
 import type { FormsTickets } from './forms-tickets.js';
+import { memberByLogin } from './login-match.js';
 import { equalizeTiming, hashPassword, needsRehash, verifyPassword } from './passwords.js';
 import type { SecondFactorService, SecondFactorSetup } from './second-factor.js';
 import type { Secrets } from './secrets.js';
-import type { IssuedSession, SessionOrigin, SessionService } from './sessions.js';
+import type { IssuedSession, RenewedCookie, SessionOrigin, SessionService } from './sessions.js';
 import type { SignInThrottle } from './throttle.js';
 
 export interface CredentialRequest {
@@ -14,11 +15,22 @@ export interface CredentialRequest {
   clientAddress: string;
 }
 
+/** The member signed in on a visit to the pages, the session, and its login cookie if the visit renewed it. */
+export interface SignedInVisit {
+  member: MemberRow;
+  session: SessionRow;
+  renewed: RenewedCookie | null;
+}
+
 /** Where a session is opened: for which cookie domain, and from which client. */
 export interface SessionPlace extends SessionOrigin {
   /** The domain the login cookie is set for: the configured cookie domain, or the request's host. */
   cookieDomain: string;
   clientAddress: string;
+  /** The device as the member reads it ("Firefox on Windows"), for the mails a step may send. */
+  device?: string | undefined;
+  /** "Keep me signed in": the login cookie is to outlive the browser (a Forms ticket is issued persistent). */
+  persistent?: boolean;
 }
 
 export type SignInRequest = CredentialRequest & SessionPlace;
@@ -87,7 +99,7 @@ export class SignInService {
   async completeWithCode(challenge: string, code: string, place: SessionPlace): Promise<StepResult> {
     const pending = await this.#pending(challenge, 'code');
     if (!pending) return { ok: false, reason: 'expired' };
-    const checked = await this.checkCode(pending.member.id, pending.login, code, place.clientAddress);
+    const checked = await this.checkCode(pending.member.id, pending.login, code, place.clientAddress, place.device);
     if (!checked.ok) return checked;
     return { ok: true, member: pending.member, issued: await this.#open(pending.member, place) };
   }
@@ -107,7 +119,8 @@ export class SignInService {
     if (!pending) return { ok: false, reason: 'expired' };
     const lock = await this.throttle.check(pending.login, place.clientAddress, this.clock());
     if (lock) return { ok: false, reason: 'throttled', retryAfterSeconds: lock.retryAfterSeconds };
-    const recoveryCodes = await this.secondFactor.confirmSetup(pending.member.id, code);
+    const from = { client: place.clientAddress, device: place.device };
+    const recoveryCodes = await this.secondFactor.confirmSetup(pending.member.id, code, { by: 'account', from });
     if (!recoveryCodes) return this.#failed(pending.login, place.clientAddress);
     await this.throttle.success(pending.login);
     return { ok: true, member: pending.member, issued: await this.#open(pending.member, place), recoveryCodes };
@@ -115,13 +128,16 @@ export class SignInService {
 
   /**
    * A second factor's code for a member whose password was just checked under `login`: throttled and
-   * counted with the same counters as passwords, and used up when right.
+   * counted with the same counters as passwords, and used up when right. A recovery code used is told to the
+   * member by mail, with the client and `device` (absent for a call from a partner's server).
    */
-  async checkCode(memberId: string, login: string, code: string, clientAddress: string): Promise<CodeCheck> {
+  async checkCode(memberId: string, login: string, code: string, clientAddress: string, device?: string): Promise<CodeCheck> {
     const lock = await this.throttle.check(login, clientAddress, this.clock());
     if (lock) return { ok: false, reason: 'throttled', retryAfterSeconds: lock.retryAfterSeconds };
-    if (!(await this.secondFactor.check(memberId, code)).ok) return this.#failed(login, clientAddress);
+    const checked = await this.secondFactor.check(memberId, code);
+    if (!checked.ok) return this.#failed(login, clientAddress);
     await this.throttle.success(login);
+    if (checked.kind === 'recovery') await this.secondFactor.recoveryCodeUsed(memberId, { client: clientAddress, device });
     return { ok: true };
   }
 
@@ -137,8 +153,8 @@ export class SignInService {
   }
 
   #open(member: MemberRow, place: SessionPlace): Promise<IssuedSession> {
-    const { cookieDomain, ...origin } = place;
-    return this.sessions.create(member.id, cookieDomain, {}, origin);
+    const { cookieDomain, persistent, ...origin } = place;
+    return this.sessions.create(member.id, cookieDomain, { persistent: persistent ?? false }, origin);
   }
 
   /** `step.memberId.login.expiresAt`, base64url, then its keyed hash: it cannot be made or changed without the server key. */
@@ -170,7 +186,7 @@ export class SignInService {
     const lock = await this.throttle.check(login, request.clientAddress, this.clock());
     if (lock) return { ok: false, reason: 'throttled', retryAfterSeconds: lock.retryAfterSeconds };
 
-    const credentials = await this.#find(login);
+    const credentials = await memberByLogin(this.store, login);
     const member = credentials?.member;
     const stored = member?.enabled ? credentials?.passwordHash : null;
     const verified = stored ? await verifyPassword(stored, request.password) : null;
@@ -206,10 +222,15 @@ export class SignInService {
     return check.ok && this.sessions.end(check.found.session.id);
   }
 
-  /** The member signed in with this login cookie for this domain, or null. */
-  async current(cookie: string, cookieDomain: string): Promise<MemberRow | null> {
+  /**
+   * A visit of the member's browser to the service's own pages with this login cookie for this domain: the
+   * member and the session it signs in, and the cookie renewed for the page to set (FORMS_SLIDING, see
+   * SessionService.renewCookie) or null; null when nobody is signed in.
+   */
+  async current(cookie: string, cookieDomain: string): Promise<SignedInVisit | null> {
     const check = await this.sessions.checkCookie(cookie, cookieDomain);
-    return check.ok ? check.found.member : null;
+    if (!check.ok) return null;
+    return { member: check.found.member, session: check.found.session, renewed: await this.sessions.renewCookie(check) };
   }
 
   /**
@@ -218,14 +239,5 @@ export class SignInService {
    */
   formProof(nonce: string): string {
     return this.secrets.hash('form-proof', nonce);
-  }
-
-  /** A username match wins; an email shared by two members signs neither in (treated as unknown). */
-  async #find(login: string): Promise<MemberCredentials | null> {
-    if (!login) return null;
-    const [first, second] = await this.store.findMembersByLogin(login);
-    if (!first) return null;
-    if (first.member.username.toLowerCase() === login.toLowerCase() || !second) return first;
-    return null;
   }
 }

@@ -98,18 +98,26 @@ export interface SignInThrottlePolicy {
   lockoutSeconds: number;
 }
 
+/** The key prefixes of a SignInThrottle's two counts. */
+export interface LoginThrottleKeys {
+  account: string;
+  address: string;
+}
+
 /**
  * Sign-in failures per account and per client address. The account key is the login as typed (lower-cased),
- * not the member: unknown logins lock exactly like real ones, so the lock reveals nothing.
+ * not the member: unknown logins lock exactly like real ones, so the lock reveals nothing. `keys` name the
+ * counts: sign-in's own unless given (password recovery counts its requests under keys of its own, so that
+ * asking for links never locks a member's sign-in).
  */
 export class SignInThrottle {
   readonly #account: KeyedThrottle;
   readonly #address: KeyedThrottle;
 
-  constructor(store: Store, policy: SignInThrottlePolicy) {
+  constructor(store: Store, policy: SignInThrottlePolicy, keys: LoginThrottleKeys = { account: 'account', address: 'address' }) {
     const timing = { windowSeconds: policy.windowSeconds, lockoutSeconds: policy.lockoutSeconds };
-    this.#account = new KeyedThrottle(store, { prefix: 'account', maxFailures: policy.accountFailures, ...timing });
-    this.#address = new KeyedThrottle(store, { prefix: 'address', maxFailures: policy.addressFailures, ...timing });
+    this.#account = new KeyedThrottle(store, { prefix: keys.account, maxFailures: policy.accountFailures, ...timing });
+    this.#address = new KeyedThrottle(store, { prefix: keys.address, maxFailures: policy.addressFailures, ...timing });
   }
 
   async check(login: string, address: string, now: number): Promise<ThrottleLock | null> {

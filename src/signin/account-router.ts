@@ -10,6 +10,7 @@ import { CsrfGuard, isSameOrigin } from './csrf.js';
 import { text } from './form.js';
 import { exactPath, subPath, type PageKit } from './pages.js';
 import { qrSvg } from './qr.js';
+import { setRenewedCookie } from './renewed-cookie.js';
 import { recoveryCodesView, setupView, type CodeProblem } from './step-views.js';
 import { messageView } from './views.js';
 import { MIN_PASSWORD_LENGTH } from '../service/members.js';
@@ -54,15 +55,18 @@ export function createAccountRouter(kit: PageKit): Router {
     logger.info('account', { outcome, ...(member ? { member } : {}), client: kit.requestContext(req).client, ...fields, requestId: requestIdOf(req) });
   };
 
-  /** The live session of the login cookie; without one, the sign-in page, which comes back here. */
+  /**
+   * The live session of the login cookie (renewed, FORMS_SLIDING, when its ticket is old); without one, the
+   * sign-in page, which comes back here.
+   */
   const signedIn: RequestHandler = async (req, res, next) => {
     const { cookieDomain } = kit.requestContext(req);
     for (const cookie of cookieValues(req, signin.cookieName)) {
-      const check = await services.sessions.checkCookie(cookie, cookieDomain);
-      if (check.ok) {
-        res.locals.account = { member: check.found.member, session: check.found.session } satisfies Signed;
-        return next();
-      }
+      const visit = await services.signin.current(cookie, cookieDomain);
+      if (!visit) continue;
+      setRenewedCookie(kit, res, visit.renewed);
+      res.locals.account = { member: visit.member, session: visit.session } satisfies Signed;
+      return next();
     }
     res.redirect(303, signInHref);
   };
@@ -141,7 +145,8 @@ export function createAccountRouter(kit: PageKit): Router {
       const reason = !current && !next ? 'missing-both' : !current ? 'missing-current' : 'missing-next';
       return showAccount(req, res, 400, { problem: { form: 'password', reason } });
     }
-    const result = await services.account.changePassword(member, current, next, session, kit.requestContext(req).client);
+    const { client, device } = kit.requestContext(req);
+    const result = await services.account.changePassword(member, current, next, session, client, device);
     if (!result.ok) {
       log(req, res, result.reason, { action: 'change-password' });
       const problem = refusal('password', result, false);
@@ -189,7 +194,8 @@ export function createAccountRouter(kit: PageKit): Router {
     if (!code) return showSetup(req, res, 400, { reason: 'missing' });
     let codes: string[] | null;
     try {
-      codes = await services.secondFactor.confirmSetup(member.id, code);
+      const { client, device } = kit.requestContext(req);
+      codes = await services.secondFactor.confirmSetup(member.id, code, { by: 'account', from: { client, device } });
     } catch (error) {
       // Nothing being set up (confirmed already, or turned off meanwhile): the page says how things are.
       if (!(error instanceof ServiceError && error.code === 'SECOND_FACTOR_NOT_PENDING')) throw error;
@@ -214,7 +220,8 @@ export function createAccountRouter(kit: PageKit): Router {
       const reason = !password && !code ? 'missing-both' : !password ? 'missing-password' : 'missing-code';
       return showAccount(req, res, 400, { problem: { form: 'remove', reason, recovery } });
     }
-    const result = await services.account.removeSecondFactor(member, password, code, kit.requestContext(req).client);
+    const { client, device } = kit.requestContext(req);
+    const result = await services.account.removeSecondFactor(member, password, code, client, device);
     if (!result.ok) {
       log(req, res, result.reason, { action: 'remove-second-factor' });
       const problem = refusal('remove', result, recovery);

@@ -1,7 +1,7 @@
 import type { MemberRow, SessionRow } from '../service/index.js';
 import type { SecondFactorStatus } from '../service/second-factor.js';
 import { deviceName } from './user-agent.js';
-import { errorSummary, fieldView, memberName, throttledText, type FieldView } from './views.js';
+import { errorSummary, fieldView, memberName, newPasswordText, throttledText, type FieldView } from './views.js';
 
 /** Where the account page's forms go. */
 export interface AccountPaths {
@@ -110,15 +110,14 @@ function fieldErrors(state: AccountState): Record<string, string> {
       case 'missing-current':
         return { 'current-password': 'Enter your current password' };
       case 'missing-next':
-        return { 'new-password': 'Enter a new password' };
+        return { 'new-password': newPasswordText('missing', state) };
       case 'missing-both':
-        return { 'current-password': 'Enter your current password', 'new-password': 'Enter a new password' };
+        return { 'current-password': 'Enter your current password', 'new-password': newPasswordText('missing', state) };
       case 'wrong-password':
         return { 'current-password': WRONG_PASSWORD };
       case 'too-short':
-        return { 'new-password': `Your new password must have at least ${state.minPasswordLength} characters` };
       case 'too-long':
-        return { 'new-password': `Your new password must have at most ${state.maxPasswordLength} characters` };
+        return { 'new-password': newPasswordText(problem.reason, state) };
     }
   }
   if (problem.form === 'remove') {

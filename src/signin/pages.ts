@@ -3,15 +3,16 @@ import type { CookieOptions, Request, RequestHandler, Response } from 'express';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import type { Services } from '../service/index.js';
+import { brandingView } from '../web/branding.js';
 import { clientAddress } from '../web/client-address.js';
 import { endpointUrl, sessionCookieDomain } from '../web/endpoint-url.js';
 import { createHostPolicy } from '../web/host-policy.js';
 import { requestIdOf } from '../web/request-id.js';
-import { brandingView } from './branding.js';
 import { loginCookieOptions } from './cookies.js';
 import { CsrfGuard } from './csrf.js';
 import { securityHeaders } from './security-headers.js';
 import { loadTemplates, type PageName } from './templates.js';
+import { deviceName } from './user-agent.js';
 import { messageView } from './views.js';
 
 /**
@@ -49,6 +50,8 @@ export interface RequestContext {
   cookieDomain: string;
   client: string;
   userAgent: string | undefined;
+  /** The device as the member reads it in a mail ("Firefox on Windows"), from the User-Agent. */
+  device: string;
 }
 
 /**
@@ -113,6 +116,7 @@ export function createPageKit(deps: SigninDeps): PageKit {
       cookieDomain: sessionCookieDomain(req, config),
       client: clientAddress(req, config.trustProxy),
       userAgent: req.headers['user-agent'],
+      device: deviceName(req.headers['user-agent'] ?? null),
     }),
     logAttempt: (req, outcome, client, extra = {}) => {
       metrics?.signinAttempt(outcome);

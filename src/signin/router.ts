@@ -6,6 +6,8 @@ import { isSameOrigin } from './csrf.js';
 import { finishSignIn } from './finish.js';
 import { loginForm, returnParameter, stepForm } from './form.js';
 import { createPageKit, exactPath, type SigninDeps } from './pages.js';
+import { createRecoveryRouter, PASSWORD_RESET_NOTICE, withReturn } from './recovery-router.js';
+import { setRenewedCookie } from './renewed-cookie.js';
 import { createSecondStep } from './second-step.js';
 import { unavailablePage } from './unavailable.js';
 import { loginView, messageView, signedInView, type LoginState } from './views.js';
@@ -13,16 +15,18 @@ import { loginView, messageView, signedInView, type LoginState } from './views.j
 export type { SignInAttemptOutcome, SigninDeps, SigninMetrics } from './pages.js';
 
 /**
- * The sign-in and sign-out pages, the second step of a sign-in, and the member's account page. Templates load
- * here, once, so a broken template directory stops the start.
+ * The sign-in and sign-out pages, the second step of a sign-in, the member's account page and password recovery.
+ * Templates load here, once, so a broken template directory stops the start.
  */
 export function createSigninRouter(deps: SigninDeps): Router {
   const kit = createPageKit(deps);
   const { config, services, logger, headers, ownHost, readForm, loginCsrf: csrf, cookieOptions, page } = kit;
   const { signin } = config;
 
+  // "Forgot your password?" only where a link can be sent (SMTP_URL).
+  const forgotHref = (returnUrl: string | undefined) => (services.recovery.enabled ? withReturn(signin.recoveryPaths.request, returnUrl) : undefined);
   const showLogin = (req: Request, res: Response, status: number, state: Omit<LoginState, 'loginAction' | 'csrfToken'>) =>
-    page(res, status, 'login', loginView({ ...state, loginAction: signin.loginPath, csrfToken: csrf.issue(req, res) }));
+    page(res, status, 'login', loginView({ ...state, loginAction: signin.loginPath, csrfToken: csrf.issue(req, res), forgotHref: forgotHref(state.returnUrl) }));
   const secondStep = createSecondStep(kit, showLogin);
 
   const router = express.Router();
@@ -34,10 +38,12 @@ export function createSigninRouter(deps: SigninDeps): Router {
       const { cookieDomain } = kit.requestContext(req);
       const returnUrl = returnParameter(req.query);
       for (const cookie of cookieValues(req, signin.cookieName)) {
-        const member = await services.signin.current(cookie, cookieDomain);
-        if (member) return page(res, 200, 'signed-in', signedInView(member, { logoutAction: signin.logoutPath, accountHref: signin.accountPath }, returnUrl));
+        const visit = await services.signin.current(cookie, cookieDomain);
+        if (!visit) continue;
+        setRenewedCookie(kit, res, visit.renewed);
+        return page(res, 200, 'signed-in', signedInView(visit.member, { logoutAction: signin.logoutPath, accountHref: signin.accountPath }, returnUrl));
       }
-      showLogin(req, res, 200, { returnUrl });
+      showLogin(req, res, 200, { returnUrl, notice: req.query.done === 'password-reset' ? PASSWORD_RESET_NOTICE : undefined });
     })
     .post(readForm, async (req, res) => {
       const { ownOrigin, cookieDomain, client, userAgent } = kit.requestContext(req);
@@ -55,7 +61,7 @@ export function createSigninRouter(deps: SigninDeps): Router {
         kit.logAttempt(req, 'incomplete', client);
         return showLogin(req, res, 400, { ...kept, problem: { reason: 'missing', login: !form.login.trim(), password: !form.password } });
       }
-      const result = await services.signin.signIn({ login: form.login, password: form.password, clientAddress: client, cookieDomain, userAgent });
+      const result = await services.signin.signIn({ login: form.login, password: form.password, clientAddress: client, cookieDomain, userAgent, persistent: form.remember });
       if (result.ok) {
         kit.logAttempt(req, 'signed-in', client, { member: result.member.id });
         return res.redirect(303, await finishSignIn(kit, res, result.issued, form, ownOrigin));
@@ -92,6 +98,7 @@ export function createSigninRouter(deps: SigninDeps): Router {
     .post(readForm, (req, res) => signOut(req, res, returnParameter(req.body)));
 
   router.use(createAccountRouter(kit));
+  router.use(createRecoveryRouter(kit));
   router.use(unavailablePage(kit));
 
   return router;

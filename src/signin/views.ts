@@ -15,6 +15,10 @@ export interface LoginState {
   login?: string;
   remember?: boolean;
   problem?: LoginProblem;
+  /** A fixed text the page opens with (a password just reset); never the query's. */
+  notice?: string | undefined;
+  /** The password recovery page, linked when mail is sent (SMTP_URL); undefined hides the link. */
+  forgotHref?: string | undefined;
 }
 
 export interface FieldView {
@@ -55,6 +59,8 @@ export function loginView(state: LoginState): object {
     csrfToken: state.csrfToken,
     returnUrl: state.returnUrl,
     remember: state.remember ?? false,
+    notice: state.notice,
+    forgotHref: state.forgotHref,
     login,
     password,
     errors,
@@ -70,6 +76,14 @@ export function throttledText(retryAfterSeconds: number): string {
 function waitText(seconds: number): string {
   const minutes = Math.ceil(seconds / 60);
   return minutes === 1 ? '1 minute' : `${minutes} minutes`;
+}
+
+/** What a new password's field says when it is missing or breaks the password rules (the account and recovery pages). */
+export function newPasswordText(problem: 'missing' | 'too-short' | 'too-long', rules: { minPasswordLength: number; maxPasswordLength: number }): string {
+  if (problem === 'missing') return 'Enter a new password';
+  return problem === 'too-short'
+    ? `Your new password must have at least ${rules.minPasswordLength} characters`
+    : `Your new password must have at most ${rules.maxPasswordLength} characters`;
 }
 
 /** The member's name as the pages show it: first and last name, or the username. */

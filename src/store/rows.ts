@@ -162,6 +162,18 @@ export interface SessionRow {
  * A member's second factor: a TOTP secret (RFC 6238), sealed under the server key. At most one per member;
  * removed with the member.
  */
+/**
+ * A member's password recovery link, as the store keeps it: the keyed hash of its token only (never the token),
+ * one per member, so that a newer link replaces (voids) the older one.
+ */
+export interface RecoveryTokenRow {
+  memberId: string;
+  tokenHash: string;
+  createdAt: number;
+  /** The link works until this time (RECOVERY_TOKEN_TTL after it was made), not at it. */
+  expiresAt: number;
+}
+
 export interface SecondFactorRow {
   memberId: string;
   secretSealed: string;
@@ -184,6 +196,14 @@ export interface ProvisioningClientRow {
 export interface SessionWithMember {
   session: SessionRow;
   member: MemberRow;
+}
+
+/** A session's new login cookie (Store.renewSessionCookie), in place of the one whose hash is `currentCookieHash`. */
+export interface SessionCookieRenewal {
+  currentCookieHash: string;
+  cookieHash: string;
+  cookieSealed: string;
+  now: number;
 }
 
 export interface SessionFilter {

@@ -1,4 +1,4 @@
-import type { CallerRow, CallerPasswordRow, MemberRow, MemberChanges, NewMember, MemberCondition, MemberPage, MemberReplacement, MemberReplaced, NewMemberOutcome, MemberCredentials, CallerOriginRow, ThrottleRow, SessionRow, SecondFactorRow, ProvisioningClientRow, SessionWithMember, SessionFilter, OidcClientRow, OidcKeyRow, OidcPayloadRow, OidcSessionLinkRow, OidcSessionLinkFilter } from './rows.js';
+import type { CallerRow, CallerPasswordRow, MemberRow, MemberChanges, NewMember, MemberCondition, MemberPage, MemberReplacement, MemberReplaced, NewMemberOutcome, MemberCredentials, CallerOriginRow, ThrottleRow, SessionRow, SecondFactorRow, RecoveryTokenRow, ProvisioningClientRow, SessionWithMember, SessionFilter, SessionCookieRenewal, OidcClientRow, OidcKeyRow, OidcPayloadRow, OidcSessionLinkRow, OidcSessionLinkFilter } from './rows.js';
 
 export type * from './rows.js';
 
@@ -112,7 +112,16 @@ export interface Store {
    */
   createSessions(sessions: readonly SessionRow[]): Promise<void>;
   findSessionByTokenHash(tokenHash: string): Promise<SessionWithMember | null>;
+  /** The session whose login cookie has this hash, or whose cookie it was until renewSessionCookie replaced it. */
   findSessionByCookieHash(cookieHash: string): Promise<SessionWithMember | null>;
+  /**
+   * Gives the session a new login cookie in one write: the new hash and sealed value replace the current ones,
+   * and the replaced hash stays the session's previous cookie (still found by findSessionByCookieHash; the one
+   * kept before it no longer is). Only while the session's cookie hash is still `currentCookieHash` and it is
+   * live at `now` (not revoked, not past expiresAt, which stays as it is); false otherwise, writing nothing.
+   * Throws StoreConflictError when the new hash is another session's.
+   */
+  renewSessionCookie(id: string, renewal: SessionCookieRenewal): Promise<boolean>;
   /**
    * Moves each session's lastSeenAt forward to the time given (never back), in one transaction; ids that are
    * not stored are left out. The sessions' idle-deadline moves, written in batches (LastSeenWriter).
@@ -146,6 +155,21 @@ export interface Store {
   countRecoveryCodes(memberId: string): Promise<number>;
   /** Removes the member's second factor and recovery codes; false when it had none. */
   deleteSecondFactor(memberId: string): Promise<boolean>;
+
+  // Password recovery by email (src/service/recovery.ts).
+  /**
+   * Stores the token's hash for its member in place of the member's earlier one, which stops working at once,
+   * if the member exists and is enabled; false, and nothing written, otherwise.
+   */
+  issueRecoveryToken(row: RecoveryTokenRow): Promise<boolean>;
+  findRecoveryToken(tokenHash: string): Promise<RecoveryTokenRow | null>;
+  /**
+   * Deletes the token with this hash if it expires after `now`, and returns its member's id; null when there is
+   * none, or it has expired. Atomic: of two requests with one token, on one instance or several, one gets the id.
+   */
+  consumeRecoveryToken(tokenHash: string, now: number): Promise<string | null>;
+  /** Deletes the tokens that expired at or before `before`; how many. */
+  purgeRecoveryTokens(before: number): Promise<number>;
 
   // SCIM provisioning clients (src/service/provisioning-clients.ts, docs/provisioning.md).
   /** Throws StoreConflictError when the name (or the token hash) is taken. */

@@ -18,14 +18,12 @@ export function acceptedRequestId(header: string | string[] | undefined): string
   return value !== undefined && ACCEPTABLE_ID.test(value) ? value : randomUUID();
 }
 
-/** Gives the request its id; returns it. */
-export function assignRequestId(req: IncomingMessage): string {
-  const requestId = acceptedRequestId(req.headers['x-request-id']);
-  requestIds.set(req, requestId);
+/**
+ * The request's id, given the first time it is asked for: every response and log line about the request asks,
+ * so each request has one by the time anything is written, without a middleware that every request would pass.
+ */
+export function requestIdOf(req: IncomingMessage): string {
+  let requestId = requestIds.get(req);
+  if (requestId === undefined) requestIds.set(req, (requestId = acceptedRequestId(req.headers['x-request-id'])));
   return requestId;
-}
-
-/** The request's id, or undefined for a request the app has not seen. */
-export function requestIdOf(req: IncomingMessage): string | undefined {
-  return requestIds.get(req);
 }

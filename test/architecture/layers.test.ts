@@ -15,26 +15,29 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 const MAY_IMPORT: Record<string, readonly string[]> = {
   // The generated contract types name the operations that OPERATIONS may list; JSON_FIELDS and
   // IBRIDGE_USER_ATTRIBUTES may name members' extra attributes, whose keys the service defines; MACHINE_KEY_*
-  // are checked by the rules the service reads the membership site's tickets with.
-  config: ['service/wsdl-types', 'service/extra-key', 'service/forms-ticket/machine-key'],
+  // are checked by the rules the service reads the membership site's tickets with; SMTP_URL by the mailer's.
+  config: ['service/wsdl-types', 'service/extra-key', 'service/forms-ticket/machine-key', 'mail/smtp-url'],
   log: [],
   'startup-error': [],
   store: [],
   // The entry points hand the service its settings (src/compose/service-settings.ts).
-  service: ['store'],
+  // The mail port (src/mail/mail.ts): the service says what to send, compose gives it the mailer.
+  service: ['store', 'mail/mail'],
   web: ['config'],
   bindings: ['service', 'web', 'config', 'log'],
-  signin: ['service', 'web', 'config', 'log', 'startup-error'],
+  signin: ['service', 'web', 'config', 'log', 'startup-error', 'mail/mail'],
   // Mail is sent for the service and the pages, through a port of its own; it knows neither.
   mail: ['log', 'startup-error'],
   provisioning: ['service', 'web', 'config', 'log'],
-  ops: ['service', 'config', 'log'],
+  // The mail metrics are counted by kind and result, as the mailer names them.
+  ops: ['service', 'mail/mail', 'mail/queue', 'config', 'log'],
   oidc: ['service', 'web', 'config', 'log'],
   server: ['config', 'startup-error'],
   app: ['bindings', 'signin', 'ops', 'provisioning', 'oidc', 'service', 'web', 'config', 'log'],
-  compose: ['app', 'server', 'ops', 'service', 'store', 'config', 'log'],
+  // The mail is branded as the pages are (web/branding).
+  compose: ['app', 'server', 'ops', 'service', 'store', 'mail', 'web/branding', 'config', 'log'],
   main: ['compose', 'server', 'ops', 'store/open', 'config', 'startup-error'],
-  cli: ['main', 'compose/service-settings', 'service', 'store/open', 'config', 'startup-error'],
+  cli: ['main', 'compose/service-settings', 'compose/mailer', 'service', 'store/open', 'config', 'startup-error'],
 };
 
 function sourceFiles(dir: string): string[] {

@@ -6,13 +6,11 @@
  */
 import { REFERENCE } from '../helpers/reference-data.js';
 import { rawRequest, sendRaw, type RawResponse } from '../helpers/raw-http.js';
+import { operationElement, SOAP_NS, soapEnvelope, XSI_XSD } from '../helpers/soap-envelopes.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const NS = REFERENCE.namespace;
 const START = Date.UTC(2026, 0, 1);
-const SOAP11_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
-const SOAP12_NS = 'http://www.w3.org/2003/05/soap-envelope';
-const XSI_XSD = 'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"';
 const THROTTLED = 'Too many failed security password attempts from this address; try again in 15 minutes.';
 const GUESSER = '192.0.2.66';
 const NEIGHBOUR = '198.51.100.7';
@@ -20,16 +18,15 @@ const NEIGHBOUR = '198.51.100.7';
 const responseEnvelope = (namespace: string, body: string) =>
   `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${namespace}" ${XSI_XSD}><soap:Body>${body}</soap:Body></soap:Envelope>`;
 const FAULT_11 = responseEnvelope(
-  SOAP11_NS,
+  SOAP_NS['1.1'],
   `<soap:Fault><faultcode>soap:Server</faultcode><faultstring>Server was unable to process request. ---&gt; ${THROTTLED}</faultstring><detail /></soap:Fault>`,
 );
 const FAULT_12 = responseEnvelope(
-  SOAP12_NS,
+  SOAP_NS['1.2'],
   `<soap:Fault><soap:Code><soap:Value>soap:Receiver</soap:Value></soap:Code><soap:Reason><soap:Text xml:lang="en">Server was unable to process request. ---&gt; ${THROTTLED}</soap:Text></soap:Reason><soap:Detail /></soap:Fault>`,
 );
 
-const tokenCall = (password: string) =>
-  `<AuthenticateToken xmlns="${NS}"><securityPassword>${password}</securityPassword><token>${REFERENCE.token}</token></AuthenticateToken>`;
+const tokenCall = (password: string) => operationElement(NS, 'AuthenticateToken', { securityPassword: password, token: REFERENCE.token });
 
 let app: TestApp;
 
@@ -45,7 +42,7 @@ const soap11 = (from: string, password: string) =>
     'POST',
     '/Authentication.asmx',
     { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: `"${NS}AuthenticateToken"` },
-    `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${SOAP11_NS}"><soap:Body>${tokenCall(password)}</soap:Body></soap:Envelope>`,
+    soapEnvelope('1.1', tokenCall(password)),
   );
 const soap12 = (from: string, password: string) =>
   send(
@@ -53,7 +50,7 @@ const soap12 = (from: string, password: string) =>
     'POST',
     '/Authentication.asmx',
     { 'Content-Type': 'application/soap+xml; charset=utf-8' },
-    `<?xml version="1.0" encoding="utf-8"?><soap12:Envelope xmlns:soap12="${SOAP12_NS}"><soap12:Body>${tokenCall(password)}</soap12:Body></soap12:Envelope>`,
+    soapEnvelope('1.2', tokenCall(password)),
   );
 const query = (password: string) => new URLSearchParams({ securityPassword: password, token: REFERENCE.token }).toString();
 const httpGet = (from: string, password: string) => send(from, 'GET', `/Authentication.asmx/AuthenticateToken?${query(password)}`, {});

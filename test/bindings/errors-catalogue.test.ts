@@ -15,16 +15,18 @@ import type { Outcome, Refusal } from '../../src/service/authentication.js';
 import { CallerThrottledError, SERVICE_ERRORS, ServiceError, type ServiceErrorCode } from '../../src/service/errors.js';
 import { StoreUnavailableError } from '../../src/service/index.js';
 import type { OperationName } from '../../src/service/wsdl-types.js';
-import { asmxRequest, BINDINGS, escapeXml, resultText } from '../helpers/asmx-request.js';
+import { asmxRequest, BINDINGS, resultText } from '../helpers/asmx-request.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { rawRequest, sendRaw, type RawRequest } from '../helpers/raw-http.js';
+import { escapeXml, SOAP_NS } from '../helpers/soap-envelopes.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { waitUntil } from '../helpers/wait.js';
 
 const NS = REFERENCE.namespace;
-const SOAP11 = 'http://schemas.xmlsoap.org/soap/envelope/';
-const SOAP12 = 'http://www.w3.org/2003/05/soap-envelope';
+const SOAP11 = SOAP_NS['1.1'];
+const SOAP12 = SOAP_NS['1.2'];
 const ACTION = `"${NS}AuthenticateToken"`;
+/** Any envelope namespace (the errors include a wrong one), always the soap prefix. */
 const envelope = (ns: string, inner: string, header = '') =>
   `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${ns}">${header}<soap:Body>${inner}</soap:Body></soap:Envelope>`;
 const tokenCall = (password: string) => `<AuthenticateToken xmlns="${NS}"><securityPassword>${password}</securityPassword><token>t</token></AuthenticateToken>`;

@@ -19,6 +19,7 @@ const WRITTEN = [
   'MACHINE_KEY_COMPATIBILITY',
   'FORMS_COOKIE_NAME',
   'FORMS_TIMEOUT',
+  'FORMS_SLIDING',
   'COOKIE_DOMAIN',
 ];
 
@@ -67,12 +68,12 @@ describe('config from-web-config', () => {
   it("writes the site's settings to a file of mode 0600 that the service starts with, naming them but no key", async () => {
     const out = join(dir, 'imis.env');
     const result = await run(await siteFile(), '--out', out);
-    expect(result).toEqual({ code: ExitCode.ok, stdout: `Wrote 8 settings to ${out}: ${WRITTEN.join(', ')}.\n`, stderr: '' });
+    expect(result).toEqual({ code: ExitCode.ok, stdout: `Wrote 9 settings to ${out}: ${WRITTEN.join(', ')}.\n`, stderr: '' });
     expect((await stat(out)).mode & 0o777).toBe(0o600);
     const env = await envOf(out);
     expect(Object.keys(env)).toEqual(WRITTEN);
     const config = loadConfig(env);
-    expect(config.formsCookie).toEqual({ machineKey: SITE_KEY, timeoutMinutes: 20, unknownMember: 'refuse' });
+    expect(config.formsCookie).toEqual({ machineKey: SITE_KEY, timeoutMinutes: 20, sliding: true, unknownMember: 'refuse' });
     expect(config.signin).toMatchObject({ cookieName: '.IMISAUTH', cookieDomain: '.example.org' });
   });
 
@@ -103,7 +104,15 @@ describe('config from-web-config', () => {
     expect(result.code).toBe(ExitCode.ok);
     expect(result.stderr).toMatch(/^warning: the site's <forms> names no domain/);
     expect(Object.keys(await envOf(out))).toEqual(WRITTEN.slice(0, -1));
-    expect(await envOf(out)).toMatchObject({ FORMS_COOKIE_NAME: '.ASPXAUTH', FORMS_TIMEOUT: '30' });
+    expect(await envOf(out)).toMatchObject({ FORMS_COOKIE_NAME: '.ASPXAUTH', FORMS_TIMEOUT: '30', FORMS_SLIDING: 'true' });
+  });
+
+  it('writes <forms slidingExpiration> as FORMS_SLIDING, which the service starts with', async () => {
+    const out = join(dir, 'imis.env');
+    const forms = '<forms name=".IMISAUTH" timeout="20" domain=".example.org" slidingExpiration="false"/>';
+    expect((await run(await siteFile(webConfig({ forms })), '--out', out)).code).toBe(ExitCode.ok);
+    expect(await envOf(out)).toMatchObject({ FORMS_SLIDING: 'false' });
+    expect(loadConfig(await envOf(out)).formsCookie?.sliding).toBe(false);
   });
 
   it('refuses a web.config whose keys the servers generate, or that is not there, writing nothing', async () => {

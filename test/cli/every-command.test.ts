@@ -55,6 +55,7 @@ const SUCCEEDS: Record<string, (f: Fixture) => string[]> = {
   'members set-password': () => ['members', 'set-password', 'm1', '--password', 'correct horse'],
   'members mfa status': () => ['members', 'mfa', 'status', 'm1'],
   'members mfa reset': () => ['members', 'mfa', 'reset', 'm1'],
+  'members recovery-link': () => ['members', 'recovery-link', 'm1'],
   'members import': (f) => ['members', 'import', f.csvFile],
   'members disable': () => ['members', 'disable', 'm1'],
   'members enable': () => ['members', 'enable', 'm1'],
@@ -92,6 +93,7 @@ const NOT_FOUND: Record<string, [string[], string]> = {
   'members set-password': [['members', 'set-password', 'ghost', '--password', 'correct horse'], 'No member has this id: ghost'],
   'members mfa status': [['members', 'mfa', 'status', 'ghost'], 'No member has this id: ghost'],
   'members mfa reset': [['members', 'mfa', 'reset', 'ghost'], 'No member has this id: ghost'],
+  'members recovery-link': [['members', 'recovery-link', 'ghost'], 'No member has this id: ghost'],
   'members disable': [['members', 'disable', 'ghost'], 'No member has this id: ghost'],
   'members enable': [['members', 'enable', 'ghost'], 'No member has this id: ghost'],
   'members remove': [['members', 'remove', 'ghost'], 'No member has this id: ghost'],
@@ -152,8 +154,9 @@ describe('every command, run on a store', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  /** The CLI over the harness's store, with the settings of an empty environment (for config show). */
-  const run = (...args: string[]) => runWith({ config: () => loadConfig({}), withServices: (fn) => fn(h.services) }, ...args);
+  /** The CLI over the harness's store, with the settings of an environment that sets PUBLIC_URL only (for config show and recovery links). */
+  const run = (...args: string[]) =>
+    runWith({ config: () => loadConfig({ PUBLIC_URL: 'https://members.example.org' }), withServices: (fn) => fn(h.services) }, ...args);
 
   it.each(Object.entries(SUCCEEDS))('"%s --json" prints exactly one JSON document on stdout, as printJson prints it', async (_path, args) => {
     const result = await run(...args(fixture), '--json');

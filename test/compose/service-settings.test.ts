@@ -24,6 +24,7 @@ test('each service setting comes from its setting', () => {
     SIGNIN_FAILURE_WINDOW: '5m',
     SIGNIN_LOCKOUT: '6m',
     ORGANIZATION_NAME: 'The Society',
+    RECOVERY_TOKEN_TTL: '45m',
   });
   expect(serviceSettings(config)).toEqual({
     session: { absoluteTimeoutSeconds: 8 * 3600, idleTimeoutSeconds: 20 * 60, slidingIdle: false, tokenFormat: 'guid' },
@@ -33,6 +34,7 @@ test('each service setting comes from its setting', () => {
     signin: {
       mfa: 'required',
       defaultReturnPath: '/members',
+      recoveryTokenTtlSeconds: 45 * 60,
       throttle: { accountFailures: 4, addressFailures: 40, windowSeconds: 300, lockoutSeconds: 360 },
       totpIssuer: 'The Society',
     },
@@ -40,9 +42,9 @@ test('each service setting comes from its setting', () => {
   });
 });
 
-test("the site's Forms cookie, with its keys: the machine key, FORMS_TIMEOUT, FORMS_UNKNOWN_MEMBER, and SESSION_RETENTION as the oldest ticket's age", () => {
+test("the site's Forms cookie, with its keys: the machine key, FORMS_TIMEOUT, FORMS_SLIDING, FORMS_UNKNOWN_MEMBER, and SESSION_RETENTION as the oldest ticket's age", () => {
   const config = loadConfig({ ...SITE_ENV, FORMS_TIMEOUT: '45', FORMS_UNKNOWN_MEMBER: 'minimal', SESSION_RETENTION: '2d' });
-  expect(serviceSettings(config).formsCookie).toEqual({ machineKey: SITE_KEY, timeoutMinutes: 45, unknownMember: 'minimal', maxTicketAgeSeconds: 2 * 86400 });
+  expect(serviceSettings(config).formsCookie).toEqual({ machineKey: SITE_KEY, timeoutMinutes: 45, sliding: true, unknownMember: 'minimal', maxTicketAgeSeconds: 2 * 86400 });
 });
 
 test("the services' defaults are the configuration's: CACHE_TTL_MS is 1000 ms unless set", () => {

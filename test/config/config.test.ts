@@ -40,6 +40,7 @@ describe('defaults', () => {
         loginPath: '/Login',
         logoutPath: '/Logout',
         accountPath: '/Account',
+        recoveryPaths: { request: '/Login/forgot', reset: '/Login/reset' },
         mfa: 'optional',
         defaultReturnPath: '/Login',
         cookieDomain: undefined,
@@ -48,6 +49,7 @@ describe('defaults', () => {
         cookieSecure: true,
         branding: { organizationName: 'Member sign-in', logoUrl: undefined, accentColor: '#0b5cad', templateDir: undefined },
         throttle: { accountFailures: 5, addressFailures: 20, windowSeconds: 15 * 60, lockoutSeconds: 15 * 60 },
+        recoveryTokenTtlSeconds: 30 * 60,
       },
       formsCookie: undefined,
       callerThrottle: { maxFailures: 20, windowSeconds: 15 * 60, lockoutSeconds: 15 * 60 },
@@ -349,6 +351,14 @@ describe('operations settings', () => {
   it('reads OIDC_TOKEN_LIFETIME as a duration of at most a day', () => {
     expect(loadConfig({ OIDC_TOKEN_LIFETIME: '5m' }).oidc).toEqual({ tokenLifetimeSeconds: 300 });
     expect(problemsOf({ OIDC_TOKEN_LIFETIME: '25h' })).toEqual(['OIDC_TOKEN_LIFETIME: must be at most 1d']);
+  });
+
+  it('reads RECOVERY_TOKEN_TTL as a duration from a minute to a day, 30 minutes unless set', () => {
+    expect(loadConfig({}).signin.recoveryTokenTtlSeconds).toBe(1800);
+    expect(loadConfig({ RECOVERY_TOKEN_TTL: '2h' }).signin.recoveryTokenTtlSeconds).toBe(7200);
+    expect(problemsOf({ RECOVERY_TOKEN_TTL: '25h' })).toEqual(['RECOVERY_TOKEN_TTL: must be at most 1d']);
+    expect(problemsOf({ RECOVERY_TOKEN_TTL: '30' })).toEqual(['RECOVERY_TOKEN_TTL: must be at least 1m']);
+    expect(problemsOf({ RECOVERY_TOKEN_TTL: 'soon' })).toEqual(['RECOVERY_TOKEN_TTL: must be a positive duration such as 900, 30m, 12h or 7d']);
   });
 
   it('refuses a SHUTDOWN_TIMEOUT over 1 h and a PURGE_INTERVAL over 1 day (timers cannot wait for ever)', () => {

@@ -24,11 +24,12 @@ describe('without the site\'s keys', () => {
 });
 
 describe('with the site\'s keys', () => {
-  it('takes System.Web\'s defaults for what is not set: HMACSHA256, AES, Framework20SP1, .ASPXAUTH, 30 minutes, refuse', () => {
+  it('takes System.Web\'s defaults for what is not set: HMACSHA256, AES, Framework20SP1, .ASPXAUTH, 30 minutes, sliding, refuse', () => {
     const config = loadConfig(KEYS);
     expect(config.formsCookie).toEqual({
       machineKey: { ...KEYS_AS_SETTINGS, validation: 'HMACSHA256', decryption: 'AES', compatibilityMode: 'Framework20SP1' },
       timeoutMinutes: 30,
+      sliding: true,
       unknownMember: 'refuse',
     });
     expect(config.signin.cookieName).toBe('.ASPXAUTH');
@@ -37,8 +38,9 @@ describe('with the site\'s keys', () => {
   });
 
   it('reads every setting, and the login cookie is FORMS_COOKIE_NAME', () => {
-    const config = loadConfig({ ...SITE_ENV, FORMS_COOKIE_NAME: '.IMISAUTH', FORMS_TIMEOUT: '20', FORMS_UNKNOWN_MEMBER: 'minimal' });
-    expect(config.formsCookie).toEqual({ machineKey: SITE_KEY, timeoutMinutes: 20, unknownMember: 'minimal' });
+    const config = loadConfig({ ...SITE_ENV, FORMS_COOKIE_NAME: '.IMISAUTH', FORMS_TIMEOUT: '20', FORMS_SLIDING: 'false', FORMS_UNKNOWN_MEMBER: 'minimal' });
+    expect(config.formsCookie).toEqual({ machineKey: SITE_KEY, timeoutMinutes: 20, sliding: false, unknownMember: 'minimal' });
+    expect(config.settings).toContainEqual({ name: 'FORMS_SLIDING', value: 'false', source: 'environment' });
     expect(config.signin.cookieName).toBe('.IMISAUTH');
   });
 
@@ -106,9 +108,11 @@ describe('problems, checked once at start-up', () => {
       FORMS_TIMEOUT: '30m',
       FORMS_UNKNOWN_MEMBER: 'guest',
       FORMS_COOKIE_NAME: 'a b',
+      FORMS_SLIDING: 'sometimes',
     });
     expect(problems.map((problem) => problem.split(':')[0]).sort()).toEqual([
       'FORMS_COOKIE_NAME',
+      'FORMS_SLIDING',
       'FORMS_TIMEOUT',
       'FORMS_UNKNOWN_MEMBER',
       'MACHINE_KEY_COMPATIBILITY',
@@ -118,6 +122,7 @@ describe('problems, checked once at start-up', () => {
     ]);
     expect(problems).toContain('MACHINE_KEY_VALIDATION: must be one of SHA1, HMACSHA256, HMACSHA384, HMACSHA512');
     expect(problems).toContain('FORMS_UNKNOWN_MEMBER: must be one of refuse, minimal');
+    expect(problems).toContain('FORMS_SLIDING: must be true or false');
     expect(problems.join('\n')).not.toContain(SITE_KEY.decryptionKey);
   });
 

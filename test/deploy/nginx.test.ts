@@ -21,6 +21,7 @@ import {
 import { POSTGRES } from '../helpers/postgres.js';
 import { rawRequest, sendPartly } from '../helpers/raw-http.js';
 import { describeRequiring } from '../helpers/requirements.js';
+import { operationElement, soapEnvelope } from '../helpers/soap-envelopes.js';
 import { unreadBytes } from '../helpers/tcp-queue.js';
 import { waitUntil } from '../helpers/wait.js';
 import { authenticateCookie, authenticateToken, BINDINGS, type Binding, type Endpoint } from './asmx-client.js';
@@ -52,7 +53,7 @@ const calls = (instance: ServiceProcess) => instance.logLines.filter((line) => l
  * half the body now, the rest when finish() is called. In between, the instance has a request in flight.
  */
 function slowCall(port: number, securityPassword: string, token: string) {
-  const body = `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><AuthenticateToken xmlns="http://tempuri.org/"><securityPassword>${securityPassword}</securityPassword><token>${token}</token></AuthenticateToken></soap:Body></soap:Envelope>`;
+  const body = soapEnvelope('1.1', operationElement('http://tempuri.org/', 'AuthenticateToken', { securityPassword, token }));
   const headers = { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: '"http://tempuri.org/AuthenticateToken"' };
   const call = sendPartly(port, rawRequest(port, { method: 'POST', target: '/Authentication.asmx', headers, body }), Buffer.byteLength(body) >> 1);
   return {
@@ -177,7 +178,7 @@ describeRequiring([NGINX, POSTGRES], 'two instances behind nginx', () => {
 
   test('bodies up to MAX_BODY_BYTES pass through nginx (buffered to disk past 16 KB), larger ones are refused with 413', async () => {
     const envelope = (padding: number) =>
-      `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>${' '.repeat(padding)}<AuthenticateToken xmlns="http://tempuri.org/"><securityPassword>${securityPassword}</securityPassword><token>${session.token}</token></AuthenticateToken></soap:Body></soap:Envelope>`;
+      soapEnvelope('1.1', `${' '.repeat(padding)}${operationElement('http://tempuri.org/', 'AuthenticateToken', { securityPassword, token: session.token })}`);
     const post = (body: string) =>
       viaHttp('/Authentication.asmx', { method: 'POST', headers: { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: '"http://tempuri.org/AuthenticateToken"' }, body });
     const large = await post(envelope(60 * 1024));

@@ -1,6 +1,7 @@
 import { METHODS } from 'node:http';
 import fc from 'fast-check';
-import { ENVELOPE_NS, MARKUP_MARKER } from './asmx-shapes.js';
+import { SOAP_NS } from '../helpers/soap-envelopes.js';
+import { MARKUP_MARKER } from './asmx-shapes.js';
 
 /**
  * Generators for the binding fuzzers: SOAP envelopes (valid, then mutated), query strings and form bodies,
@@ -166,7 +167,7 @@ function encodeValue(value: string, style: EnvelopeShape['valueStyle']): string 
 }
 
 export function serializeEnvelope(shape: EnvelopeShape, namespace: string): string {
-  const envNs = shape.envelopeNamespace ?? ENVELOPE_NS[shape.version];
+  const envNs = shape.envelopeNamespace ?? SOAP_NS[shape.version];
   const e = shape.envelopePrefix ? `${shape.envelopePrefix}:` : '';
   const envDecl = shape.envelopePrefix ? `xmlns:${shape.envelopePrefix}="${envNs}"` : `xmlns="${envNs}"`;
   const schema = shape.schemaNamespaces ? ' xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"' : '';
@@ -230,7 +231,7 @@ export function validEnvelopeShape(credentials: Credentials): fc.Arbitrary<Envel
       ...shape,
       // A prefix the operation element rebinds would also rename the Body around it.
       operationPrefix: shape.operationPrefix === shape.envelopePrefix && shape.operationPrefix !== '' ? 'tns' : shape.operationPrefix,
-      headerBlocks: shape.headerBlocks.map((h) => h.replace('ENVNS', ENVELOPE_NS[shape.version])),
+      headerBlocks: shape.headerBlocks.map((h) => h.replace('ENVNS', SOAP_NS[shape.version])),
       values: Object.fromEntries(PARAMETERS[shape.operation].map((name) => [name, credentials[name as keyof Credentials]])),
       oddParameters: [],
       envelopeAttributes: '',
@@ -272,10 +273,10 @@ export function oddEnvelopeShape(credentials: Credentials): fc.Arbitrary<Envelop
           .map((values) => Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Record<string, string>),
         headerBlocks: fc.array(
           fc.oneof(
-            harmlessHeaderBlock.map((h) => h.replace('ENVNS', ENVELOPE_NS[shape.version])),
+            harmlessHeaderBlock.map((h) => h.replace('ENVNS', SOAP_NS[shape.version])),
             fc
               .record({ name: fc.constantFrom('Security', 'Action', 'To', 'x', 'token'), value: fc.constantFrom('1', 'true', ' 1 ', 'TRUE', '0', 'yes') })
-              .map(({ name, value }) => `<${name} xmlns="urn:h" xmlns:m="${ENVELOPE_NS[shape.version]}" m:mustUnderstand="${value}"/>`),
+              .map(({ name, value }) => `<${name} xmlns="urn:h" xmlns:m="${SOAP_NS[shape.version]}" m:mustUnderstand="${value}"/>`),
           ),
           { maxLength: 3 },
         ),
@@ -297,7 +298,7 @@ export function oddEnvelopeShape(credentials: Credentials): fc.Arbitrary<Envelop
         ),
         envelopeNamespace: fc.oneof(
           { weight: 8, arbitrary: fc.constant(undefined) },
-          { weight: 1, arbitrary: fc.constantFrom(ENVELOPE_NS['1.1'], ENVELOPE_NS['1.2'], 'http://schemas.xmlsoap.org/soap/envelope', 'urn:x', '') },
+          { weight: 1, arbitrary: fc.constantFrom(SOAP_NS['1.1'], SOAP_NS['1.2'], 'http://schemas.xmlsoap.org/soap/envelope', 'urn:x', '') },
         ),
         operationNamespace: fc.oneof(
           { weight: 8, arbitrary: fc.constant(undefined) },
@@ -383,7 +384,7 @@ const SNIPPETS = [
 ];
 
 const NAMES = ['Envelope', 'Body', 'Header', 'AuthenticateToken', 'AuthenticateCookie', 'securityPassword', 'token', 'loginCookie', 'cookieDomain', 'soap:', 'xmlns', 'utf-8'];
-const RENAMED = ['envelope', 'BODY', 'Header', 'Body', 'AuthenticateCookie', 'AuthenticateToken', 'Token', 'x', '', 'soap12:', 'tns:', 'xmlns:q', 'a b', 'utf-16', ENVELOPE_NS['1.1'], ENVELOPE_NS['1.2']];
+const RENAMED = ['envelope', 'BODY', 'Header', 'Body', 'AuthenticateCookie', 'AuthenticateToken', 'Token', 'x', '', 'soap12:', 'tns:', 'xmlns:q', 'a b', 'utf-16', SOAP_NS['1.1'], SOAP_NS['1.2']];
 
 export const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant('flip' as const), at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }),
@@ -393,7 +394,7 @@ export const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant('duplicate' as const), at: fc.nat(), length: fc.integer({ min: 1, max: 120 }) }),
   fc.record({
     kind: fc.constant('rename' as const),
-    from: fc.constantFrom(...NAMES, ENVELOPE_NS['1.1'], ENVELOPE_NS['1.2']),
+    from: fc.constantFrom(...NAMES, SOAP_NS['1.1'], SOAP_NS['1.2']),
     to: fc.constantFrom(...RENAMED),
     all: fc.boolean(),
   }),

@@ -1,11 +1,8 @@
 import { SaxesParser, type SaxesTagNS } from 'saxes';
+import { SOAP_NS } from '../helpers/soap-envelopes.js';
 import { header, type WireResponse } from './wire.js';
 
 /** What ASMX answers with, and nothing else: the shapes every fuzzed response must take. */
-export const ENVELOPE_NS = {
-  '1.1': 'http://schemas.xmlsoap.org/soap/envelope/',
-  '1.2': 'http://www.w3.org/2003/05/soap-envelope',
-} as const;
 const WSDL_NS = 'http://schemas.xmlsoap.org/wsdl/';
 const DISCO_NS = 'http://schemas.xmlsoap.org/disco/';
 
@@ -94,7 +91,7 @@ const only = (element: XmlElement, what: string): XmlElement => {
 
 /** A SOAP envelope of this version: one Body holding one result element or one Fault. */
 function checkEnvelope(root: XmlElement, version: '1.1' | '1.2', status: number, rules: ShapeRules): void {
-  const ns = ENVELOPE_NS[version];
+  const ns = SOAP_NS[version];
   if (root.local !== 'Envelope' || root.uri !== ns) throw new Error(`root {${root.uri}}${root.local} is not a SOAP ${version} Envelope`);
   const body = only(root, 'Envelope');
   if (body.local !== 'Body' || body.uri !== ns) throw new Error(`{${body.uri}}${body.local} instead of the Body`);

@@ -9,6 +9,7 @@ import { compileCli } from '../helpers/compiled-cli.js';
 import { killLeftovers } from '../helpers/processes.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { startSeededService, type SeededService } from '../helpers/seeded-service.js';
+import { SOAP_NS } from '../helpers/soap-envelopes.js';
 import { idleServiceCpuMs, serviceCpuMs } from '../helpers/thread-cpu.js';
 import { exchange, type WireRequest, type WireResponse } from './wire.js';
 
@@ -25,8 +26,8 @@ const MAX_BODY_BYTES = 64 * 1024;
 const MAX_HEAD_BYTES = 16 * 1024;
 
 const NS = REFERENCE.namespace;
-const SOAP11 = 'http://schemas.xmlsoap.org/soap/envelope/';
-const SOAP12 = 'http://www.w3.org/2003/05/soap-envelope';
+const SOAP11 = SOAP_NS['1.1'];
+const SOAP12 = SOAP_NS['1.2'];
 
 /** `unit(i)` repeated until the text would pass `bytes`. */
 function fill(bytes: number, unit: (i: number) => string): string {

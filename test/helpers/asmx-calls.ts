@@ -1,3 +1,4 @@
+import { asmxRequest, type Binding } from './asmx-request.js';
 import { REFERENCE } from './reference-data.js';
 
 /** The three ways the browser tests ask the service, as partner sites would. Results are the plain format. */
@@ -7,28 +8,21 @@ const resultOf = (xml: string, element: string) => {
   return match[1] ?? '';
 };
 
-export async function soap11AuthenticateCookie(baseUrl: string, cookie: string, domain: string): Promise<string> {
-  const body = `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><AuthenticateCookie xmlns="${REFERENCE.namespace}"><securityPassword>${REFERENCE.password}</securityPassword><loginCookie>${cookie}</loginCookie><cookieDomain>${domain}</cookieDomain></AuthenticateCookie></soap:Body></soap:Envelope>`;
-  const response = await fetch(`${baseUrl}/Authentication.asmx`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: `"${REFERENCE.namespace}AuthenticateCookie"` },
-    body,
-  });
-  return resultOf(await response.text(), 'AuthenticateCookieResult');
+/** Sends one call built by the tests' request builder (asmx-request.ts) and returns its result text. */
+async function call(baseUrl: string, binding: Binding, operation: string, params: Record<string, string>): Promise<string> {
+  const { path, element, ...init } = asmxRequest(REFERENCE.namespace, binding, operation, params);
+  const response = await fetch(`${baseUrl}${path}`, init);
+  return resultOf(await response.text(), element);
 }
 
-export async function soap12AuthenticateToken(baseUrl: string, token: string): Promise<string> {
-  const body = `<?xml version="1.0" encoding="utf-8"?><soap12:Envelope xmlns:soap12="http://www.w3.org/2003/05/soap-envelope"><soap12:Body><AuthenticateToken xmlns="${REFERENCE.namespace}"><securityPassword>${REFERENCE.password}</securityPassword><token>${token}</token></AuthenticateToken></soap12:Body></soap12:Envelope>`;
-  const response = await fetch(`${baseUrl}/Authentication.asmx`, {
-    method: 'POST',
-    headers: { 'Content-Type': `application/soap+xml; charset=utf-8; action="${REFERENCE.namespace}AuthenticateToken"` },
-    body,
-  });
-  return resultOf(await response.text(), 'AuthenticateTokenResult');
+export function soap11AuthenticateCookie(baseUrl: string, cookie: string, domain: string): Promise<string> {
+  return call(baseUrl, 'soap11', 'AuthenticateCookie', { securityPassword: REFERENCE.password, loginCookie: cookie, cookieDomain: domain });
 }
 
-export async function httpGetAuthenticateToken(baseUrl: string, token: string): Promise<string> {
-  const query = new URLSearchParams({ securityPassword: REFERENCE.password, token });
-  const response = await fetch(`${baseUrl}/Authentication.asmx/AuthenticateToken?${query}`);
-  return resultOf(await response.text(), 'string');
+export function soap12AuthenticateToken(baseUrl: string, token: string): Promise<string> {
+  return call(baseUrl, 'soap12', 'AuthenticateToken', { securityPassword: REFERENCE.password, token });
+}
+
+export function httpGetAuthenticateToken(baseUrl: string, token: string): Promise<string> {
+  return call(baseUrl, 'httpget', 'AuthenticateToken', { securityPassword: REFERENCE.password, token });
 }

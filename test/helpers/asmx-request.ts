@@ -1,4 +1,8 @@
-/** Calls as partner code writes them by hand, one per binding, for any operation of the WSDL. */
+/**
+ * The tests' one request builder: calls as partner code writes them by hand, one per binding, for any operation
+ * of the WSDL (the SOAP envelopes from soap-envelopes.ts).
+ */
+import { operationElement, soapEnvelope } from './soap-envelopes.js';
 
 export const BINDINGS = ['soap11', 'soap12', 'httpget', 'httppost'] as const;
 export type Binding = (typeof BINDINGS)[number];
@@ -13,8 +17,6 @@ export interface AsmxRequest {
   element: string;
 }
 
-export const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
 export const unescapeXml = (text: string) =>
   text
     .replace(/&#x([0-9a-f]+);/gi, (_m, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
@@ -27,8 +29,7 @@ export const unescapeXml = (text: string) =>
 
 /** The operation's call on a binding; parameters left out of `params` are left out of the request. */
 export function asmxRequest(namespace: string, binding: Binding, operation: string, params: Record<string, string>): AsmxRequest {
-  const xmlParams = Object.entries(params).map(([name, value]) => `<${name}>${escapeXml(value)}</${name}>`).join('');
-  const call = `<${operation} xmlns="${namespace}">${xmlParams}</${operation}>`;
+  const call = operationElement(namespace, operation, params);
   switch (binding) {
     case 'soap11':
       return {
@@ -36,7 +37,7 @@ export function asmxRequest(namespace: string, binding: Binding, operation: stri
         method: 'POST',
         element: `${operation}Result`,
         headers: { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: `"${namespace}${operation}"` },
-        body: `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>${call}</soap:Body></soap:Envelope>`,
+        body: soapEnvelope('1.1', call),
       };
     case 'soap12':
       return {
@@ -44,7 +45,7 @@ export function asmxRequest(namespace: string, binding: Binding, operation: stri
         method: 'POST',
         element: `${operation}Result`,
         headers: { 'Content-Type': `application/soap+xml; charset=utf-8; action="${namespace}${operation}"` },
-        body: `<?xml version="1.0" encoding="utf-8"?><soap12:Envelope xmlns:soap12="http://www.w3.org/2003/05/soap-envelope"><soap12:Body>${call}</soap12:Body></soap12:Envelope>`,
+        body: soapEnvelope('1.2', call),
       };
     case 'httpget':
       return { path: `/Authentication.asmx/${operation}?${new URLSearchParams(params)}`, method: 'GET', element: 'string', headers: {} };

@@ -63,7 +63,7 @@ export async function startTestApp(
     logStream: logs.stream,
     ...(options.clock ? { clock: options.clock } : {}),
   });
-  const { services, store, logger, metrics, readiness } = instance;
+  const { services, store, logger, metrics, readiness, mailer } = instance;
   if (options.seed ?? true) await seedReference(services);
   const logLines = logs.lines;
   const server = instance.createServer();
@@ -89,6 +89,7 @@ export async function startTestApp(
     async close() {
       await stopServer(server, { timeoutMs: 0 });
       if (metricsServer) await stopServer(metricsServer, { timeoutMs: 0 });
+      await mailer?.stop(0);
       await temp.cleanup();
     },
   };

@@ -5,6 +5,7 @@
 import * as oidcClient from 'openid-client';
 import { totpCode } from '../../src/service/totp.js';
 import { soap12AuthenticateToken } from '../helpers/asmx-calls.js';
+import { asmxRequest, resultText } from '../helpers/asmx-request.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { servicesOver } from '../helpers/test-services.js';
 import type { TestApp } from '../helpers/test-app.js';
@@ -292,11 +293,7 @@ async function publishedKids(app: TestApp): Promise<string[]> {
 
 /** DeleteUserSession over SOAP 1.1, as a partner site signs a member out; the plain result: the member's id. */
 async function deleteUserSession(baseUrl: string, token: string): Promise<string> {
-  const body = `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><DeleteUserSession xmlns="${REFERENCE.namespace}"><securityPassword>${REFERENCE.password}</securityPassword><token>${token}</token></DeleteUserSession></soap:Body></soap:Envelope>`;
-  const response = await fetch(`${baseUrl}/Authentication.asmx`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: `"${REFERENCE.namespace}DeleteUserSession"` },
-    body,
-  });
-  return /<DeleteUserSessionResult>([^<]*)<\/DeleteUserSessionResult>/.exec(await response.text())?.[1] ?? '';
+  const { path, element, ...init } = asmxRequest(REFERENCE.namespace, 'soap11', 'DeleteUserSession', { securityPassword: REFERENCE.password, token });
+  const response = await fetch(`${baseUrl}${path}`, init);
+  return resultText(await response.text(), element) ?? '';
 }

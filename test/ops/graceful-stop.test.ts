@@ -15,6 +15,7 @@ import { useFakeTimers } from '../helpers/fake-timers.js';
 import { tryConnect } from '../helpers/ports.js';
 import { rawRequest, requestArrival, sendPartly } from '../helpers/raw-http.js';
 import { REFERENCE } from '../helpers/reference-data.js';
+import { operationElement, soapEnvelope } from '../helpers/soap-envelopes.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { sleep, waitUntil } from '../helpers/wait.js';
 
@@ -306,7 +307,7 @@ describe('the whole app', () => {
   it('a SOAP call whose body is half sent when the stop begins is still answered, then the stop resolves', async () => {
     useFakeTimers();
     app = await startTestApp();
-    const body = `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><AuthenticateToken xmlns="${REFERENCE.namespace}"><securityPassword>${REFERENCE.password}</securityPassword><token>${REFERENCE.token}</token></AuthenticateToken></soap:Body></soap:Envelope>`;
+    const body = soapEnvelope('1.1', operationElement(REFERENCE.namespace, 'AuthenticateToken', { securityPassword: REFERENCE.password, token: REFERENCE.token }));
     const headers = {
       'Content-Type': 'text/xml; charset=utf-8',
       SOAPAction: `"${REFERENCE.namespace}AuthenticateToken"`,

@@ -7,6 +7,7 @@ import { createMetrics } from '../../src/ops/metrics.js';
 import { hashPassword } from '../../src/service/passwords.js';
 import { httpGetAuthenticateToken, soap11AuthenticateCookie, soap12AuthenticateToken } from '../helpers/asmx-calls.js';
 import { REFERENCE } from '../helpers/reference-data.js';
+import { operationElement, SOAP_NS, soapEnvelope, type SoapVersion } from '../helpers/soap-envelopes.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 let app: TestApp;
@@ -67,19 +68,18 @@ describe('on the main port (the default)', () => {
   it('counts and logs a call refused after its operation was chosen under that operation, on every binding', async () => {
     const ns = REFERENCE.namespace;
     const action = `${ns}AuthenticateToken`;
-    const call = `<AuthenticateToken xmlns="${ns}"><securityPassword>${REFERENCE.password}</securityPassword><token>x</token></AuthenticateToken>`;
-    const envelope = (version: string) =>
-      `<soap:Envelope xmlns:soap="${version}"><soap:Header><Security soap:mustUnderstand="1" xmlns="urn:s"/></soap:Header><soap:Body>${call}</soap:Body></soap:Envelope>`;
+    const call = operationElement(ns, 'AuthenticateToken', { securityPassword: REFERENCE.password, token: 'x' });
+    const envelope = (version: SoapVersion) => soapEnvelope(version, call, { prefix: 'soap', header: '<Security soap:mustUnderstand="1" xmlns="urn:s"/>' });
     const soap = (contentType: string, body: string, soapAction?: string) => {
       const post = request(app.baseUrl).post('/Authentication.asmx').set('Content-Type', contentType);
       return (soapAction === undefined ? post : post.set('SOAPAction', soapAction)).send(body);
     };
     // SOAP 1.1 routed on SOAPAction, SOAP 1.2 on the action parameter and on the body element; each then
     // refused for a header nobody understands, or (SOAP 1.1) for XML that breaks after the route was chosen.
-    await soap('text/xml; charset=utf-8', envelope('http://schemas.xmlsoap.org/soap/envelope/'), `"${action}"`).expect(500);
-    await soap('text/xml; charset=utf-8', `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>${call}`, `"${action}"`).expect(400);
-    await soap(`application/soap+xml; charset=utf-8; action="${action}"`, envelope('http://www.w3.org/2003/05/soap-envelope')).expect(500);
-    await soap('application/soap+xml; charset=utf-8', envelope('http://www.w3.org/2003/05/soap-envelope')).expect(500);
+    await soap('text/xml; charset=utf-8', envelope('1.1'), `"${action}"`).expect(500);
+    await soap('text/xml; charset=utf-8', `<soap:Envelope xmlns:soap="${SOAP_NS['1.1']}"><soap:Body>${call}`, `"${action}"`).expect(400);
+    await soap(`application/soap+xml; charset=utf-8; action="${action}"`, envelope('1.2')).expect(500);
+    await soap('application/soap+xml; charset=utf-8', envelope('1.2')).expect(500);
     // HTTP GET without a parameter, HTTP POST without a form.
     await request(app.baseUrl).get('/Authentication.asmx/AuthenticateToken').query({ token: 'x' }).expect(500);
     await request(app.baseUrl).post('/Authentication.asmx/AuthenticateToken').set('Content-Type', 'text/plain').send('x').expect(500);
@@ -106,9 +106,7 @@ describe('on the main port (the default)', () => {
       .post('/Authentication.asmx')
       .set('Content-Type', 'text/xml; charset=utf-8')
       .set('SOAPAction', `"${REFERENCE.namespace}AuthenticateToken"`)
-      .send(
-        `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><AuthenticateToken xmlns="${REFERENCE.namespace}"><securityPassword>wrong</securityPassword><token>x</token></AuthenticateToken></soap:Body></soap:Envelope>`,
-      )
+      .send(soapEnvelope('1.1', operationElement(REFERENCE.namespace, 'AuthenticateToken', { securityPassword: 'wrong', token: 'x' })))
       .expect(500);
     const text = await scrape();
     expect(sample(text, 'caller_password_failures_total')).toBe(2);

@@ -87,6 +87,7 @@ describe('purgeCutoffs', () => {
       throttlesBefore: NOW - 15 * MINUTE,
       oidcExpiredBefore: NOW,
       oidcKeysRetiredBefore: NOW - 10 * MINUTE,
+      recoveryTokensBefore: NOW,
     });
   });
 
@@ -115,7 +116,7 @@ describe('a run', () => {
       const purged: Array<[string, number]> = [];
       const purge = startPurge({ store, logger, policy: POLICY, intervalMs: HOUR, firstRunAfterMs: HOUR, clock: () => NOW, onPurged: (kind, n) => purged.push([kind, n]) });
       try {
-        await expect(purge.runNow()).resolves.toEqual({ sessions: 3, throttles: 0, oidc: 0 });
+        await expect(purge.runNow()).resolves.toEqual({ sessions: 3, throttles: 0, oidc: 0, recoveryTokens: 0 });
       } finally {
         await purge.stop();
       }
@@ -124,6 +125,7 @@ describe('a run', () => {
         ['sessions', 3],
         ['throttles', 0],
         ['oidc', 0],
+        ['recovery_tokens', 0],
       ]);
       await logsWritten();
       expect(lines).toEqual([expect.objectContaining({ level: 'info', message: 'purge', sessions: 3, throttles: 0 })]);
@@ -164,7 +166,7 @@ describe('a run', () => {
       await store.recordFailure('address:lock-over', NOW - HOUR, window);
       await store.lockThrottle('address:lock-over', NOW - 20 * MINUTE);
       const purge = startPurge({ store, logger: capture().logger, policy: POLICY, intervalMs: HOUR, firstRunAfterMs: HOUR, clock: () => NOW });
-      await expect(purge.runNow()).resolves.toEqual({ sessions: 0, throttles: 2, oidc: 0 });
+      await expect(purge.runNow()).resolves.toEqual({ sessions: 0, throttles: 2, oidc: 0, recoveryTokens: 0 });
       await purge.stop();
       expect(await store.getThrottle('account:old')).toBeNull();
       expect(await store.getThrottle('address:lock-over')).toBeNull();
@@ -182,12 +184,13 @@ describe('a run', () => {
       },
       purgeThrottles: async () => 1,
       purgeOidc: async () => 0,
+      purgeRecoveryTokens: async () => 0,
     };
     const { lines, logger } = capture();
     const purge = startPurge({ store, logger, policy: POLICY, intervalMs: HOUR, firstRunAfterMs: HOUR });
-    await expect(purge.runNow()).resolves.toEqual({ sessions: null, throttles: 1, oidc: 0 });
+    await expect(purge.runNow()).resolves.toEqual({ sessions: null, throttles: 1, oidc: 0, recoveryTokens: 0 });
     fail = false;
-    await expect(purge.runNow()).resolves.toEqual({ sessions: 4, throttles: 1, oidc: 0 });
+    await expect(purge.runNow()).resolves.toEqual({ sessions: 4, throttles: 1, oidc: 0, recoveryTokens: 0 });
     await purge.stop();
     await logsWritten();
     expect(lines.map((l) => [l.level, l.message, l.kind ?? null, l.error ?? null])).toEqual([
@@ -200,8 +203,8 @@ describe('a run', () => {
   it('leaves the store unavailable (a full disk) to the store watcher\'s one line per burst, logging no failure of its own', async () => {
     const full = () => Promise.reject(new StoreUnavailableError('disk-full', '/data/authentication.sqlite', 'SQLITE_FULL'));
     const { lines, logger } = capture();
-    const purge = startPurge({ store: { purgeSessions: full, purgeThrottles: full, purgeOidc: full }, logger, policy: POLICY, intervalMs: HOUR, firstRunAfterMs: HOUR });
-    await expect(purge.runNow()).resolves.toEqual({ sessions: null, throttles: null, oidc: null });
+    const purge = startPurge({ store: { purgeSessions: full, purgeThrottles: full, purgeOidc: full, purgeRecoveryTokens: full }, logger, policy: POLICY, intervalMs: HOUR, firstRunAfterMs: HOUR });
+    await expect(purge.runNow()).resolves.toEqual({ sessions: null, throttles: null, oidc: null, recoveryTokens: null });
     await purge.stop();
     await logsWritten();
     expect(lines.filter((line) => line.level === 'error')).toEqual([]);
@@ -228,6 +231,7 @@ describe('the schedule', () => {
         return 0;
       },
       purgeOidc: async () => 0,
+      purgeRecoveryTokens: async () => 0,
     };
     return {
       store,

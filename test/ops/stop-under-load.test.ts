@@ -9,6 +9,7 @@ import { composeInstance } from '../../src/compose.js';
 import { loadConfig } from '../../src/config/config.js';
 import { startServer, stopServer } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
+import { asmxRequest, BINDINGS, type AsmxRequest } from '../helpers/asmx-request.js';
 import { describeWithPostgres, tempPostgresStore } from '../helpers/postgres.js';
 import { REFERENCE, seedReference } from '../helpers/reference-data.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
@@ -19,30 +20,12 @@ const CLIENTS = 16;
 const CALLS_BEFORE_STOP = 4;
 const NS = REFERENCE.namespace;
 
-interface Call {
-  method: 'GET' | 'POST';
-  path: string;
-  headers: Record<string, string>;
-  body?: string;
-}
+/** One call on each binding, as the tests' request builder writes it. */
+const CALLS: AsmxRequest[] = BINDINGS.map((binding) =>
+  asmxRequest(NS, binding, 'AuthenticateToken', { securityPassword: REFERENCE.password, token: REFERENCE.token }),
+);
 
-const envelope = (ns: string) =>
-  `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${ns}"><soap:Body><AuthenticateToken xmlns="${NS}"><securityPassword>${REFERENCE.password}</securityPassword><token>${REFERENCE.token}</token></AuthenticateToken></soap:Body></soap:Envelope>`;
-const query = `securityPassword=${encodeURIComponent(REFERENCE.password)}&token=${encodeURIComponent(REFERENCE.token)}`;
-
-const CALLS: Call[] = [
-  {
-    method: 'POST',
-    path: '/Authentication.asmx',
-    headers: { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: `"${NS}AuthenticateToken"` },
-    body: envelope('http://schemas.xmlsoap.org/soap/envelope/'),
-  },
-  { method: 'POST', path: '/Authentication.asmx', headers: { 'Content-Type': 'application/soap+xml; charset=utf-8' }, body: envelope('http://www.w3.org/2003/05/soap-envelope') },
-  { method: 'GET', path: `/Authentication.asmx/AuthenticateToken?${query}`, headers: {} },
-  { method: 'POST', path: '/Authentication.asmx/AuthenticateToken', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: query },
-];
-
-function send(port: number, agent: Agent, call: Call): Promise<number> {
+function send(port: number, agent: Agent, call: AsmxRequest): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port, method: call.method, path: call.path, headers: call.headers, agent }, (res) => {
       res.resume();
@@ -68,7 +51,7 @@ async function stopUnderLoad(store: Store): Promise<{ answered: number; answered
   const client = async (first: number, tally: { answered: number }) => {
     for (let i = first; ; i++) {
       try {
-        statuses.add(await send(port, agent, CALLS[i % CALLS.length] as Call));
+        statuses.add(await send(port, agent, CALLS[i % CALLS.length] as AsmxRequest));
         answered += 1;
         tally.answered += 1;
       } catch (error) {

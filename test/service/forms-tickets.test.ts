@@ -21,7 +21,7 @@ const MINUTE = 60_000;
 const KEY = randomBytes(32);
 const DOMAIN = 'example.org';
 const CONTEXT = callContext('192.0.2.10', DOMAIN);
-const FORMS: FormsCookieSettings = { machineKey: SITE_KEY, timeoutMinutes: 30, unknownMember: 'refuse', maxTicketAgeSeconds: 7 * 86400 };
+const FORMS: FormsCookieSettings = { machineKey: SITE_KEY, timeoutMinutes: 30, sliding: true, unknownMember: 'refuse', maxTicketAgeSeconds: 7 * 86400 };
 /** The member the .NET cookie names, whose username differs from the ticket's name in letter case only. */
 const MEMBER = { id: '10042', username: DOTNET_COOKIE.name.toUpperCase(), email: 'ada@example.org', firstName: 'Ada', lastName: 'Lovelace' };
 /** Sessions that outlive their tickets, so that the ticket's own expiry shows. */

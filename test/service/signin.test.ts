@@ -165,11 +165,11 @@ describe('throttling', () => {
 });
 
 describe('current and signOut', () => {
-  it('current gives the member of a live session for its domain; signOut revokes it at once', async () => {
+  it('current gives the member and session of a live session for its domain; signOut revokes it at once', async () => {
     const result = await attempt();
     if (!result.ok) throw new Error('sign-in failed');
     const { cookie, token } = result.issued;
-    await expect(services.signin.current(cookie, 'example.org')).resolves.toMatchObject({ id: 'm1' });
+    await expect(services.signin.current(cookie, 'example.org')).resolves.toMatchObject({ member: { id: 'm1' }, session: { memberId: 'm1' }, renewed: null });
     await expect(services.signin.current(cookie, 'other.org')).resolves.toBeNull();
 
     await expect(services.signin.signOut(cookie)).resolves.toBe(true);

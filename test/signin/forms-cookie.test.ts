@@ -10,7 +10,7 @@ import { describeWithPostgres } from '../helpers/postgres.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { SITE_ENV, SITE_KEY, siteCookie } from '../helpers/site-tickets.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { PageClient, setCookie } from './page-client.js';
+import { memberOfCookie as memberOfPageCookie, PageClient, setCookie } from './page-client.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NOW = Date.UTC(2026, 0, 1);
@@ -29,12 +29,7 @@ for (const store of ['sqlite', 'postgres'] as const) {
     }
     afterEach(() => app.close());
 
-    /** The member AuthenticateCookie answers for this login cookie (plain result: the id), or ''. */
-    async function memberOfCookie(cookie: string): Promise<string> {
-      const query = new URLSearchParams({ securityPassword: REFERENCE.password, loginCookie: cookie, cookieDomain: '.example.org' });
-      const text = await (await fetch(`${app.baseUrl}/Authentication.asmx/AuthenticateCookie?${query}`)).text();
-      return /<string[^>]*>([^<]*)<\/string>/.exec(text)?.[1] ?? '';
-    }
+    const memberOfCookie = (cookie: string) => memberOfPageCookie(app.baseUrl, cookie, '.example.org');
 
     it('signing in sets the Forms cookie on COOKIE_DOMAIN, Path=/, HttpOnly, Secure: a ticket of the site for the username', async () => {
       const visitor = await start();

@@ -4,6 +4,7 @@
  * themselves) and reads the forms' hidden fields.
  */
 import request from 'supertest';
+import { REFERENCE } from '../helpers/reference-data.js';
 
 export type Page = request.Response;
 
@@ -105,4 +106,14 @@ export function secretOf(html: string): string {
 /** The recovery codes of the page that shows them once. */
 export function recoveryCodesOf(html: string): string[] {
   return [...html.matchAll(/<li><code>([a-z0-9-]+)<\/code><\/li>/g)].map((match) => match[1] ?? '');
+}
+
+/**
+ * The member AuthenticateCookie answers for this login cookie over HTTP GET, as the reference caller asks (plain
+ * result: the member id), or '' when it is not signed in.
+ */
+export async function memberOfCookie(baseUrl: string, cookie: string, cookieDomain: string): Promise<string> {
+  const query = new URLSearchParams({ securityPassword: REFERENCE.password, loginCookie: cookie, cookieDomain });
+  const text = await (await fetch(`${baseUrl}/Authentication.asmx/AuthenticateCookie?${query}`)).text();
+  return /<string[^>]*>([^<]*)<\/string>/.exec(text)?.[1] ?? '';
 }

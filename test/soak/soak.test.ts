@@ -21,8 +21,10 @@ import { monitorEventLoopDelay, PerformanceObserver, type IntervalHistogram } fr
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { hashPassword } from '../../src/service/passwords.js';
+import { asmxRequest, type Binding } from '../helpers/asmx-request.js';
 import { highThrottleLimits } from '../helpers/high-limits.js';
 import { REFERENCE } from '../helpers/reference-data.js';
+import { SOAP_NS } from '../helpers/soap-envelopes.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { threadRanMs } from '../helpers/thread-cpu.js';
 import { sleep } from '../helpers/wait.js';
@@ -53,10 +55,9 @@ const SESSIONS = 16;
 // ---------------------------------------------------------------------------------------------------------
 // What each request should get, written out as the README and the ASMX transcripts describe it.
 
-type Binding = 'soap11' | 'soap12' | 'httpget' | 'httppost';
 type Operation = 'AuthenticateToken' | 'AuthenticateCookie';
 const BINDINGS: Binding[] = ['soap11', 'soap12', 'httpget', 'httppost'];
-const ENVELOPE = { soap11: 'http://schemas.xmlsoap.org/soap/envelope/', soap12: 'http://www.w3.org/2003/05/soap-envelope' };
+const ENVELOPE = { soap11: SOAP_NS['1.1'], soap12: SOAP_NS['1.2'] };
 const XML = 'text/xml; charset=utf-8';
 const SOAP12 = 'application/soap+xml; charset=utf-8';
 const TEXT = 'text/plain; charset=utf-8';
@@ -148,21 +149,8 @@ function send(method: string, path: string, headers: Record<string, string> = {}
 
 function callRequest(binding: Binding, operation: Operation, values: Record<string, string>): Promise<Reply> {
   const names = operation === 'AuthenticateToken' ? ['securityPassword', 'token'] : ['securityPassword', 'loginCookie', 'cookieDomain'];
-  const pairs = names.map((name) => [name, values[name] ?? ''] as [string, string]);
-  switch (binding) {
-    case 'httpget':
-      return send('GET', `/Authentication.asmx/${operation}?${new URLSearchParams(pairs)}`);
-    case 'httppost':
-      return send('POST', `/Authentication.asmx/${operation}`, { 'Content-Type': 'application/x-www-form-urlencoded' }, new URLSearchParams(pairs).toString());
-    default: {
-      const prefix = binding === 'soap11' ? 'soap' : 'soap12';
-      const parameters = pairs.map(([name, value]) => `<${name}>${escapeText(value)}</${name}>`).join('');
-      const envelope = `<?xml version="1.0" encoding="utf-8"?><${prefix}:Envelope xmlns:${prefix}="${ENVELOPE[binding]}"><${prefix}:Body><${operation} xmlns="${NS}">${parameters}</${operation}></${prefix}:Body></${prefix}:Envelope>`;
-      const headers: Record<string, string> =
-        binding === 'soap11' ? { 'Content-Type': XML, SOAPAction: `"${NS}${operation}"` } : { 'Content-Type': `${SOAP12}; action="${NS}${operation}"` };
-      return send('POST', '/Authentication.asmx', headers, envelope);
-    }
-  }
+  const { method, path, headers, body } = asmxRequest(NS, binding, operation, Object.fromEntries(names.map((name) => [name, values[name] ?? ''])));
+  return send(method, path, headers, body);
 }
 
 // ---------------------------------------------------------------------------------------------------------

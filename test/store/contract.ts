@@ -2,6 +2,7 @@ import type { CallerOriginRow, MemberAttributes, MemberRow, SecondFactorRow, Ses
 import { StoreConflictError, StoreVersionConflictError } from '../../src/store/store.js';
 import { oidcStoreContract } from './contract-oidc.js';
 import { provisioningStoreContract } from './contract-provisioning.js';
+import { recoveryStoreContract } from './contract-recovery.js';
 
 /** Well past 2^31, so a store that kept epoch milliseconds in 32 bits would fail. */
 const T0 = Date.UTC(2030, 0, 1);
@@ -1274,6 +1275,76 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect(await store.findSessionByCookieHash(session.cookieHash)).toEqual({ session, member: aMember('m1') });
       });
 
+      describe('renewSessionCookie()', () => {
+        const renewal = (session: SessionRow, next: string, now = T0 + MINUTE) => ({
+          currentCookieHash: session.cookieHash,
+          cookieHash: `cookie-hash-${next}`,
+          cookieSealed: `sealed-cookie-${next}`,
+          now,
+        });
+
+        test('replaces the cookie hash and sealed cookie, and keeps everything else', async () => {
+          const session = aSession('s1', 'm1');
+          await store.createSession(session);
+          expect(await store.renewSessionCookie('s1', renewal(session, 'r1'))).toBe(true);
+          const renewed = { ...session, cookieHash: 'cookie-hash-r1', cookieSealed: 'sealed-cookie-r1' };
+          expect(await sessionById('s1')).toEqual(renewed);
+          expect(await store.findSessionByCookieHash('cookie-hash-r1')).toEqual({ session: renewed, member: aMember('m1') });
+          expect(await store.findSessionByTokenHash(session.tokenHash)).toEqual({ session: renewed, member: aMember('m1') });
+        });
+
+        test('the replaced cookie still finds the session; the one before it no longer does', async () => {
+          const session = aSession('s1', 'm1');
+          await store.createSession(session);
+          await store.renewSessionCookie('s1', renewal(session, 'r1'));
+          expect((await store.findSessionByCookieHash(session.cookieHash))?.session).toMatchObject({ id: 's1', cookieHash: 'cookie-hash-r1' });
+          const first = { ...session, cookieHash: 'cookie-hash-r1' };
+          expect(await store.renewSessionCookie('s1', renewal(first, 'r2'))).toBe(true);
+          expect(await store.findSessionByCookieHash(session.cookieHash)).toBeNull();
+          expect((await store.findSessionByCookieHash('cookie-hash-r1'))?.session.cookieHash).toBe('cookie-hash-r2');
+          expect((await store.findSessionByCookieHash('cookie-hash-r2'))?.session.id).toBe('s1');
+        });
+
+        test('writes nothing once the cookie is no longer the current one (renewed already)', async () => {
+          const session = aSession('s1', 'm1');
+          await store.createSession(session);
+          expect(await store.renewSessionCookie('s1', renewal(session, 'r1'))).toBe(true);
+          expect(await store.renewSessionCookie('s1', renewal(session, 'r2'))).toBe(false);
+          expect((await sessionById('s1'))?.cookieHash).toBe('cookie-hash-r1');
+          expect(await store.findSessionByCookieHash('cookie-hash-r2')).toBeNull();
+        });
+
+        test('writes nothing for a revoked, expired or unknown session', async () => {
+          const revoked = aSession('s1', 'm1', { revokedAt: T0 });
+          const expired = aSession('s2', 'm1', { expiresAt: T0 + MINUTE });
+          await store.createSession(revoked);
+          await store.createSession(expired);
+          expect(await store.renewSessionCookie('s1', renewal(revoked, 'r1'))).toBe(false);
+          expect(await store.renewSessionCookie('s2', renewal(expired, 'r2', T0 + MINUTE))).toBe(false);
+          expect(await store.renewSessionCookie('s3', renewal(aSession('s3', 'm1'), 'r3'))).toBe(false);
+          expect(await sessionById('s1')).toEqual(revoked);
+          expect(await sessionById('s2')).toEqual(expired);
+        });
+
+        test('changes only that session', async () => {
+          const session = aSession('s1', 'm1');
+          const other = aSession('s2', 'm1');
+          await store.createSession(session);
+          await store.createSession(other);
+          await store.renewSessionCookie('s1', renewal(session, 'r1'));
+          expect(await sessionById('s2')).toEqual(other);
+          expect(await store.findSessionByCookieHash(other.cookieHash)).toEqual({ session: other, member: aMember('m1') });
+        });
+
+        test('refuses a hash another session has, changing nothing', async () => {
+          const session = aSession('s1', 'm1');
+          await store.createSession(session);
+          await store.createSession(aSession('s2', 'm1'));
+          await expect(store.renewSessionCookie('s1', renewal(session, 's2'))).rejects.toThrow(StoreConflictError);
+          expect(await sessionById('s1')).toEqual(session);
+        });
+      });
+
       test('touchSessions() moves lastSeenAt forward', async () => {
         const session = aSession('s1', 'm1');
         await store.createSession(session);
@@ -1666,6 +1737,7 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
 
     oidcStoreContract(() => store, aSession);
     provisioningStoreContract(() => store, aSession);
+    recoveryStoreContract(() => store);
 
     describe('maintenance', () => {
       test('ping() resolves on a working store', async () => {

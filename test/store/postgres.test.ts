@@ -98,7 +98,7 @@ describeWithPostgres('PostgresStore', () => {
       expect(await tableNames(schema.schema)).toEqual(
         [
           'caller_origins', 'caller_passwords', 'callers', 'deployment_settings', 'member_recovery_codes', 'member_second_factors', 'members',
-          'oidc_clients', 'oidc_keys', 'oidc_payloads', 'oidc_session_links', 'provisioning_clients', 'schema_migrations', 'schema_migrations_lock',
+          'oidc_clients', 'oidc_keys', 'oidc_payloads', 'oidc_session_links', 'provisioning_clients', 'recovery_tokens', 'schema_migrations', 'schema_migrations_lock',
           'sessions', 'throttles',
         ],
       );

@@ -7,6 +7,7 @@ import request from 'supertest';
 import { acceptedRequestId } from '../../src/web/request-id.js';
 import { hashPassword } from '../../src/service/passwords.js';
 import { REFERENCE } from '../helpers/reference-data.js';
+import { operationElement, soapEnvelope } from '../helpers/soap-envelopes.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -82,7 +83,7 @@ describe('over HTTP', () => {
             .set('Content-Type', 'text/xml; charset=utf-8')
             .set('SOAPAction', `"${NS}AuthenticateToken"`)
             .send(
-              `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><AuthenticateToken xmlns="${NS}"><securityPassword>${REFERENCE.password}</securityPassword><token>${REFERENCE.token}</token></AuthenticateToken></soap:Body></soap:Envelope>`,
+              soapEnvelope('1.1', operationElement(NS, 'AuthenticateToken', { securityPassword: REFERENCE.password, token: REFERENCE.token })),
             ),
       ],
       [
@@ -92,7 +93,10 @@ describe('over HTTP', () => {
             .post('/Authentication.asmx')
             .set('Content-Type', 'application/soap+xml; charset=utf-8')
             .send(
-              `<soap12:Envelope xmlns:soap12="http://www.w3.org/2003/05/soap-envelope"><soap12:Body><AuthenticateCookie xmlns="${NS}"><securityPassword>${REFERENCE.password}</securityPassword><loginCookie>${REFERENCE.cookie}</loginCookie><cookieDomain>${REFERENCE.domain}</cookieDomain></AuthenticateCookie></soap12:Body></soap12:Envelope>`,
+              soapEnvelope(
+                '1.2',
+                operationElement(NS, 'AuthenticateCookie', { securityPassword: REFERENCE.password, loginCookie: REFERENCE.cookie, cookieDomain: REFERENCE.domain }),
+              ),
             ),
       ],
       ['httppost', () => http().post('/Authentication.asmx/AuthenticateToken').type('form').send({ securityPassword: REFERENCE.password, token: 'nope' })],

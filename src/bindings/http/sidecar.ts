@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import bodyParser from 'body-parser';
 import contentType from 'content-type';
-import express, { type Request, type Response, type Router } from 'express';
+import type { Express, Request, RequestHandler, Response } from 'express';
 import type { Config } from '../../config/config.js';
 import { clientAddress } from '../../web/client-address.js';
 import { sessionCookieDomain } from '../../web/endpoint-url.js';
@@ -13,6 +13,8 @@ import { escapeXmlAttribute, escapeXmlText } from '../xml-text.js';
 
 export interface HttpSidecarDeps {
   config: Config;
+  /** The endpoint's own path ({BASE_PATH}/Authentication.asmx), which the sidecar's paths continue. */
+  endpointPath: string;
   operations: OperationTable;
   logCall: CallLogger;
 }
@@ -49,8 +51,8 @@ function isForm(req: IncomingMessage): boolean {
 }
 
 /** The method name after "/Authentication.asmx/", decoded when it can be. */
-function methodName(req: IncomingMessage & { path: string }): string {
-  const raw = req.path.slice(1);
+function methodName(below: string): string {
+  const raw = below.slice(1);
   try {
     return decodeURIComponent(raw);
   } catch {
@@ -60,11 +62,14 @@ function methodName(req: IncomingMessage & { path: string }): string {
 
 /**
  * The ASMX sidecar: GET and POST to {BASE_PATH}/Authentication.asmx/{Operation}, parameters from the query
- * string (GET) or the form body (POST only), the result as <string> in the service namespace. Mounted by the
- * app below the endpoint's path; anything but GET and POST is ASP.NET's refusal.
+ * string (GET) or the form body (POST only), the result as <string> in the service namespace; anything but
+ * GET and POST is ASP.NET's refusal. Added to the app as one route for `path` (the paths below the endpoint),
+ * after `guard`: a route on the app rather than a router of its own, whose level would cost every call a dispatch.
  */
-export function createHttpSidecar(deps: HttpSidecarDeps): Router {
+export function addHttpSidecar(app: Express, path: RegExp, guard: RequestHandler, deps: HttpSidecarDeps): void {
   const { config, operations, logCall } = deps;
+  /** The path below the endpoint: "/{Operation}" (matched in any letter case, so of the same length). */
+  const below = (req: Request) => req.path.slice(deps.endpointPath.length);
   const ns = escapeXmlAttribute(config.soapNamespace);
   const stringElement = (result: string) => {
     const element = result === '' ? `<string xmlns="${ns}" />` : `<string xmlns="${ns}">${escapeXmlText(result)}</string>`;
@@ -82,7 +87,7 @@ export function createHttpSidecar(deps: HttpSidecarDeps): Router {
     };
     const refuse = (error: AsmxError<ErrorOf<'http'>>, operation?: string) => reply(errorResponse('http', error), operation, { refused: error.code });
 
-    const name = methodName(req);
+    const name = methodName(below(req));
     const enabled = binding === 'httpget' ? config.bindings.httpGet : config.bindings.httpPost;
     if (!enabled) return refuse({ code: 'UNRECOGNIZED_URL', args: [`/${name}`] }, operations.offers(name) ? name : undefined);
     if (!operations.offers(name)) {
@@ -101,9 +106,7 @@ export function createHttpSidecar(deps: HttpSidecarDeps): Router {
     reply(response, name, callResult(answer));
   };
   const unrecognized = (req: Request, res: Response) =>
-    sendAsmx(res, errorResponse('endpoint', { code: 'UNRECOGNIZED_URL', args: [req.path] }, { headOnly: req.method === 'HEAD' }));
+    sendAsmx(res, errorResponse('endpoint', { code: 'UNRECOGNIZED_URL', args: [below(req)] }, { headOnly: req.method === 'HEAD' }));
 
-  const router = express.Router();
-  router.route(/^\/.*/s).head(unrecognized).get(handle).post(readForm, handle).all(unrecognized);
-  return router;
+  app.route(path).all(guard).head(unrecognized).get(handle).post(readForm, handle).all(unrecognized);
 }

@@ -45,18 +45,21 @@ function ibridge(settings: ResultSettings): ResultRenderer {
   const chosen = settings.ibridgeAttributes.map((field): [string, (member: MemberRow) => string | undefined] =>
     field.kind === 'known' ? [field.name, IBRIDGE_ATTRIBUTES[field.name]] : [field.key, (m) => m.attributes.extra?.[field.key]],
   );
+  /** The User element's attributes in their order, those without a value left out; one string built in one pass. */
   const user = ({ member: m, session }: MemberOutcome) => {
-    const attributes: Array<[string, string | undefined]> = [
-      ['ID', m.id],
-      ['TOKEN', session?.token],
-      ['EMAIL', m.email],
-      ['FIRSTNAME', m.firstName],
-      ['LASTNAME', m.lastName],
-      ['FULL_NAME', fullName(m)],
-      ['USER_COOKIE', session ? userCookie(session) : undefined],
-      ...chosen.map(([name, value]): [string, string | undefined] => [name, value(m)]),
-    ];
-    return attributes.flatMap(([name, value]) => (value === undefined ? [] : [`${name}="${escapeXmlAttribute(value)}"`])).join(' ');
+    let text = '';
+    const add = (name: string, value: string | undefined) => {
+      if (value !== undefined) text += `${text === '' ? '' : ' '}${name}="${escapeXmlAttribute(value)}"`;
+    };
+    add('ID', m.id);
+    add('TOKEN', session?.token);
+    add('EMAIL', m.email);
+    add('FIRSTNAME', m.firstName);
+    add('LASTNAME', m.lastName);
+    add('FULL_NAME', fullName(m));
+    add('USER_COOKIE', session ? userCookie(session) : undefined);
+    for (const [name, value] of chosen) add(name, value(m));
+    return text;
   };
   const refused = IN_BAND_RESULTS.ibridge(settings);
   return (outcome) => {

@@ -38,6 +38,7 @@ function settingsOf(site: WebConfigFormsSettings): Array<[string, string]> {
     ['MACHINE_KEY_COMPATIBILITY', machineKey.compatibilityMode],
     ['FORMS_COOKIE_NAME', forms.name],
     ['FORMS_TIMEOUT', String(forms.timeoutMinutes)],
+    ['FORMS_SLIDING', String(forms.slidingExpiration)],
     ...(forms.domain === undefined ? [] : [['COOKIE_DOMAIN', forms.domain] as [string, string]]),
   ];
   for (const [name, value] of settings) {

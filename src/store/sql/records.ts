@@ -9,6 +9,7 @@ import type {
   MemberRow,
   NewMember,
   NewMemberOutcome,
+  RecoveryTokenRow,
   SecondFactorRow,
   SessionRow,
   SessionWithMember,
@@ -173,6 +174,19 @@ export function memberValues(record: NewMemberRecord): unknown[] {
     record.updated_at,
     record.password_hash,
   ];
+}
+
+export const RECOVERY_TOKEN_COLUMNS = 'member_id, token_hash, created_at, expires_at';
+
+export interface RecoveryTokenRecord {
+  member_id: string;
+  token_hash: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export function toRecoveryToken(record: RecoveryTokenRecord): RecoveryTokenRow {
+  return { memberId: record.member_id, tokenHash: record.token_hash, createdAt: record.created_at, expiresAt: record.expires_at };
 }
 
 export function mapOrNull<R, T>(record: R | undefined, map: (record: R) => T): T | null {

@@ -205,6 +205,31 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 10,
+    name: 'password recovery tokens',
+    // The keyed hash of each member's one live recovery link; a newer link replaces the row. The purge finds
+    // expired rows through their index.
+    sql: `
+      CREATE TABLE recovery_tokens (
+        member_id TEXT NOT NULL PRIMARY KEY REFERENCES members (id) ON DELETE CASCADE,
+        token_hash TEXT NOT NULL UNIQUE,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+      );
+      CREATE INDEX recovery_tokens_expires_at ON recovery_tokens (expires_at);
+    `,
+  },
+  {
+    version: 11,
+    name: 'renewed login cookies',
+    // FORMS_SLIDING: a session whose login cookie (a Forms ticket) was renewed is still found by the cookie it
+    // replaced, until that ticket's own expiry. Sessions stored before this version were never renewed: NULL.
+    sql: `
+      ALTER TABLE sessions ADD COLUMN previous_cookie_hash TEXT;
+      CREATE UNIQUE INDEX sessions_previous_cookie_hash ON sessions (previous_cookie_hash);
+    `,
+  },
 ];
 
 const CREATE_SCHEMA_MIGRATIONS = `

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { SOAP_NS } from '../../helpers/soap-envelopes.js';
 import { discoveryServer, REFERENCE_NAMESPACE, testConfig } from './helpers.js';
 
 const server = discoveryServer(testConfig({ SOAP_NAMESPACE: REFERENCE_NAMESPACE }));
@@ -29,7 +30,7 @@ describe('help pages', () => {
     const res = await request(server)
       .get('/Authentication.asmx')
       .set('Content-Type', 'text/xml; charset=utf-8')
-      .send('<?xml version="1.0"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" />');
+      .send(`<?xml version="1.0"?><soap:Envelope xmlns:soap="${SOAP_NS['1.1']}" />`);
     expect(res.status).toBe(200);
     expect(res.text).toContain('<h2>Operations</h2>');
   });

@@ -6,12 +6,10 @@
 import { parseStringPromise } from 'xml2js';
 import { REFERENCE } from '../../helpers/reference-data.js';
 import { rawRequest, sendRaw, type RawResponse } from '../../helpers/raw-http.js';
+import { SOAP_NS, XSI_XSD } from '../../helpers/soap-envelopes.js';
 import { startTestApp, type TestApp } from '../../helpers/test-app.js';
 
 const NS = REFERENCE.namespace;
-const SOAP11_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
-const SOAP12_NS = 'http://www.w3.org/2003/05/soap-envelope';
-const XSI_XSD = 'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"';
 const TEXT_XML = 'text/xml; charset=utf-8';
 const SOAP12_TYPE = 'application/soap+xml; charset=utf-8';
 const ACTION = (operation: string) => `"${NS}${operation}"`;
@@ -21,7 +19,7 @@ const DTD_PROHIBITED =
 
 /** ASMX's response envelope, on one line. */
 const envelope = (version: '1.1' | '1.2', body: string) =>
-  `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${version === '1.1' ? SOAP11_NS : SOAP12_NS}" ${XSI_XSD}><soap:Body>${body}</soap:Body></soap:Envelope>`;
+  `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${SOAP_NS[version]}" ${XSI_XSD}><soap:Body>${body}</soap:Body></soap:Envelope>`;
 const tokenResult = (version: '1.1' | '1.2', result: string) =>
   envelope(
     version,
@@ -39,8 +37,8 @@ const fault12 = (code: string, text: string, detail = true) =>
 const BAD_PASSWORD_11 = fault11('soap:Server', `${SERVER_UNABLE}Invalid security password`);
 
 /** A SOAP 1.1 request envelope around `body` (the content of soap:Body). */
-const soap11 = (body: string) => `<?xml version="1.0" encoding="utf-8"?><soap:Envelope ${XSI_XSD} xmlns:soap="${SOAP11_NS}"><soap:Body>${body}</soap:Body></soap:Envelope>`;
-const soap12 = (body: string) => `<?xml version="1.0" encoding="utf-8"?><soap12:Envelope ${XSI_XSD} xmlns:soap12="${SOAP12_NS}"><soap12:Body>${body}</soap12:Body></soap12:Envelope>`;
+const soap11 = (body: string) => `<?xml version="1.0" encoding="utf-8"?><soap:Envelope ${XSI_XSD} xmlns:soap="${SOAP_NS['1.1']}"><soap:Body>${body}</soap:Body></soap:Envelope>`;
+const soap12 = (body: string) => `<?xml version="1.0" encoding="utf-8"?><soap12:Envelope ${XSI_XSD} xmlns:soap12="${SOAP_NS['1.2']}"><soap12:Body>${body}</soap12:Body></soap12:Envelope>`;
 const tokenCall = (params = `<securityPassword>${REFERENCE.password}</securityPassword><token>${REFERENCE.token}</token>`) =>
   `<AuthenticateToken xmlns="${NS}">${params}</AuthenticateToken>`;
 
@@ -81,7 +79,7 @@ afterAll(() => app.close());
 
 describe('DTDs and entities', () => {
   const withDoctype = (doctype: string, token: string = REFERENCE.token) =>
-    `<?xml version="1.0" encoding="utf-8"?>\n${doctype}\n<soap:Envelope xmlns:soap="${SOAP11_NS}"><soap:Body>${tokenCall(`<securityPassword>${REFERENCE.password}</securityPassword><token>${token}</token>`)}</soap:Body></soap:Envelope>`;
+    `<?xml version="1.0" encoding="utf-8"?>\n${doctype}\n<soap:Envelope xmlns:soap="${SOAP_NS['1.1']}"><soap:Body>${tokenCall(`<securityPassword>${REFERENCE.password}</securityPassword><token>${token}</token>`)}</soap:Body></soap:Envelope>`;
   const internalEntity = withDoctype('<!DOCTYPE soap:Envelope [<!ENTITY t "good-token">]>', '&t;');
   const externalEntity = withDoctype('<!DOCTYPE soap:Envelope [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>', '&xxe;');
   const billionLaughs = withDoctype(
@@ -125,15 +123,15 @@ describe('malformed XML after the envelope began, met while routing on the body 
   const broken = (ns: string) => `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${ns}"><soap:Header><Security xmlns="urn:s"><a>`;
 
   test('a SOAP 1.1 envelope that breaks off inside soap:Header is ASMX\'s malformed document: 400, empty, text/xml', async () => {
-    expectResponse(await post(app.port, broken(SOAP11_NS), { 'Content-Type': TEXT_XML }), 400, TEXT_XML, '');
+    expectResponse(await post(app.port, broken(SOAP_NS['1.1']), { 'Content-Type': TEXT_XML }), 400, TEXT_XML, '');
   });
 
   test('a SOAP 1.2 one the same, in SOAP 1.2\'s content type', async () => {
-    expectResponse(await post(app.port, broken(SOAP12_NS), { 'Content-Type': SOAP12_TYPE }), 400, SOAP12_TYPE, '');
+    expectResponse(await post(app.port, broken(SOAP_NS['1.2']), { 'Content-Type': SOAP12_TYPE }), 400, SOAP12_TYPE, '');
   });
 
   test('a body broken inside the operation element is answered the same', async () => {
-    const body = `<soap:Envelope xmlns:soap="${SOAP11_NS}"><soap:Body><AuthenticateToken xmlns="${NS}"><token>t</token`;
+    const body = `<soap:Envelope xmlns:soap="${SOAP_NS['1.1']}"><soap:Body><AuthenticateToken xmlns="${NS}"><token>t</token`;
     expectResponse(await post(app.port, body, { 'Content-Type': TEXT_XML }), 400, TEXT_XML, '');
   });
 });
@@ -148,7 +146,7 @@ describe('parameters as clients send them', () => {
 
   test('odd prefixes everywhere, the envelope and service namespaces each bound twice', async () => {
     const body =
-      `<SOAP-ENV:Envelope xmlns:SOAP-ENV="${SOAP11_NS}" xmlns:e2="${SOAP11_NS}" xmlns:ns1="${NS}" xmlns:tns="${NS}">` +
+      `<SOAP-ENV:Envelope xmlns:SOAP-ENV="${SOAP_NS['1.1']}" xmlns:e2="${SOAP_NS['1.1']}" xmlns:ns1="${NS}" xmlns:tns="${NS}">` +
       `<SOAP-ENV:Header/><e2:Body><ns1:AuthenticateToken><tns:securityPassword>${REFERENCE.password}</tns:securityPassword>` +
       `<ns1:token>${REFERENCE.token}</ns1:token></ns1:AuthenticateToken></e2:Body></SOAP-ENV:Envelope>`;
     const response = await post(app.port, body, { 'Content-Type': TEXT_XML, SOAPAction: ACTION('AuthenticateToken') });
@@ -164,7 +162,7 @@ describe('parameters as clients send them', () => {
 
   test('xsi:type and encodingStyle attributes are ignored', async () => {
     const body =
-      `<soap:Envelope xmlns:soap="${SOAP11_NS}" ${XSI_XSD} soap:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/"><soap:Body>` +
+      `<soap:Envelope xmlns:soap="${SOAP_NS['1.1']}" ${XSI_XSD} soap:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/"><soap:Body>` +
       `<AuthenticateToken xmlns="${NS}" soap:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/">` +
       `<securityPassword xsi:type="xsd:string">${REFERENCE.password}</securityPassword><token xsi:type="xsd:string">${REFERENCE.token}</token>` +
       `</AuthenticateToken></soap:Body></soap:Envelope>`;
@@ -250,7 +248,7 @@ describe('envelope structure', () => {
   const withAction = { 'Content-Type': TEXT_XML, SOAPAction: ACTION('AuthenticateToken') };
 
   test('a root element not named Envelope: Server fault "Missing required soap:Envelope element."', async () => {
-    const body = `<?xml version="1.0" encoding="utf-8"?><soap:Letter xmlns:soap="${SOAP11_NS}"><soap:Body>${tokenCall()}</soap:Body></soap:Letter>`;
+    const body = `<?xml version="1.0" encoding="utf-8"?><soap:Letter xmlns:soap="${SOAP_NS['1.1']}"><soap:Body>${tokenCall()}</soap:Body></soap:Letter>`;
     const response = await post(app.port, body, withAction);
     expectResponse(response, 500, TEXT_XML, fault11('soap:Server', `${SERVER_UNABLE}Request format is invalid: Missing required soap:Envelope element.`));
   });
@@ -262,24 +260,24 @@ describe('envelope structure', () => {
       response,
       500,
       TEXT_XML,
-      fault11('soap:VersionMismatch', `Possible SOAP version mismatch: Envelope namespace http://example.org/not-soap was unexpected. Expecting ${SOAP11_NS}.`),
+      fault11('soap:VersionMismatch', `Possible SOAP version mismatch: Envelope namespace http://example.org/not-soap was unexpected. Expecting ${SOAP_NS['1.1']}.`),
     );
   });
 
   test('an Envelope without a Body: Server fault "Missing required soap:Body element."', async () => {
-    const body = `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${SOAP11_NS}"><soap:Header/></soap:Envelope>`;
+    const body = `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${SOAP_NS['1.1']}"><soap:Header/></soap:Envelope>`;
     const response = await post(app.port, body, withAction);
     expectResponse(response, 500, TEXT_XML, fault11('soap:Server', `${SERVER_UNABLE}Request format is invalid: Missing required soap:Body element.`));
   });
 
   test('a Body in the wrong namespace is no Body', async () => {
-    const body = `<soap:Envelope xmlns:soap="${SOAP11_NS}"><Body xmlns="${SOAP12_NS}">${tokenCall()}</Body></soap:Envelope>`;
+    const body = `<soap:Envelope xmlns:soap="${SOAP_NS['1.1']}"><Body xmlns="${SOAP_NS['1.2']}">${tokenCall()}</Body></soap:Envelope>`;
     const response = await post(app.port, body, withAction);
     expectResponse(response, 500, TEXT_XML, fault11('soap:Server', `${SERVER_UNABLE}Request format is invalid: Missing required soap:Body element.`));
   });
 
   test('an empty Body without SOAPAction: Client fault asking for a valid action', async () => {
-    const body = `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${SOAP11_NS}"><soap:Body/></soap:Envelope>`;
+    const body = `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${SOAP_NS['1.1']}"><soap:Body/></soap:Envelope>`;
     const response = await post(app.port, body, { 'Content-Type': TEXT_XML });
     expectResponse(
       response,

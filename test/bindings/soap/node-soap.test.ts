@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../../../src/config/config.js';
 import { OPERATION_PARAMETERS, type OperationName } from '../../../src/service/wsdl-types.js';
 import { callContext } from '../../helpers/call-context.js';
 import { REFERENCE } from '../../helpers/reference-data.js';
+import { SOAP_NS, XSI_XSD, type SoapVersion } from '../../helpers/soap-envelopes.js';
 import { startTestApp, type TestApp } from '../../helpers/test-app.js';
 
 /** What the stub table answers the next call with, and the parameters it was called with. */
@@ -34,10 +35,10 @@ const optionsFor = (config: Config): StackOptions => ({
 });
 const stackOptions = optionsFor(loadConfig({ SOAP_NAMESPACE: REFERENCE.namespace }));
 const context = callContext('127.0.0.1');
-const ENVELOPE_START = {
-  '1.1': '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body>',
-  '1.2': '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://www.w3.org/2003/05/soap-envelope" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body>',
-};
+/** ASMX's response envelope up to the Body's content: the soap prefix for both versions, xsi and xsd declared. */
+const ENVELOPE_START = Object.fromEntries(
+  (['1.1', '1.2'] as const).map((version) => [version, `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${SOAP_NS[version]}" ${XSI_XSD}><soap:Body>`]),
+) as Record<SoapVersion, string>;
 
 /**
  * Pins what src/bindings/soap/node-soap.ts relies on in node-soap beyond its documented API, so that an

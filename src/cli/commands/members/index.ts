@@ -6,6 +6,7 @@ import { importCommand } from './import.js';
 import { listCommand } from './list.js';
 import { MEMBER_ID } from './member-id.js';
 import { mfaCommand } from './mfa.js';
+import { recoveryLinkCommand } from './recovery-link.js';
 import { setPasswordCommand } from './set-password.js';
 import { showCommand } from './show.js';
 import { updateCommand } from './update.js';
@@ -19,6 +20,7 @@ export function membersCommand(ctx: CliContext): Command {
     .addCommand(showCommand(ctx))
     .addCommand(setPasswordCommand(ctx))
     .addCommand(mfaCommand(ctx))
+    .addCommand(recoveryLinkCommand(ctx))
     .addCommand(importCommand(ctx))
     .addCommand(
       simpleCommand(ctx, {

@@ -46,7 +46,7 @@ function reset(ctx: CliContext): Command {
         const { member, before } = await ctx.withServices(async (s) => {
           const row = await s.members.get(input.id);
           const factor = await s.secondFactor.status(row.id);
-          if (!(await s.secondFactor.remove(row.id))) throw new NotFoundError(`Member ${row.id} has no second factor: nothing to remove`);
+          if (!(await s.secondFactor.remove(row.id, { by: 'admin' }))) throw new NotFoundError(`Member ${row.id} has no second factor: nothing to remove`);
           return { member: row.id, before: factor };
         });
         const codes = before.enabled ? before.recoveryCodesLeft : 0;

@@ -22,7 +22,7 @@ export function setPasswordCommand(ctx: CliContext): Command {
         const input = schema.parse({ ...options, id });
         await ctx.withServices(async (s) => {
           await s.members.get(input.id); // an unknown member fails before the prompt
-          await s.members.setPassword(input.id, input.password ?? (await readNewPassword(ctx.io)));
+          await s.members.setPassword(input.id, input.password ?? (await readNewPassword(ctx.io)), { by: 'admin' });
         });
         printDone(ctx.io, input.json, `Password of member ${input.id} set.`, { id: input.id, passwordSet: true });
         return ExitCode.ok;

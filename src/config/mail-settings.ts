@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { smtpTransportOptions } from '../mail/smtp-url.js';
+
+// SMTP_URL, MAIL_FROM and MAIL_REPLY_TO: how the members' mail is sent (docs/configuration.md, "Mail").
+
+/**
+ * smtp:// or smtps://, checked by the rules the mailer reads it with (src/mail/smtp-url.ts), once, here. Their
+ * messages name the setting first, which the problem's prefix already does; none repeats the URL, which may
+ * hold a password.
+ */
+export const smtpUrl = z
+  .string()
+  .trim()
+  .superRefine((url, ctx) => {
+    try {
+      smtpTransportOptions(url);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message.replace(/^SMTP_URL:? /, '') });
+    }
+  });
+
+const ADDRESS = /^[^\s@<>",;]+@[^\s@<>",;]+$/;
+/** "Example Society <no-reply@example.org>": a name (quoted or not) and the address in angle brackets. */
+const NAMED_ADDRESS = /^[^<>\r\n]*<[^\s@<>",;]+@[^\s@<>",;]+>$/;
+
+/** One address for a header, bare or with a name; one line, so that no header can be slipped in after it. */
+export const mailAddress = z
+  .string()
+  .trim()
+  .refine((v) => ADDRESS.test(v) || NAMED_ADDRESS.test(v), 'must be one email address, or a name and an address such as "Example <no-reply@example.org>"');
+
+/** The mail settings as the service runs with them, when SMTP_URL is set. */
+export interface MailConfig {
+  /** SMTP_URL: a secret (its password), masked wherever settings are listed. */
+  readonly url: string;
+  readonly from: string;
+  readonly replyTo: string | undefined;
+}
+
+/** SMTP_URL without MAIL_FROM would send mail from nobody: refused at the start. */
+export function mailProblems(given: { smtpUrlSet: boolean; mailFromSet: boolean }): string[] {
+  return given.smtpUrlSet && !given.mailFromSet ? ['MAIL_FROM: must be set when SMTP_URL is (the address the members\' mail comes from)'] : [];
+}

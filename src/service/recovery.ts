@@ -1,0 +1,144 @@
+import type { MemberRow, Store } from '../store/store.js';
+import type { Clock } from './clock.js';
+import { ServiceError } from './errors.js';
+import { memberByLogin } from './login-match.js';
+import type { ChangeSource, MemberNotices } from './member-notices.js';
+import { checkedPassword, type MemberService } from './members.js';
+import { randomSecret, type Secrets } from './secrets.js';
+import type { SessionService } from './sessions.js';
+import type { SignInThrottle } from './throttle.js';
+
+/** A recovery link's token: 32 random bytes, base64url, as randomSecret makes them. */
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+export interface RecoveryRequest {
+  /** Username or email address, as typed. */
+  login: string;
+  clientAddress: string;
+  /** The device as the member recognises it ("Firefox on Windows"), for the mail. */
+  device?: string | undefined;
+  /** The link the mail carries: the new-password page's address, with this token in it. */
+  link(token: string): string;
+}
+
+/** The one answer to a request, whether or not an account matched; or the throttle's. */
+export type RecoveryRequestResult = { ok: true } | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
+
+/**
+ * How a new password by a recovery link ended: `invalid` for a link that is not (or no longer) good, whether it
+ * expired, was used, was replaced by a newer one or never was; the password rules' refusals as the account
+ * page's.
+ */
+export type RedeemResult = { ok: true; member: MemberRow } | { ok: false; reason: 'invalid' | 'too-short' | 'too-long' };
+
+/**
+ * Password recovery by email. A member names their account (username or email) and gets a link by mail; the link
+ * carries a single-use token of which the store keeps only the keyed hash, one per member (a newer link voids the
+ * older), good for RECOVERY_TOKEN_TTL. Opening it, the member chooses a new password, which ends all of their
+ * sessions; they then sign in as usual, second factor included.
+ *
+ * A request gets the same answer after the same work whatever it names: the throttle, the lookup, a new token
+ * and its hash, and the store's one statement that writes it (given no member id unless the member is enabled
+ * and has an email address, it then writes nothing) all run either way; only the mail differs, and it is queued after the answer.
+ * Requests are counted per login as typed and per client address, as sign-in failures are, under keys of their
+ * own.
+ */
+export class RecoveryService {
+  constructor(
+    private readonly store: Store,
+    private readonly members: MemberService,
+    private readonly sessions: SessionService,
+    private readonly secrets: Secrets,
+    private readonly throttle: SignInThrottle,
+    private readonly notices: MemberNotices,
+    private readonly clock: Clock,
+    /** RECOVERY_TOKEN_TTL. */
+    private readonly tokenTtlSeconds: number,
+  ) {}
+
+  /** Whether links can be sent at all: only with a mailer (SMTP_URL). */
+  get enabled(): boolean {
+    return this.notices.sending;
+  }
+
+  /** How long a link works, in whole minutes, as the mail and the pages say it. */
+  get validMinutes(): number {
+    return Math.floor(this.tokenTtlSeconds / 60);
+  }
+
+  async request(request: RecoveryRequest): Promise<RecoveryRequestResult> {
+    const login = request.login.trim();
+    const now = this.clock();
+    const lock = await this.throttle.check(login, request.clientAddress, now);
+    if (lock) return { ok: false, reason: 'throttled', retryAfterSeconds: lock.retryAfterSeconds };
+    const member = (await memberByLogin(this.store, login))?.member;
+    const eligible = member !== undefined && member.enabled && member.email !== '' && this.enabled;
+    const token = randomSecret();
+    // No member has the empty id: for anyone else the statement matches no member and writes nothing.
+    const [issued] = await Promise.all([
+      this.store.issueRecoveryToken({ memberId: eligible ? member.id : '', tokenHash: this.#hash(token), createdAt: now, expiresAt: now + this.tokenTtlSeconds * 1000 }),
+      this.throttle.failure(login, request.clientAddress, now),
+    ]);
+    if (issued && member) {
+      const mail = { kind: 'recovery' as const, link: request.link(token), validMinutes: this.validMinutes };
+      // Rendering the mail is work the other answer does not do: it runs after this answer is sent.
+      setImmediate(() => this.notices.send(member, mail, { client: request.clientAddress, device: request.device }));
+    }
+    return { ok: true };
+  }
+
+  /**
+   * A link for the member, for support to hand over (`members recovery-link`): it voids any earlier one, as a
+   * requested link does. Null for a disabled member, whose link would not work. Throws MEMBER_NOT_FOUND.
+   */
+  async issue(memberId: string): Promise<{ token: string; expiresAt: number } | null> {
+    const member = await this.members.get(memberId);
+    const token = randomSecret();
+    const createdAt = this.clock();
+    const expiresAt = createdAt + this.tokenTtlSeconds * 1000;
+    const issued = await this.store.issueRecoveryToken({ memberId: member.id, tokenHash: this.#hash(token), createdAt, expiresAt });
+    return issued ? { token, expiresAt } : null;
+  }
+
+  /** Whether the link's token is good now: stored, not expired, its member enabled. Uses nothing up. */
+  async check(token: string): Promise<boolean> {
+    if (!TOKEN.test(token)) return false;
+    const row = await this.store.findRecoveryToken(this.#hash(token));
+    if (!row || row.expiresAt <= this.clock()) return false;
+    return (await this.store.getMember(row.memberId))?.enabled === true;
+  }
+
+  /**
+   * Sets the new password (the account page's rules) with a good token, which is used up only then, ends every
+   * session of the member, and tells the member by mail. A password the rules refuse leaves the link working.
+   */
+  async redeem(token: string, password: string, from: ChangeSource): Promise<RedeemResult> {
+    if (!(await this.check(token))) return { ok: false, reason: 'invalid' };
+    try {
+      checkedPassword(password);
+    } catch (error) {
+      if (error instanceof ServiceError && error.code === 'MEMBER_PASSWORD_TOO_SHORT') return { ok: false, reason: 'too-short' };
+      if (error instanceof ServiceError && error.code === 'MEMBER_PASSWORD_TOO_LONG') return { ok: false, reason: 'too-long' };
+      throw error;
+    }
+    // The atomic use: of two submissions of one link, one goes on.
+    const memberId = await this.store.consumeRecoveryToken(this.#hash(token), this.clock());
+    const member = memberId === null ? null : await this.store.getMember(memberId);
+    if (!member?.enabled) return { ok: false, reason: 'invalid' };
+    await this.members.setPassword(member.id, password, { by: 'recovery', from });
+    await this.sessions.revokeAllOf(member.id);
+    return { ok: true, member };
+  }
+
+  #hash(token: string): string {
+    return this.secrets.hash('recovery-token', token);
+  }
+}
+
+/** The recovery link: the new-password page's address with the token, and the return address kept when there is one. */
+export function recoveryLink(pageUrl: string, token: string, returnUrl?: string): string {
+  const url = new URL(pageUrl);
+  url.searchParams.set('token', token);
+  if (returnUrl) url.searchParams.set('ReturnUrl', returnUrl);
+  return url.href;
+}
