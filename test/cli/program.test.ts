@@ -43,6 +43,7 @@ describe('the root program', () => {
       'members mfa',
       'members mfa status',
       'members mfa reset',
+      'members recovery-link',
       'members import',
       'members disable',
       'members enable',
