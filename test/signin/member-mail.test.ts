@@ -68,9 +68,13 @@ async function act(visitor: PageClient, action: string, fields: Record<string, s
   return visitor.submit(await visitor.get('/Account'), fields, { action });
 }
 
-/** The mail number `count` (1 for the first), once the server has taken it. */
+/**
+ * The mail number `count` (1 for the first), once the server has taken it and the service has logged it sent (the
+ * server has the mail before the service reads its answer).
+ */
 async function delivered(count: number): Promise<Delivered> {
-  await waitUntil(() => smtp.delivered.length >= count, `mail number ${count} to arrive`, { timeoutMs: 10_000 });
+  const sent = () => mailLines().filter((line) => line.message === 'mail sent').length;
+  await waitUntil(() => smtp.delivered.length >= count && sent() >= count, `mail number ${count} to arrive and be logged sent`, { timeoutMs: 10_000 });
   const mail = smtp.delivered[count - 1];
   if (!mail) throw new Error('no mail');
   return mail;
