@@ -60,6 +60,13 @@ export const MAX_ELEMENTS = 1024;
 /** Attributes of one element, namespace declarations included, beyond which the document is unreadable. */
 export const MAX_ATTRIBUTES = 64;
 
+/**
+ * Attributes in one document, namespace declarations included, beyond which it is unreadable: an envelope holds
+ * tens (a WS-Security header with its namespace declarations, about a hundred). The parser takes about 1.5 µs
+ * an attribute: a 64 KB body of elements with 64 attributes each cost 17 to 20 ms idle and 35 ms under load.
+ */
+export const MAX_DOCUMENT_ATTRIBUTES = 1024;
+
 /** Element and attribute names longer than this make the document unreadable. */
 export const MAX_NAME_LENGTH = 256;
 
@@ -107,6 +114,7 @@ function read(xml: string, position: boolean): EnvelopeReading {
   parser.on('doctype', () => fail(DTD_PROHIBITED));
   const beyond = (limit: string) => fail(`The document has ${limit}. Line ${parser.line}, position ${parser.column}.`);
   let attributes = 0;
+  let documentAttributes = 0;
   let elements = 0;
   parser.on('opentagstart', (tag) => {
     attributes = 0;
@@ -117,7 +125,9 @@ function read(xml: string, position: boolean): EnvelopeReading {
   });
   parser.on('attribute', (attribute) => {
     attributes += 1;
+    documentAttributes += 1;
     if (attributes > MAX_ATTRIBUTES) beyond(`an element with more than ${MAX_ATTRIBUTES} attributes`);
+    if (documentAttributes > MAX_DOCUMENT_ATTRIBUTES) beyond(`more than ${MAX_DOCUMENT_ATTRIBUTES} attributes`);
     if (attribute.name.length > MAX_NAME_LENGTH) beyond(`a name longer than ${MAX_NAME_LENGTH} characters`);
   });
   parser.on('opentag', (tag: SaxesTagNS) => {
