@@ -1,7 +1,8 @@
 /**
  * Requests refused before any binding takes them: an oversized body is refused without being read (no
  * `100 Continue`, no reading of a chunked body past the limit), and every refusal (400, 408, 413, 431) is
- * logged and counted.
+ * logged and counted: as a refused call of the operation the request named (its SOAPAction here), in the call
+ * log and asmx_calls_total, or, when it named none, as a refusal before any binding (http_refusals_total).
  */
 import { connect, type Socket } from 'node:net';
 import { REFERENCE } from './helpers/reference-data.js';
@@ -10,7 +11,8 @@ import { startTestApp, type TestApp } from './helpers/test-app.js';
 import { nextTurn, waitUntil } from './helpers/wait.js';
 
 const NS = REFERENCE.namespace;
-const SOAP_HEAD = ['POST /Authentication.asmx HTTP/1.1', 'Host: 127.0.0.1', 'Content-Type: text/xml; charset=utf-8', `SOAPAction: "${NS}AuthenticateToken"`];
+const UNNAMED_HEAD = ['POST /Authentication.asmx HTTP/1.1', 'Host: 127.0.0.1', 'Content-Type: text/xml; charset=utf-8'];
+const SOAP_HEAD = [...UNNAMED_HEAD, `SOAPAction: "${NS}AuthenticateToken"`];
 
 let app: TestApp;
 beforeAll(async () => {
@@ -36,10 +38,18 @@ async function refusalsLogged(status: number, from: number): Promise<Array<Recor
   return app.logLines.slice(from).filter((line) => line.message === 'refused');
 }
 
-async function refusalCount(status: number): Promise<number> {
+async function sample(series: string): Promise<number> {
   const text = await (await fetch(`${app.baseUrl}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`http_refusals_total{status="${status}"} `));
-  return Number(line?.split(' ')[1]);
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? 0 : Number(line.split(' ')[1]);
+}
+const refusalCount = (status: number) => sample(`http_refusals_total{status="${status}"}`);
+const refusedCalls = () => sample('asmx_calls_total{binding="soap11",operation="AuthenticateToken",outcome="refused"}');
+
+async function callLogged(outcome: string, from: number): Promise<Record<string, unknown>> {
+  const find = () => app.logLines.slice(from).find((line) => line.message === 'call' && line.outcome === outcome);
+  await waitUntil(() => find() !== undefined, `a call line with ${outcome}`);
+  return find() ?? {};
 }
 
 test('Expect: 100-continue with a declared body over the limit: 413 at once, never 100 Continue', async () => {
@@ -63,7 +73,7 @@ test('Expect: 100-continue with a body within the limit: 100 Continue, then the 
 
 test('a chunked body that outgrows the limit: 413 with Connection: close at once, and the connection closed while the client still sends', async () => {
   const from = app.logLines.length;
-  const before = await refusalCount(413);
+  const before = await refusedCalls();
   const conn = open();
   conn.socket.write(head([...SOAP_HEAD, 'Transfer-Encoding: chunked']));
   const chunk = `400\r\n${'x'.repeat(0x400)}\r\n`;
@@ -80,8 +90,8 @@ test('a chunked body that outgrows the limit: 413 with Connection: close at once
   await conn.closed;
   expect(conn.received()).toMatch(/^HTTP\/1\.1 413 /);
   expect(conn.received()).toMatch(/\r\nConnection: close\r\n/i);
-  expect((await refusalsLogged(413, from)).at(-1)).toMatchObject({ status: 413, reason: 'REQUEST_TOO_LARGE', path: '/Authentication.asmx' });
-  expect(await refusalCount(413)).toBe(before + 1);
+  expect(await callLogged('refused:REQUEST_TOO_LARGE', from)).toMatchObject({ binding: 'soap11', operation: 'AuthenticateToken', status: 413 });
+  expect(await refusedCalls()).toBe(before + 1);
 });
 
 test.each([
@@ -99,27 +109,51 @@ test.each([
   expect(await refusalCount(status)).toBe(before + 1);
 });
 
-test('a declared length over the limit is logged and counted as a 413 too', async () => {
-  const from = app.logLines.length;
-  const before = await refusalCount(413);
-  const conn = open();
-  conn.socket.write(head([...SOAP_HEAD, 'Content-Length: 100000']));
-  await conn.closed;
-  expect(conn.received()).toMatch(/^HTTP\/1\.1 413 /);
-  expect((await refusalsLogged(413, from)).at(-1)).toMatchObject({ status: 413, reason: 'REQUEST_TOO_LARGE' });
-  expect(await refusalCount(413)).toBe(before + 1);
+/** What a 413 is recorded as: a call line and a refused call, or a refused line and a refusal before any binding. */
+async function recorded413(from: number): Promise<Record<string, unknown>> {
+  await waitUntil(() => app.logLines.slice(from).some((line) => line.status === 413), 'a log line of the 413');
+  const line = app.logLines.slice(from).find((l) => l.status === 413) ?? {};
+  return { ...line, counts: [await refusedCalls(), await refusalCount(413)] };
+}
+
+test('a declared length over the limit is logged and counted as a 413 too: under the operation the request named, or before any binding', async () => {
+  const sendTooLarge = async (lines: string[]) => {
+    const from = app.logLines.length;
+    const conn = open();
+    conn.socket.write(head([...lines, 'Content-Length: 100000']));
+    await conn.closed;
+    expect(conn.received()).toMatch(/^HTTP\/1\.1 413 /);
+    return recorded413(from);
+  };
+  const [calls, refusals] = [await refusedCalls(), await refusalCount(413)];
+  expect(await sendTooLarge(SOAP_HEAD)).toMatchObject({
+    message: 'call',
+    binding: 'soap11',
+    operation: 'AuthenticateToken',
+    outcome: 'refused:REQUEST_TOO_LARGE',
+    counts: [calls + 1, refusals],
+  });
+  expect(await sendTooLarge(UNNAMED_HEAD)).toMatchObject({
+    message: 'refused',
+    reason: 'REQUEST_TOO_LARGE',
+    path: '/Authentication.asmx',
+    counts: [calls + 1, refusals + 1],
+  });
 });
 
-test('behind a trusted proxy, the refused line names the client the proxy forwarded, as the call log does', async () => {
+test.each([
+  ['refused', UNNAMED_HEAD],
+  ['call', SOAP_HEAD],
+])('behind a trusted proxy, the %s line names the client the proxy forwarded', async (message, lines) => {
   const proxied = await startTestApp({ env: { MAX_BODY_BYTES: '4096', TRUST_PROXY: '127.0.0.1' } });
   try {
     const socket = connect(proxied.port, '127.0.0.1');
     socket.on('error', () => undefined);
     socket.resume();
-    socket.write(head([...SOAP_HEAD, 'X-Forwarded-For: 203.0.113.9', 'Content-Length: 100000']));
+    socket.write(head([...lines, 'X-Forwarded-For: 203.0.113.9', 'Content-Length: 100000']));
     await new Promise<void>((resolve) => socket.once('close', () => resolve()));
-    await waitUntil(() => proxied.logLines.some((line) => line.message === 'refused'), 'a refused log line');
-    expect(proxied.logLines.find((line) => line.message === 'refused')).toMatchObject({ status: 413, client: '203.0.113.9' });
+    await waitUntil(() => proxied.logLines.some((line) => line.message === message), `a ${message} log line`);
+    expect(proxied.logLines.find((line) => line.message === message)).toMatchObject({ status: 413, client: '203.0.113.9' });
   } finally {
     await proxied.close();
   }

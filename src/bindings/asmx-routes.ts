@@ -10,11 +10,13 @@ import { createCallLogger, type CallMetrics } from './call-log.js';
 import type { Refuse } from './request-errors.js';
 import { createDiscovery } from './discovery/index.js';
 import { createWsdlDocument } from './discovery/wsdl-document.js';
-import { addHttpSidecar } from './http/sidecar.js';
+import { addHttpSidecar, namedHttpCall } from './http/sidecar.js';
 import { createOperationTable } from './operations.js';
 import { createResultRenderer } from './result/formats.js';
+import { routeRefusals, type RouteRefusals } from './route-refusals.js';
 import { createSoapStack } from './soap/node-soap.js';
-import { createSoapBinding } from './soap/soap-binding.js';
+import { soapOperations } from './soap/operations.js';
+import { createSoapBinding, namedSoapCall } from './soap/soap-binding.js';
 
 export interface AsmxDeps {
   config: Config;
@@ -33,7 +35,7 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
  * connection closed without reading the rest. body-parser sees the same chunk and then reads off the whole
  * body before it reports; so the answer comes on the next turn, and stops the reading it began.
  */
-function refuseOnceTooLong(req: Request, res: Response, limit: number, refuse: Refuse): void {
+function refuseOnceTooLong(req: Request, res: Response, limit: number, refuse: RouteRefusals['refuse']): void {
   let received = 0;
   const count = (chunk: Buffer) => {
     received += chunk.length;
@@ -54,9 +56,10 @@ const isJson = (req: Request) => /^application\/json\s*(;|$)/i.test(req.headers[
  * - the endpoint itself: GET for ?wsdl, ?disco and the help pages, POST for SOAP 1.1 and 1.2, anything else 405;
  * - below it, the HTTP GET/POST sidecar (src/bindings/http/sidecar.ts): /{Operation}.
  * Each route's first handler (the guard) refuses a body declared larger than MAX_BODY_BYTES unread, and a JSON
- * POST as .NET's script handler refuses a class without [ScriptService]. They are two routes on the app itself,
- * with no middleware or router of their own: every call passes them, and each router level or `use` layer
- * costs it a dispatch.
+ * POST as .NET's script handler refuses a class without [ScriptService]; these and a body that cannot be read
+ * are refused calls of the operation the request names (src/bindings/route-refusals.ts). They are two routes on
+ * the app itself, with no middleware or router of their own: every call passes them, and each router level or
+ * `use` layer costs it a dispatch.
  */
 export async function mountAsmx(app: Express, deps: AsmxDeps): Promise<void> {
   const { config } = deps;
@@ -70,27 +73,35 @@ export async function mountAsmx(app: Express, deps: AsmxDeps): Promise<void> {
     operations,
   });
   const discovery = createDiscovery(config);
-  const soap = createSoapBinding({ config, stack, operations, logCall });
+  const soapNames = soapOperations(config.soapNamespace, operations.names);
+  const soap = createSoapBinding({ config, stack, operations: soapNames, logCall });
+  const endpointPath = `${config.basePath}/${ENDPOINT_FILE}`;
+  // The endpoint's path itself is SOAP's; a longer one (matched in any letter case) is the sidecar's.
+  const refusals = routeRefusals({
+    config,
+    refuse: deps.refuse,
+    logCall,
+    callOf: (req) => (req.path.length === endpointPath.length ? namedSoapCall(req, soapNames) : namedHttpCall(req, endpointPath, operations)),
+  });
   const readRaw = bodyParser.raw({ type: () => true, limit: config.maxBodyBytes });
   const methodNotAllowed = (req: Request, res: Response) =>
     sendAsmx(res, errorResponse('endpoint', { code: 'METHOD_NOT_ALLOWED' }, { headOnly: req.method === 'HEAD' }));
 
   const guard = (req: Request, res: Response, next: NextFunction) => {
     // Refused on the declared length alone: body-parser would first read (and drop) all of it.
-    if (Number(req.headers['content-length']) > config.maxBodyBytes) return deps.refuse(req, res, { code: 'REQUEST_TOO_LARGE' }, { close: true });
-    if (req.method === 'POST' && isJson(req)) return sendAsmx(res, errorResponse('endpoint', { code: 'SCRIPT_SERVICE_REQUIRED' }));
-    if (req.method === 'POST' && req.headers['content-length'] === undefined) refuseOnceTooLong(req, res, config.maxBodyBytes, deps.refuse);
+    if (Number(req.headers['content-length']) > config.maxBodyBytes) return refusals.refuse(req, res, { code: 'REQUEST_TOO_LARGE' }, { close: true });
+    if (req.method === 'POST' && isJson(req)) return refusals.refuse(req, res, { code: 'SCRIPT_SERVICE_REQUIRED' });
+    if (req.method === 'POST' && req.headers['content-length'] === undefined) refuseOnceTooLong(req, res, config.maxBodyBytes, refusals.refuse);
     next();
   };
 
-  const endpointPath = `${config.basePath}/${ENDPOINT_FILE}`;
   const endpoint = escapeRegExp(endpointPath);
   app
     .route(new RegExp(`^${endpoint}$`, 'i'))
     .all(guard)
     .head(methodNotAllowed)
     .get((req, res) => discovery.handle(req, res))
-    .post(readRaw, soap)
+    .post(readRaw, soap, refusals.readingErrors)
     .all(methodNotAllowed);
-  addHttpSidecar(app, new RegExp(`^${endpoint}/`, 'i'), guard, { config, endpointPath, operations, logCall });
+  addHttpSidecar(app, new RegExp(`^${endpoint}/`, 'i'), { guard, readingErrors: refusals.readingErrors }, { config, endpointPath, operations, logCall });
 }

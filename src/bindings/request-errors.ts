@@ -13,11 +13,17 @@ export type Refuse = (req: IncomingMessage, res: ServerResponse, error: AsmxErro
 /** `record` is src/log/refusal-log.ts's; `clientOf` reads the client's address as the call log does. */
 export function createRefusals(record: (refusal: Refusal) => void, clientOf: (req: IncomingMessage) => string): Refuse {
   return (req, res, error, options = {}) => {
-    if (options.close) res.setHeader('Connection', 'close');
-    const response = errorResponse('endpoint', error, { headOnly: req.method === 'HEAD' });
-    sendAsmx(res, response);
-    record({ status: response.status, reason: error.code, client: clientOf(req), path: pathOf(req.url), requestId: requestIdOf(req) });
+    const status = answerRefusal(req, res, error, options);
+    record({ status, reason: error.code, client: clientOf(req), path: pathOf(req.url), requestId: requestIdOf(req) });
   };
+}
+
+/** Answers a refused request with the error's ASMX page (its head alone for HEAD); returns the status. */
+export function answerRefusal(req: IncomingMessage, res: ServerResponse, error: AsmxError<ErrorOf<'endpoint'>>, options: { close?: boolean } = {}): number {
+  if (options.close) res.setHeader('Connection', 'close');
+  const response = errorResponse('endpoint', error, { headOnly: req.method === 'HEAD' });
+  sendAsmx(res, response);
+  return response.status;
 }
 
 /** The path of a request target, without its query (which may hold a security password). */
@@ -51,15 +57,26 @@ export const notFound: RequestHandler = (req, res) =>
   sendAsmx(res, errorResponse('endpoint', { code: 'NOT_FOUND' }, { headOnly: req.method === 'HEAD' }));
 
 /**
+ * What an error met while reading the request's body is answered with: 'drop' when there is no one to answer (the
+ * client went away, or the answer is on its way already), undefined when it is no reading error.
+ */
+export function readingRefusal(error: { status?: number; type?: string }, res: ServerResponse): AsmxError<ErrorOf<'endpoint'>> | 'drop' | undefined {
+  if (res.headersSent || error.type === 'request.aborted') return 'drop';
+  const known = error.type === undefined ? undefined : BODY_ERRORS[error.type];
+  if (known) return known;
+  if (typeof error.status === 'number' && error.status >= 400 && error.status < 500) return { code: 'UNREADABLE_REQUEST' };
+  return undefined;
+}
+
+/**
  * The app's error handler: body-reading errors get their ASMX page; a client that went away gets nothing;
  * anything else is logged and answered without details.
  */
 export function requestErrorHandler(logger: Logger, refuse: Refuse): ErrorRequestHandler {
   return (error: { status?: number; type?: string; message?: string }, req, res, _next) => {
-    if (res.headersSent || error.type === 'request.aborted') return void res.destroy();
-    const known = error.type === undefined ? undefined : BODY_ERRORS[error.type];
-    if (known) return refuse(req, res, known);
-    if (typeof error.status === 'number' && error.status >= 400 && error.status < 500) return refuse(req, res, { code: 'UNREADABLE_REQUEST' });
+    const refusal = readingRefusal(error, res);
+    if (refusal === 'drop') return void res.destroy();
+    if (refusal) return refuse(req, res, refusal);
     logger.error('unhandled error', { path: pathOf(req.url), error: error.message, requestId: requestIdOf(req) });
     sendAsmx(res, errorResponse('endpoint', { code: 'INTERNAL_ERROR' }));
   };

@@ -46,7 +46,8 @@ export function handleError(error: unknown, io: CliIo): number {
     io.err(`${error.message}\n`);
     return ExitCode.usage;
   }
-  if (error instanceof StoreUnavailableError) {
+  // The service's start stopped by it (`cannot open the store: …`) as well as a command.
+  if (error instanceof StoreUnavailableError || (error instanceof StartupError && error.cause instanceof StoreUnavailableError)) {
     io.err(`error: ${error.message}, then run the command again\n`);
     return ExitCode.storageUnavailable;
   }

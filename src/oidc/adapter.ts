@@ -1,31 +1,34 @@
 import type { Adapter, AdapterConstructor, AdapterPayload } from 'oidc-provider';
 import type { OidcServices } from '../service/oidc/index.js';
 import { clientMetadata } from './client-metadata.js';
+import { asProviderRefusal } from './unavailable.js';
 
 /**
  * oidc-provider's storage, one adapter per model, over the store: clients are the registered ones (read-only
  * here: the admin CLI registers them), everything else is a record the provider keeps. A session answers only
- * while the member session it belongs to does: one that ended, on this instance or another, is not found.
+ * while the member session it belongs to does: one that ended, on this instance or another, is not found. The
+ * store unable to write is the provider's `temporarily_unavailable` (src/oidc/unavailable.ts).
  */
 export function storeAdapter(oidc: OidcServices): AdapterConstructor {
   return class StoreAdapter implements Adapter {
     constructor(private readonly model: string) {}
 
-    async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
-      if (this.model === 'Client') return;
-      await oidc.records.upsert(this.model, id, payload as Record<string, unknown>, expiresIn);
+    upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+      return asProviderRefusal(async () => {
+        if (this.model !== 'Client') await oidc.records.upsert(this.model, id, payload as Record<string, unknown>, expiresIn);
+      });
     }
 
-    async find(id: string): Promise<AdapterPayload | undefined> {
-      if (this.model === 'Client') {
+    find(id: string): Promise<AdapterPayload | undefined> {
+      return asProviderRefusal(async () => {
+        if (this.model !== 'Client') return this.#live(await oidc.records.find(this.model, id));
         const client = await oidc.clients.find(id);
         return client === null ? undefined : clientMetadata(client);
-      }
-      return this.#live(await oidc.records.find(this.model, id));
+      });
     }
 
-    async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-      return this.#live(await oidc.records.findByUid(this.model, uid));
+    findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      return asProviderRefusal(async () => this.#live(await oidc.records.findByUid(this.model, uid)));
     }
 
     /** The device flow is off: no record has a user code. */
@@ -34,15 +37,15 @@ export function storeAdapter(oidc: OidcServices): AdapterConstructor {
     }
 
     consume(id: string): Promise<void> {
-      return oidc.records.consume(this.model, id);
+      return asProviderRefusal(() => oidc.records.consume(this.model, id));
     }
 
     destroy(id: string): Promise<void> {
-      return oidc.records.destroy(this.model, id);
+      return asProviderRefusal(() => oidc.records.destroy(this.model, id));
     }
 
     revokeByGrantId(grantId: string): Promise<void> {
-      return oidc.records.revokeGrant(grantId, this.model);
+      return asProviderRefusal(() => oidc.records.revokeGrant(grantId, this.model));
     }
 
     async #live(record: Record<string, unknown> | undefined): Promise<AdapterPayload | undefined> {

@@ -9,6 +9,7 @@ import { sessionCookieDomain } from '../web/endpoint-url.js';
 import { cookieValues } from '../web/login-cookie.js';
 import { requestIdOf } from '../web/request-id.js';
 import { authenticationMethods } from './claims.js';
+import { REPLACED_SESSION } from './member-session.js';
 import { consentView, messageView, type OidcPages } from './pages.js';
 import { INTERACTION_PREFIX } from './paths.js';
 
@@ -22,11 +23,13 @@ export interface InteractionDeps {
 
 /** The consent form is two buttons. */
 const FORM_LIMIT = '1kb';
+/** What an interaction records, in its result, when it sends the member to the sign-in page. */
+const SESSION_BEFORE = 'memberSessionBefore';
 
 /**
  * The steps of an authorization request that need the member: signing in, which is the sign-in page's (a member
- * signed in there is not asked again), and consent, which clients of other organisations ask for. Mounted below
- * BASE_PATH.
+ * signed in there is not asked again, unless the client asks for a fresh sign-in), and consent, which clients of
+ * other organisations ask for. Mounted below BASE_PATH.
  */
 export function createInteractionRouter(deps: InteractionDeps): Router {
   const { config, services, logger, pages } = deps;
@@ -68,23 +71,30 @@ export function createInteractionRouter(deps: InteractionDeps): Router {
       return show(req, res, 200, 'oidc-consent', consentView(client?.clientName ?? String(params['client_id']), memberName, scopes, `${interactionPath(uid)}/consent`));
     }
     const signedIn = await services.oidc.sessions.signedIn(cookieValues(req, config.signin.cookieName), sessionCookieDomain(req, config));
-    if (!signedIn) {
-      // The sign-in page brings the member back here, signed in.
-      return res.redirect(303, `${config.signin.loginPath}?ReturnUrl=${encodeURIComponent(interactionPath(uid))}`);
-    }
-    const signedInAt = Math.floor(signedIn.signedInAt / 1000);
-    const maxAge = params['max_age'] === undefined ? undefined : Number(params['max_age']);
-    // The sign-in page does not sign a signed-in member in again: a request for a fresh sign-in (prompt=login, an
-    // older one than max_age, or one the provider asks for again) is answered login_required, as the
-    // specification allows.
-    if (prompt.reasons.includes('login_prompt') || details.lastSubmission?.login || (maxAge !== undefined && Date.now() / 1000 - signedInAt > maxAge)) {
+    // The member session the browser had when this request last sent it to the sign-in page (null: none).
+    const before = details.result?.[SESSION_BEFORE] as string | null | undefined;
+    const signedInSince = signedIn !== null && before !== undefined && signedIn.sessionId !== before;
+    if (signedIn && details.lastSubmission?.login) {
+      // The provider asks again after the sign-in it was given (a hinted or essential fact it cannot have):
+      // signing in once more would not change it.
       logger.info('oidc sign-in', { outcome: 'login-required', reasons: prompt.reasons, requestId: requestIdOf(req) });
-      return finish(req, res, provider, { error: 'login_required', error_description: 'the member is signed in already and cannot be asked again here' });
+      return finish(req, res, provider, { error: 'login_required', error_description: 'the member signed in cannot be taken for this request' });
+    }
+    const maxAge = params['max_age'] === undefined ? undefined : Number(params['max_age']);
+    // A fresh sign-in (prompt=login, or a max_age shorter than the time since the member signed in) is asked of a
+    // member signed in before this request.
+    const again = signedIn !== null && !signedInSince && (prompt.reasons.includes('login_prompt') || (maxAge !== undefined && signedIn.ageSeconds > maxAge));
+    if (!signedIn || again) {
+      // The sign-in page brings the member back here, signed in; asked to, it shows its form to a member signed in.
+      await provider.interactionResult(req, res, { [SESSION_BEFORE]: signedIn?.sessionId ?? null }, { mergeWithLastSubmission: false });
+      if (again) logger.info('oidc sign-in', { outcome: 'sign-in-again', reasons: prompt.reasons, requestId: requestIdOf(req) });
+      const query = `ReturnUrl=${encodeURIComponent(interactionPath(uid))}${again ? '&prompt=login' : ''}`;
+      return res.redirect(303, `${config.signin.loginPath}?${query}`);
     }
     logger.info('oidc sign-in', { outcome: 'signed-in', member: signedIn.member.id, requestId: requestIdOf(req) });
-    return finish(req, res, provider, {
-      login: { accountId: signedIn.member.id, ts: signedInAt, remember: false, ...authenticationMethods(signedIn.secondFactor) },
-    });
+    const login = { accountId: signedIn.member.id, ts: Math.floor(signedIn.signedInAt / 1000), remember: false, ...authenticationMethods(signedIn.secondFactor) };
+    // The session the member signed in again in place of is ended once the OpenID session moved to the new one.
+    return finish(req, res, provider, signedInSince && typeof before === 'string' ? { login, [REPLACED_SESSION]: before } : { login });
   });
 
   router.post(`${INTERACTION_PREFIX}/:uid/consent`, bodyParser.urlencoded({ extended: false, limit: FORM_LIMIT }), async (req, res) => {

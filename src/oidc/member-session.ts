@@ -8,26 +8,38 @@ import { cookieValues, loginCookieOptions } from '../web/login-cookie.js';
 import { requestIdOf } from '../web/request-id.js';
 
 /**
- * What the provider's routes do to the member session: signing in through a client ties the new OpenID session
- * to the member session of the browser's login cookie; signing out at the end-session endpoint ends that member
- * session too and clears the login cookie (and the token cookie), as signing out on the sign-in page does.
+ * Where a sign-in through a client names, in the interaction's result, the member session the member signed in
+ * again in place of (prompt=login, max_age): the browser holds the new one's cookie, and the old one ends.
+ */
+export const REPLACED_SESSION = 'replacedMemberSession';
+
+/**
+ * What the provider's routes do to the member session: signing in through a client ties the OpenID session to
+ * the member session of the browser's login cookie (and ends the one it replaced); signing out at the
+ * end-session endpoint ends that member session too and clears the login cookie (and the token cookie), as
+ * signing out on the sign-in page does.
  */
 export async function followMemberSession(ctx: KoaContextWithOIDC, deps: { config: Config; services: Services; logger: Logger }): Promise<void> {
   const { config, services, logger } = deps;
-  const { route } = ctx.oidc;
+  const { route, result } = ctx.oidc;
   const { signin } = config;
   const session = ctx.oidc.session;
-  if (route === 'resume' && ctx.oidc.result?.login && session?.accountId) {
-    const cookies = cookieValues(ctx.req, signin.cookieName);
-    const linked = await services.oidc.sessions.link(session.uid, session.accountId, cookies, sessionCookieDomain(ctx.req, config));
+  const cookies = cookieValues(ctx.req, signin.cookieName);
+  const cookieDomain = sessionCookieDomain(ctx.req, config);
+  // Only once the member is signed in: a resume that found another member's OpenID session first ends that one.
+  if (route === 'resume' && result?.login && session?.accountId === result.login.accountId) {
+    const linked = await services.oidc.sessions.link(session.uid, session.accountId, cookies, cookieDomain);
     if (!linked) logger.warn('oidc sign-in', { outcome: 'member-session-ended', requestId: requestIdOf(ctx.req) });
+    const replaced = result[REPLACED_SESSION];
+    if (typeof replaced === 'string') await services.sessions.end(replaced);
   }
   if (route === 'end_session_confirm' && ctx.status === 303 && ctx.oidc.params?.['logout']) {
+    // The provider ends the OpenID session of a member when another signed in on this browser since (on resume):
+    // the browser's member session is the other member's, and stays.
+    const browser = await services.oidc.sessions.signedIn(cookies, cookieDomain);
+    if (browser && browser.member.id !== session?.accountId) return;
     const tokens = signin.tokenCookieName ? cookieValues(ctx.req, signin.tokenCookieName) : [];
-    await Promise.all([
-      ...cookieValues(ctx.req, signin.cookieName).map((cookie) => services.signin.signOut(cookie)),
-      ...tokens.map((token) => services.signin.signOutToken(token)),
-    ]);
+    await Promise.all([...cookies.map((cookie) => services.signin.signOut(cookie)), ...tokens.map((token) => services.signin.signOutToken(token))]);
     // The Express response the app handed the provider: its clearCookie writes what the sign-in page's does.
     const res = ctx.res as Response;
     res.clearCookie(signin.cookieName, loginCookieOptions(signin));
@@ -35,4 +47,3 @@ export async function followMemberSession(ctx: KoaContextWithOIDC, deps: { confi
     logger.info('sign-out', { outcome: 'signed-out', through: 'oidc', requestId: requestIdOf(ctx.req) });
   }
 }
-

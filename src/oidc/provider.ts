@@ -1,8 +1,9 @@
 import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
-import type { Services } from '../service/index.js';
+import { StoreUnavailableError, type Services } from '../service/index.js';
 import type { SigningJwk } from '../service/oidc/index.js';
+import { SIGN_IN_UNAVAILABLE } from '../web/unavailable-text.js';
 import { storeAdapter } from './adapter.js';
 import type { BackchannelLogouts } from './backchannel.js';
 import { memberClaims, MULTI_FACTOR_ACR, SCOPE_CLAIMS } from './claims.js';
@@ -10,6 +11,7 @@ import { watchEvents } from './events.js';
 import { followMemberSession } from './member-session.js';
 import { logoutView, messageView, type OidcPageName, type OidcPages } from './pages.js';
 import { INTERACTION_PREFIX, ROUTES } from './paths.js';
+import { asProviderRefusal } from './unavailable.js';
 
 export interface ProviderDeps {
   config: Config;
@@ -43,11 +45,12 @@ export function createProvider(deps: ProviderDeps, issuer: string, keys: Signing
     adapter: storeAdapter(oidc),
     jwks: { keys },
     cookies: { keys: oidc.cookieKeys },
-    async findAccount(_ctx, id) {
-      const member = await services.members.find(id);
-      if (!member?.enabled) return undefined;
-      return { accountId: member.id, claims: () => memberClaims(member) as { sub: string } };
-    },
+    findAccount: (_ctx, id) =>
+      asProviderRefusal(async () => {
+        const member = await services.members.find(id);
+        if (!member?.enabled) return undefined;
+        return { accountId: member.id, claims: () => memberClaims(member) as { sub: string } };
+      }),
     claims: { ...SCOPE_CLAIMS, sid: null },
     scopes: Object.keys(SCOPE_CLAIMS),
     acrValues: [MULTI_FACTOR_ACR],
@@ -126,7 +129,15 @@ export function createProvider(deps: ProviderDeps, issuer: string, keys: Signing
   };
   provider.use(async (ctx, next) => {
     await next();
-    await followMemberSession(ctx as KoaContextWithOIDC, deps);
+    try {
+      await followMemberSession(ctx as KoaContextWithOIDC, deps);
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      // The route's own answer (a redirect) stands for nothing the member session did not follow.
+      ctx.remove('Location');
+      ctx.status = 503;
+      page(ctx as KoaContextWithOIDC, 'message', messageView(SIGN_IN_UNAVAILABLE.title, SIGN_IN_UNAVAILABLE.message));
+    }
   });
   watchEvents(provider, deps);
   return provider;

@@ -10,6 +10,7 @@ import { endOidcSessions } from './member-logout.js';
 import type { OidcPages } from './pages.js';
 import { isProviderPath } from './paths.js';
 import { createProvider, prepareOutgoingRequests } from './provider.js';
+import { unavailableAnswer } from './unavailable.js';
 
 export type { OidcMetrics } from './backchannel.js';
 export type { OidcPageName, OidcPages } from './pages.js';
@@ -66,6 +67,7 @@ export function createOidc(deps: OidcDeps): OidcFeature {
     statePublicOrigin(req, issuer);
     listener(req, res);
   });
+  mounted.use(unavailableAnswer(deps.pages));
   router.use(config.basePath || '/', mounted);
 
   return {

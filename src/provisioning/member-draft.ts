@@ -112,16 +112,3 @@ export function fieldsOf(draft: MemberDraft): MemberFields {
   if (draft.password !== undefined) fields.password = draft.password;
   return fields;
 }
-
-/** Whether writing the fields would leave the member as it is (so that nothing is written). */
-export function changesNothing(fields: MemberFields, member: ProvisionedMember): boolean {
-  const same = <K extends keyof MemberFields & keyof ProvisionedMember>(key: K) => fields[key] === member[key];
-  const scalars = (['externalId', 'username', 'email', 'firstName', 'lastName', 'displayName', 'enabled'] as const).every(same);
-  return scalars && fields.password === undefined && canonical(fields.attributes) === canonical(member.attributes);
-}
-
-/** The attributes as JSON with their keys (and their extras' keys) sorted, for comparing. */
-function canonical(attributes: MemberAttributes): string {
-  const sorted = <T extends object>(value: T) => Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return JSON.stringify(sorted({ ...attributes, ...(attributes.extra ? { extra: sorted(attributes.extra) } : {}) }));
-}

@@ -70,11 +70,13 @@ export interface ScimMembers {
   /** Issues the id. `userNameTaken` when another member has this username, ignoring case. */
   create(fields: MemberFields): Promise<WriteResult>;
   /**
-   * Writes every field at once, if the member's version is still `expectedVersion` (`stale` otherwise), and moves
-   * the version on. A password given is set with it. A member disabled (enabled false) has its cached sessions
-   * forgotten, as MemberService.setEnabled does, so that they stop verifying at once.
+   * Writes every field at once, if the member's version is still `current`'s (the member as read; `stale`
+   * otherwise), and moves the version on. A password given is set with it. A member disabled (enabled false) has
+   * its cached sessions forgotten, as MemberService.setEnabled does, so that they stop verifying at once. Fields
+   * that, as the service stores them (texts trimmed, empty values left out), are `current`'s already, without a
+   * password, write nothing: the answer is `current` itself, at its version.
    */
-  replace(id: string, fields: MemberFields, expectedVersion: number): Promise<WriteResult>;
+  replace(current: ProvisionedMember, fields: MemberFields): Promise<WriteResult>;
   /** Removes the member and its sessions; with `expectedVersion`, only if its version is still that. */
   remove(id: string, expectedVersion?: number): Promise<'removed' | 'notFound' | 'stale'>;
 }

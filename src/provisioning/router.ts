@@ -6,6 +6,7 @@
  */
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Router } from 'express';
 import type { Logger } from '../log/logger.js';
+import { StoreUnavailableError } from '../service/index.js';
 import { requestIdOf } from '../web/request-id.js';
 import { serviceProviderConfig, userResourceType } from './discovery.js';
 import { ScimError } from './errors.js';
@@ -82,6 +83,9 @@ function errorHandler(logger: ScimRouterDeps['logger']): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
     if (res.headersSent || (error as { type?: string }).type === 'request.aborted') return void res.destroy();
     if (error instanceof ScimError) return sendError(req, res, error);
+    // The cause (a full disk, a read-only or locked database) is logged once per burst where the store's calls are
+    // watched (src/ops/store-availability.ts); the client is told to try again, as SCIM clients do on a 503.
+    if (error instanceof StoreUnavailableError) return sendError(req, res, new ScimError(503, undefined, 'the service cannot write to its database at the moment; try again later'));
     logger.error('provisioning: unhandled error', { path: req.baseUrl + req.path, error: error instanceof Error ? error.message : String(error), requestId: requestIdOf(req) });
     sendError(req, res, new ScimError(500, undefined, 'the request could not be completed'));
   };

@@ -9,7 +9,7 @@ import { requestIdOf } from '../web/request-id.js';
 import { etagOf, ifMatchAllows, ifNoneMatchHits } from './etag.js';
 import { badRequest, ScimError } from './errors.js';
 import { parseFilter } from './filter-syntax.js';
-import { changesNothing, draftOf, fieldsOf } from './member-draft.js';
+import { draftOf, fieldsOf } from './member-draft.js';
 import { memberQueryOf } from './member-query.js';
 import { pageOf } from './paging.js';
 import { applyOperations, patchOperations } from './patch.js';
@@ -70,18 +70,21 @@ export function createUsersRouter({ members, logger, baseUrl, readBody }: UsersD
   const logChange = (req: Request, res: Response, outcome: 'created' | 'replaced' | 'modified' | 'removed', member: string) =>
     logger.info('provisioning', { outcome, client: clientOf(res), member, requestId: requestIdOf(req) });
 
-  /** Reads the member, builds its new fields and writes them if they change it. */
+  /**
+   * Reads the member, builds its new fields and writes them if they change it (the service tells: a version that
+   * did not move is a member left as it was).
+   */
   async function change(req: Request, id: string, build: (current: ProvisionedMember) => MemberFields): Promise<{ member: ProvisionedMember; changed: boolean }> {
     const ifMatch = req.get('If-Match');
     for (let attempt = 1; ; attempt++) {
       const current = await members.get(id);
       if (current === null) throw notFound();
       if (!ifMatchAllows(ifMatch, current.version)) throw stale();
-      const fields = build(current);
-      if (changesNothing(fields, current)) return { member: current, changed: false };
-      const result = await members.replace(id, fields, current.version);
+      const result = await members.replace(current, build(current));
       const retry = !result.ok && result.reason === 'stale' && ifMatch === undefined && attempt < MAX_ATTEMPTS;
-      if (!retry) return { member: written(result, ifMatch !== undefined), changed: true };
+      if (retry) continue;
+      const member = written(result, ifMatch !== undefined);
+      return { member, changed: member.version !== current.version };
     }
   }
 

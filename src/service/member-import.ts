@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { FirstSeen } from './first-seen.js';
 import type { MemberService } from './members.js';
-import { checkFile, RowChecker, type CheckedRow, type ImportCheckProgress, type ImportOptions, type ImportReportRow } from './member-import/check.js';
-import { comparedWithStored } from './member-import/compare.js';
+import { checkFile, RowChecker, type ImportCheckProgress, type ImportOptions, type ImportReportRow } from './member-import/check.js';
+import { comparedBatch, type RowToCompare } from './member-import/compare.js';
 import { disableMissing, type MissingMember } from './member-import/missing.js';
 import { csvRows, type ImportSource } from './member-import/read.js';
 import { Slots, withPasswordHashed, writeBatch, type BatchRow } from './member-import/write.js';
@@ -85,8 +85,8 @@ function defaultHashConcurrency(): number {
  * and username are `existing`, so that a run interrupted anywhere, even killed, is finished by running it
  * again. Batches are timed by the services' clock (MemberService.clock).
  *
- * With the update or dryRun option, each row is first compared with its stored member (compare.ts), and a
- * changed one updated (changes.ts): a run resumed after an interruption compares every row again, so it finds
+ * With the update or dryRun option, each row is first compared with its stored member (compare.ts; a batch's
+ * members are read at once), and a changed one updated (changes.ts): a run resumed after an interruption compares every row again, so it finds
  * the rows updated before unchanged and updates the others. disableMissing comes after the last row
  * (missing.ts), and only after a whole file without a refused row.
  */
@@ -110,13 +110,13 @@ export async function importMemberFile(source: ImportSource, members: MemberServ
   const batchSize = Math.max(1, options.batchSize ?? DEFAULT_BATCH_SIZE);
   const slots = new Slots(options.hashConcurrency ?? defaultHashConcurrency());
   const compare = { ...options, update: options.update === true, dryRun: options.dryRun === true, hashing: slots };
-  let batch: Array<Promise<BatchRow>> = [];
+  let batch: Array<Promise<BatchRow | RowToCompare>> = [];
   let batchStartedAt = members.clock();
 
   const flush = async (): Promise<void> => {
     const written = batch;
     batch = [];
-    for (const row of await writeBatch(written, members)) {
+    for (const row of await writeBatch(await comparedBatch(written, file, members, compare), members)) {
       summary.rowsDone += 1;
       summary[row.status] += 1;
       if (row.status !== 'refused' && row.id !== null) listed?.firstLine(row.id, row.line);
@@ -139,11 +139,10 @@ export async function importMemberFile(source: ImportSource, members: MemberServ
     const ordered = checker.inOrder(row);
     if ('settled' in ordered) batch.push(Promise.resolve(ordered));
     else {
-      let ready: Promise<BatchRow>;
+      let ready: Promise<BatchRow | RowToCompare>;
       if (compare.update || compare.dryRun) {
-        // The lookups of a batch go at once (the store's pool takes them as it can); only hashes wait for a slot.
-        const compared = (checked: CheckedRow) => comparedWithStored(checked, file, members, compare);
-        ready = checker.member(row, ordered.cells).then((checked) => ('settled' in checked ? checked : compared(checked)));
+        // Compared once the batch is complete, with the batch's stored members read at once; no hash waits here.
+        ready = checker.member(row, ordered.cells).then((checked) => ('settled' in checked ? checked : { toCompare: checked }));
       } else {
         await slots.acquire();
         ready = checker

@@ -102,6 +102,11 @@ export class MemberService {
     return this.store.getMember(this.#lookup(id));
   }
 
+  /** The stored members with these ids (GUIDs looked up lower-cased), in no particular order; unknown ids left out. */
+  findMany(ids: readonly string[]): Promise<MemberRow[]> {
+    return this.store.getMembers(ids.map((id) => this.#lookup(id)));
+  }
+
   /** The stored member with exactly this username (not ignoring case), or null. */
   async findByUsername(username: string): Promise<MemberRow | null> {
     const matches = await this.store.findMembersByLogin(username);
@@ -142,6 +147,11 @@ export class MemberService {
 
   list(): Promise<MemberRow[]> {
     return this.store.listMembers();
+  }
+
+  /** At most `limit` members in id order, after `afterId` ('' for the first page): Store.listMembersAfter. */
+  listAfter(afterId: string, limit: number): Promise<MemberRow[]> {
+    return this.store.listMembersAfter(afterId, limit);
   }
 
   async get(id: string): Promise<MemberRow> {

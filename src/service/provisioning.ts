@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { MemberCondition, MemberPage, MemberRow, Store } from '../store/store.js';
 import { StoreConflictError } from '../store/store.js';
 import type { Clock } from './clock.js';
@@ -70,12 +71,18 @@ export class ProvisioningService {
     }
   }
 
-  async replace(id: string, fields: ProvisionedFields, expectedVersion: number): Promise<ProvisioningWrite> {
+  /**
+   * Writes every field of `current` (the member as its writer read it) at once, if the member is still at its
+   * version. Fields that, checked as they are stored (texts trimmed, empty attributes left out), are the member's
+   * already, without a password, write nothing: the answer is `current`, at its version.
+   */
+  async replace(current: MemberRow, fields: ProvisionedFields): Promise<ProvisioningWrite> {
     const prepared = await prepare(fields);
     if (!prepared.ok) return prepared;
     const { passwordHash } = prepared;
+    if (passwordHash === undefined && storedAlready(prepared.fields, current)) return { ok: true, member: current };
     const replacement = { ...prepared.fields, ...(passwordHash === undefined ? {} : { passwordHash }), updatedAt: this.clock() };
-    const outcome = await this.store.replaceMember(memberIdLookup(id, this.idFormat), replacement, expectedVersion);
+    const outcome = await this.store.replaceMember(current.id, replacement, current.version);
     this.sessions.forgetCached();
     if (outcome.ok) return outcome;
     return { ok: false, reason: outcome.reason === 'usernameTaken' ? 'userNameTaken' : outcome.reason };
@@ -86,6 +93,12 @@ export class ProvisioningService {
     this.sessions.forgetCached();
     return outcome;
   }
+}
+
+/** Whether the fields, as stored, are the member's own: attributes compared whatever the order of their keys. */
+function storedAlready(fields: Omit<ProvisionedFields, 'password'>, member: MemberRow): boolean {
+  const scalars = (['externalId', 'username', 'email', 'firstName', 'lastName', 'displayName', 'enabled'] as const).every((key) => fields[key] === member[key]);
+  return scalars && isDeepStrictEqual(fields.attributes, member.attributes);
 }
 
 /** The fields as MemberService checks them, and the password's hash; a refusal's text is the client's to read. */

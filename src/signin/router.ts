@@ -4,7 +4,7 @@ import { createAccountRouter } from './account-router.js';
 import { cookieValues } from './cookies.js';
 import { isSameOrigin } from './csrf.js';
 import { finishSignIn } from './finish.js';
-import { loginForm, returnParameter, stepForm } from './form.js';
+import { loginForm, returnParameter, stepForm, text } from './form.js';
 import { createPageKit, exactPath, type SigninDeps } from './pages.js';
 import { createRecoveryRouter, PASSWORD_RESET_NOTICE, withReturn } from './recovery-router.js';
 import { setRenewedCookie } from './renewed-cookie.js';
@@ -13,6 +13,8 @@ import { unavailablePage } from './unavailable.js';
 import { loginView, messageView, signedInView, type LoginState } from './views.js';
 
 export type { SignInAttemptOutcome, SigninDeps, SigninMetrics } from './pages.js';
+
+const SIGN_IN_AGAIN_NOTICE = 'The site you came from asks you to sign in again, to be sure it is you.';
 
 /**
  * The sign-in and sign-out pages, the second step of a sign-in, the member's account page and password recovery.
@@ -37,13 +39,16 @@ export function createSigninRouter(deps: SigninDeps): Router {
     .get(async (req, res) => {
       const { cookieDomain } = kit.requestContext(req);
       const returnUrl = returnParameter(req.query);
-      for (const cookie of cookieValues(req, signin.cookieName)) {
+      // A site asks for a fresh sign-in (an OpenID client's prompt=login): the form, even to a member signed in.
+      const again = text(req.query, 'prompt') === 'login';
+      for (const cookie of again ? [] : cookieValues(req, signin.cookieName)) {
         const visit = await services.signin.current(cookie, cookieDomain);
         if (!visit) continue;
         setRenewedCookie(kit, res, visit.renewed);
         return page(res, 200, 'signed-in', signedInView(visit.member, { logoutAction: signin.logoutPath, accountHref: signin.accountPath }, returnUrl));
       }
-      showLogin(req, res, 200, { returnUrl, notice: req.query.done === 'password-reset' ? PASSWORD_RESET_NOTICE : undefined });
+      const notice = again ? SIGN_IN_AGAIN_NOTICE : req.query.done === 'password-reset' ? PASSWORD_RESET_NOTICE : undefined;
+      showLogin(req, res, 200, { returnUrl, notice });
     })
     .post(readForm, async (req, res) => {
       const { ownOrigin, cookieDomain, client, userAgent } = kit.requestContext(req);

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler } from 'express';
 import { StoreUnavailableError } from '../service/index.js';
+import { SIGN_IN_UNAVAILABLE } from '../web/unavailable-text.js';
 import type { PageKit } from './pages.js';
 import { messageView } from './views.js';
 
@@ -12,7 +13,6 @@ import { messageView } from './views.js';
 export function unavailablePage({ page }: Pick<PageKit, 'page'>): ErrorRequestHandler {
   return (error: unknown, _req, res, next) => {
     if (!(error instanceof StoreUnavailableError) || res.headersSent) return next(error);
-    const message = 'The service cannot sign you in at the moment. Nothing is wrong with your account: please try again in a few minutes.';
-    page(res, 503, 'message', messageView('Sign-in is temporarily unavailable', message));
+    page(res, 503, 'message', messageView(SIGN_IN_UNAVAILABLE.title, SIGN_IN_UNAVAILABLE.message));
   };
 }

@@ -15,3 +15,9 @@ export function refuseNewerSchema(applied: Set<number>, migrations: readonly Mig
     );
   }
 }
+
+/** Whether every migration is applied already; a database migrated by a newer release is refused first. */
+export function allApplied(applied: Set<number>, migrations: readonly Migration[]): boolean {
+  refuseNewerSchema(applied, migrations);
+  return migrations.every((migration) => applied.has(migration.version));
+}

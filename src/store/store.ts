@@ -51,7 +51,18 @@ export interface Store {
    */
   createMembers(members: readonly NewMember[]): Promise<NewMemberOutcome[]>;
   getMember(id: string): Promise<MemberRow | null>;
+  /**
+   * The members stored under these ids, in no particular order; an id no member has is left out. Any number of
+   * ids, read in few statements: for the import, which compares a batch of rows with their members at once.
+   */
+  getMembers(ids: readonly string[]): Promise<MemberRow[]>;
   listMembers(): Promise<MemberRow[]>;
+  /**
+   * At most `limit` members, in id order, those whose id sorts after `afterId` ('' for the first page): every
+   * member a page at a time, in memory bounded by the page, and no member missed or repeated by writes between
+   * the pages that change no id.
+   */
+  listMembersAfter(afterId: string, limit: number): Promise<MemberRow[]>;
   /**
    * Changes the given fields in one write, if the member is still at expectedVersion (the version its writer read),
    * and returns the member as it is then, at the next version, written at `at`; null when no member has this id.

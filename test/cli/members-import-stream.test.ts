@@ -11,7 +11,8 @@ import { waitUntil } from '../helpers/wait.js';
 
 /**
  * `members import` as operators run it, in a child process, on a generated file as large as the issue's:
- * 200,000 rows without passwords (id, username, email, first_name, last_name), on the embedded store.
+ * 200,000 rows without passwords (id, username, email, first_name, last_name), on the embedded store; then the
+ * same members kept in step with a later export (`--update --disable-missing`), in the same heap.
  */
 
 const ROWS = 200_000;
@@ -54,12 +55,19 @@ let csv: string;
 let reportMemory: string;
 const children = new Set<ChildProcess>();
 
-async function writeMembersFile(file: string, rows: number): Promise<void> {
+/** Member n's row, or null to leave member n out. */
+type MemberLine = (n: number) => string | null;
+
+const firstExport: MemberLine = (n) => `m${n},user${n},user${n}@example.org,First${n},Last${n}\n`;
+/** A week later: every hundredth member gone, every tenth (5, 15, …) with a new email. */
+const weekLaterExport: MemberLine = (n) => (n % 100 === 0 ? null : n % 10 === 5 ? `m${n},user${n},user${n}@example.net,First${n},Last${n}\n` : firstExport(n));
+
+async function writeMembersFile(file: string, rows: number, line: MemberLine = firstExport): Promise<void> {
   const out = createWriteStream(file);
   out.write('id,username,email,first_name,last_name\n');
   for (let start = 1; start <= rows; start += 10_000) {
     const lines = [];
-    for (let n = start; n < start + 10_000 && n <= rows; n++) lines.push(`m${n},user${n},user${n}@example.org,First${n},Last${n}\n`);
+    for (let n = start; n < start + 10_000 && n <= rows; n++) lines.push(line(n) ?? '');
     if (!out.write(lines.join(''))) await once(out, 'drain');
   }
   out.end();
@@ -73,10 +81,17 @@ interface Run {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** The compiled CLI in a child process, its peak memory printed on stderr at exit (`peak external <n> MB, maxRSS <n> MB`). */
+/**
+ * The compiled CLI importing `file` (the 200,000 rows unless given) in a child process, its peak memory printed on
+ * stderr at exit (`peak external <n> MB, maxRSS <n> MB`).
+ */
 function startImport(dataDir: string, ...args: string[]): Run {
+  return startImportOf(csv, dataDir, ...args);
+}
+
+function startImportOf(file: string, dataDir: string, ...args: string[]): Run {
   // A JavaScript heap far smaller than the file's rows would take: an importer that held them all could not finish.
-  const child = spawn(process.execPath, [`--max-old-space-size=${HEAP_LIMIT_MB}`, `--max-semi-space-size=${SEMI_SPACE_MB}`, '--require', reportMemory, cli.cliPath, 'members', 'import', csv, ...args], {
+  const child = spawn(process.execPath, [`--max-old-space-size=${HEAP_LIMIT_MB}`, `--max-semi-space-size=${SEMI_SPACE_MB}`, '--require', reportMemory, cli.cliPath, 'members', 'import', file, ...args], {
     env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -169,6 +184,27 @@ describe('members import of a 200,000-row file', () => {
     }
     expect(ROWS - (rows[rows.length - 1] as number)).toBeLessThan(PROGRESS_EVERY_ROWS + BATCH_ROWS);
   }, IMPORT_TIMEOUT_MS);
+
+  // The dry run takes the same reading and paging path without the writes (test/cli/members-import-update.test.ts).
+  it('keeps the 200,000 members in step in the same heap: --update --disable-missing', async () => {
+    const dataDir = join(dir, 'in-step');
+    expect(await startImport(dataDir).exited).toEqual({ code: 0, signal: null });
+    const week = join(dir, 'week-later.csv');
+    await writeMembersFile(week, ROWS, weekLaterExport);
+    const run = startImportOf(week, dataDir, '--update', '--disable-missing', '--json');
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    const { summary, disabled } = JSON.parse(run.stdout) as { summary: Record<string, unknown>; disabled: unknown[] };
+    expect(summary).toMatchObject({ imported: 0, updated: 20_000, unchanged: 178_000, disabled: 2000, refused: 0 });
+    expect(disabled).toHaveLength(2000);
+    expect(peakMemoryMb(run.stderr).external).toBeLessThan(EXTERNAL_CEILING_MB);
+    const db = new Database(join(dataDir, SQLITE_FILENAME), { readonly: true });
+    try {
+      expect(db.prepare("SELECT count(*) AS disabled FROM members WHERE enabled = 0 AND id LIKE '%00'").get()).toEqual({ disabled: 2000 });
+      expect(db.prepare("SELECT count(*) AS changed FROM members WHERE email LIKE '%@example.net'").get()).toEqual({ changed: 20_000 });
+    } finally {
+      db.close();
+    }
+  }, 2 * IMPORT_TIMEOUT_MS);
 
   it('is finished by running it again after the process was killed mid-way, without a duplicate', async () => {
     const dataDir = join(dir, 'resume');

@@ -69,6 +69,26 @@ const WEEK_2_REPORT = [
   '',
 ];
 
+/** A store call: the method's name and its arguments. */
+interface StoreCall {
+  method: string;
+  args: unknown[];
+}
+
+/** The store itself, every call of which is added to `calls` before it runs. */
+function recordedStore(store: Store, calls: StoreCall[]): Store {
+  return new Proxy(store, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function' || typeof property !== 'string') return value;
+      return (...args: unknown[]) => {
+        calls.push({ method: property, args });
+        return Reflect.apply(value, target, args);
+      };
+    },
+  });
+}
+
 /** The same suite on each store. */
 function weeklyImportOn(openStore: () => Promise<{ store: Store; cleanup: () => Promise<void> }>): void {
   let store: Store;
@@ -229,6 +249,29 @@ function weeklyImportOn(openStore: () => Promise<{ store: Store; cleanup: () => 
     expect(ada).toMatchObject({ email: 'ada@lovelace.example', firstName: 'Ada', lastName: 'Lovelace', enabled: true });
     expect(ada.attributes).toStrictEqual({ isMember: true, roles: [{ id: 'r1', name: 'Reader' }] });
     expect(await signIn('ada', PASSWORD.ada)).not.toBeNull();
+  });
+
+  it("reads the stored members of a batch's rows at once, and the members to disable a page at a time", async () => {
+    const rows = Array.from({ length: 2500 }, (_, n) => `x${n},user${n},user${n}@example.org`);
+    const file = await csvFile('many.csv', ['id,username,email', ...rows]);
+    expect((await run('members', 'import', file)).code).toBe(0);
+    const calls: StoreCall[] = [];
+    // A clock that stands still: a batch is written once it has 1,000 rows, never because it is a second old.
+    const now = Date.now();
+    const recording = servicesOver(recordedStore(store, calls), { clock: () => now });
+    for (const dryRun of [['--dry-run'], []]) {
+      calls.length = 0;
+      const result = await runWith(contextOver(recording.members), 'members', 'import', file, '--update', '--disable-missing', '--json', ...dryRun);
+      expect(JSON.parse(result.stdout).summary).toMatchObject({ unchanged: 2500, disabled: 6, refused: 0 });
+      const methods = calls.map(({ method }) => method);
+      expect(methods.filter((method) => method === 'getMembers')).toHaveLength(3);
+      expect(methods).not.toContain('getMember');
+      expect(methods).not.toContain('listMembers');
+      const pages = calls.filter(({ method }) => method === 'listMembersAfter');
+      expect(pages.length).toBeGreaterThanOrEqual(3);
+      expect(pages.every(({ args }) => (args[1] as number) <= 1000)).toBe(true);
+    }
+    expect((await services.members.list()).filter((member) => !member.enabled).map((member) => member.id)).toEqual(['m1', 'm2', 'm3', 'm4', 'm5', 'm6']);
   });
 
   it('is finished after Ctrl-C by running it again: the rows updated before are unchanged, then the missing disabled', async () => {

@@ -4,16 +4,12 @@
  * Neither change is lost, and an update that cannot get through says so (exit 1) rather than overwrite.
  */
 import type { CliContext } from '../../src/cli/context.js';
-import type { Services } from '../../src/service/index.js';
 import type { Store } from '../../src/store/store.js';
-import { changedAfterEveryRead, readingTogether } from '../helpers/member-races.js';
+import { changedAfterEveryRead, raceGroundForEachTest, readingTogether, type OpenStore } from '../helpers/member-races.js';
+import { describeWithPostgres, tempPostgresStore } from '../helpers/postgres.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 import { servicesOver } from '../helpers/test-services.js';
 import { runWith } from './harness.js';
-
-let store: Store;
-let cleanup: () => Promise<void>;
-let services: Services;
 
 /** The CLI with its services over this store. */
 const cliOver = (over: Store): Omit<CliContext, 'io'> => ({
@@ -23,30 +19,30 @@ const cliOver = (over: Store): Omit<CliContext, 'io'> => ({
   withServices: (fn) => fn(servicesOver(over)),
 });
 
-beforeEach(async () => {
-  ({ store, cleanup } = await tempSqliteStore());
-  services = servicesOver(store);
-  await services.members.add({ id: 'm1', username: 'ada', attributes: { extra: { zone: 'eu' } } });
-});
-afterEach(() => cleanup());
+function racingUpdates(open: OpenStore): void {
+  const ground = raceGroundForEachTest(open, { extra: { zone: 'eu' } });
 
-test('two updates of one member at once, each setting another attribute: both are kept', async () => {
-  const cli = cliOver(readingTogether(store));
-  const results = await Promise.all([
-    runWith(cli, 'members', 'update', 'm1', '--attribute', 'tier=gold'),
-    runWith(cli, 'members', 'update', 'm1', '--label-name', 'Silver', '--remove-attribute', 'zone'),
-  ]);
-  expect(results.map((result) => [result.code, result.stderr])).toEqual([
-    [0, ''],
-    [0, ''],
-  ]);
-  expect((await services.members.get('m1')).attributes).toStrictEqual({ labelName: 'Silver', extra: { tier: 'gold' } });
-});
+  test('two updates of one member at once, each setting another attribute: both are kept', async () => {
+    const cli = cliOver(readingTogether(ground.store));
+    const results = await Promise.all([
+      runWith(cli, 'members', 'update', 'm1', '--attribute', 'tier=gold'),
+      runWith(cli, 'members', 'update', 'm1', '--label-name', 'Silver', '--remove-attribute', 'zone'),
+    ]);
+    expect(results.map((result) => [result.code, result.stderr])).toEqual([
+      [0, ''],
+      [0, ''],
+    ]);
+    expect((await ground.services.members.get('m1')).attributes).toStrictEqual({ labelName: 'Silver', extra: { tier: 'gold' } });
+  });
 
-test('an update that meets another writer on every try exits 1, saying the member changed, and writes nothing', async () => {
-  const result = await runWith(cliOver(changedAfterEveryRead(store)), 'members', 'update', 'm1', '--attribute', 'tier=gold');
-  expect(result.code).toBe(1);
-  expect(result.stdout).toBe('');
-  expect(result.stderr).toMatch(/^error: .*changed by someone else.*try again\n$/);
-  expect((await services.members.get('m1')).attributes).toStrictEqual({ extra: { zone: 'eu' } });
-});
+  test('an update that meets another writer on every try exits 1, saying the member changed, and writes nothing', async () => {
+    const result = await runWith(cliOver(changedAfterEveryRead(ground.store)), 'members', 'update', 'm1', '--attribute', 'tier=gold');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^error: .*changed by someone else.*try again\n$/);
+    expect((await ground.services.members.get('m1')).attributes).toStrictEqual({ extra: { zone: 'eu' } });
+  });
+}
+
+describe('SQLite', () => racingUpdates(tempSqliteStore));
+describeWithPostgres('PostgreSQL', () => racingUpdates(tempPostgresStore));

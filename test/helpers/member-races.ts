@@ -1,4 +1,31 @@
+import type { MemberAttributes, Services } from '../../src/service/index.js';
 import type { MemberRow, Store } from '../../src/store/store.js';
+import { servicesOver } from './test-services.js';
+
+/** A store a test opens, and how to close it. */
+export type OpenStore = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
+
+/** The store and the services over it that each test of a suite gets (set before each). */
+export interface RaceGround {
+  store: Store;
+  services: Services;
+}
+
+/**
+ * A store for each test of the suite, opened with `open` and closed after it, holding the member m1 (username ada)
+ * with these attributes: the ground two writers race on.
+ */
+export function raceGroundForEachTest(open: OpenStore, attributes: MemberAttributes): RaceGround {
+  const ground = {} as RaceGround;
+  let cleanup = async () => {};
+  beforeEach(async () => {
+    ({ store: ground.store, cleanup } = await open());
+    ground.services = servicesOver(ground.store);
+    await ground.services.members.add({ id: 'm1', username: 'ada', attributes });
+  });
+  afterEach(() => cleanup());
+  return ground;
+}
 
 /** The store with getMember replaced; every other method is the store's own. */
 function withGetMember(store: Store, getMember: (id: string) => Promise<MemberRow | null>): Store {

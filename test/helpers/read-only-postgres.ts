@@ -9,6 +9,8 @@ export interface WriteRefusingDatabase {
   store: PostgresStore;
   /** The database as the service names it: host:port/name. */
   where: string;
+  /** Its DATABASE_URL, for the CLI. */
+  url: string;
   /**
    * Makes the database refuse writes, as a server turned read-only does (a primary become a standby): every new
    * session starts read-only (default_transaction_read_only), and the store's connections are ended, as a
@@ -43,6 +45,7 @@ export async function writeRefusingDatabase(): Promise<WriteRefusingDatabase> {
   return {
     store,
     where: describeDatabaseUrl(String(url)),
+    url: String(url),
     async refuseWrites() {
       await adminQuery(`ALTER DATABASE ${database} SET default_transaction_read_only = on`);
       await adminQuery(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database}'`);

@@ -15,6 +15,8 @@ import { tempSqliteStore } from './temp-store.js';
 
 export interface TestApp {
   config: Config;
+  /** The server key: another app on the same store (another instance) needs the same one. */
+  secretKey: Buffer;
   services: Services;
   /** The store as the app uses it (instrumented when metrics are on). */
   store: Store;
@@ -39,11 +41,19 @@ export interface OpenedStore {
 }
 
 /**
- * The app on a temporary store (SQLite unless `store` says postgres, or the one `store` opens) and `port` (an ephemeral one unless given) on `host` (127.0.0.1), seeded with the reference data by default,
+ * The app on a temporary store (SQLite unless `store` says postgres, or the one `store` opens) and `port` (an ephemeral one unless given) on `host` (127.0.0.1), seeded with the reference data by default, with a random server key unless given,
  * wired by the composition root src/main.ts uses (src/compose.ts).
  */
 export async function startTestApp(
-  options: { env?: Environment; seed?: boolean; clock?: Clock; store?: 'sqlite' | 'postgres' | (() => Promise<OpenedStore>); host?: string; port?: number } = {},
+  options: {
+    env?: Environment;
+    seed?: boolean;
+    clock?: Clock;
+    store?: 'sqlite' | 'postgres' | (() => Promise<OpenedStore>);
+    host?: string;
+    port?: number;
+    secretKey?: Buffer;
+  } = {},
 ): Promise<TestApp> {
   const host = options.host ?? '127.0.0.1';
   const urlHost = host.includes(':') ? `[${host}]` : host;
@@ -56,10 +66,11 @@ export async function startTestApp(
         ? await (await import('./postgres.js')).tempPostgresStore()
         : await tempSqliteStore();
   const logs = logCapture();
+  const secretKey = options.secretKey ?? randomBytes(32);
   const instance = await composeInstance({
     config,
     store: temp.store,
-    secretKey: randomBytes(32),
+    secretKey,
     logStream: logs.stream,
     ...(options.clock ? { clock: options.clock } : {}),
   });
@@ -76,6 +87,7 @@ export async function startTestApp(
   }
   return {
     config,
+    secretKey,
     services,
     store,
     server,

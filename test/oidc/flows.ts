@@ -10,7 +10,7 @@ import { REFERENCE } from '../helpers/reference-data.js';
 import { servicesOver } from '../helpers/test-services.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { waitUntil } from '../helpers/wait.js';
-import { formOf, PageClient, setCookie } from '../signin/page-client.js';
+import { formOf, PageClient, setCookie, type Page } from '../signin/page-client.js';
 import {
   authorizationRequest,
   callbackUrl,
@@ -23,6 +23,7 @@ import {
   signInThrough,
   startOidcApp,
   verifiedJwt,
+  type Authorization,
   type LogoutReceiver,
 } from './relying-party.js';
 
@@ -146,6 +147,79 @@ export function oidcFlows(store: 'sqlite' | 'postgres'): void {
       expect(claims).not.toHaveProperty('email');
     });
 
+    it('asks a signed-in member to sign in again for prompt=login, second factor included: AuthenticateToken answers the new session, the replaced one ends, the OpenID session follows', async () => {
+      await start();
+      const code = await enrol();
+      const first = await signedIn({ code });
+      const { browser, config } = first;
+      const replaced = await memberSession(browser);
+      const request = await authorizationRequest(config, 'openid', { prompt: 'login' });
+      const login = await follow(browser, app, await browser.get(request.url.pathname + request.url.search));
+      expect(login.status).toBe(200);
+      expect(login.text).toContain('name="password"');
+      expect(login.text).toContain('asks you to sign in again');
+      const step = await browser.submit(login, { login: 'ada', password: PASSWORD });
+      expect(step.text).toContain('name="code"');
+      const back = await follow(browser, app, await browser.submit(step, { code: code() }));
+      const tokens = await oidcClient.authorizationCodeGrant(config, callbackUrl(back), { pkceCodeVerifier: request.verifier, expectedState: request.state, expectedNonce: request.nonce });
+      expect(tokens.claims()).toMatchObject({ sub: REFERENCE.memberId, amr: ['pwd', 'otp'], acr: 'http://schemas.openid.net/pape/policies/2007/06/multi-factor' });
+      expect(tokens.claims()?.auth_time).toBeGreaterThan(first.tokens.claims()?.auth_time ?? Infinity);
+      const current = await memberSession(browser);
+      expect(current.found.session.id).not.toBe(replaced.found.session.id);
+      expect(await soap12AuthenticateToken(app.baseUrl, current.token)).toBe(REFERENCE.memberId);
+      expect(await soap12AuthenticateToken(app.baseUrl, replaced.token)).toBe('');
+      // The first sign-in's OpenID session goes on in the new member session, and ends with it.
+      const refreshed = await oidcClient.refreshTokenGrant(config, first.tokens.refresh_token ?? '');
+      expect((await browser.get('/Logout')).status).toBe(303);
+      await expect(oidcClient.refreshTokenGrant(config, refreshed.refresh_token ?? '')).rejects.toMatchObject({ error: 'invalid_grant' });
+    });
+
+    it('asks for a sign-in once for prompt=login when nobody is signed in, and again when max_age is older than the sign-in on the page', async () => {
+      await start();
+      const config = await relyingParty(app, await register(app, { firstParty: true }));
+      const exchange = async (request: Authorization, back: Page, maxAge: number) =>
+        (await oidcClient.authorizationCodeGrant(config, callbackUrl(back), { pkceCodeVerifier: request.verifier, expectedState: request.state, expectedNonce: request.nonce, maxAge })).claims();
+      const prompted = await authorizationRequest(config, 'openid', { prompt: 'login' });
+      expect(await exchange(prompted, await signInThrough(new PageClient(app.baseUrl), app, prompted.url), 60)).toMatchObject({ sub: REFERENCE.memberId });
+      const browser = new PageClient(app.baseUrl);
+      skew = -120_000;
+      expect((await browser.signIn('ada', PASSWORD)).status).toBe(303);
+      skew = 0;
+      const replaced = await memberSession(browser);
+      const recent = await authorizationRequest(config, 'openid', { max_age: '300' });
+      const signedInAt = (await exchange(recent, await follow(browser, app, await browser.get(recent.url.pathname + recent.url.search)), 300))?.auth_time;
+      expect(signedInAt).toBe(Math.floor(replaced.found.session.createdAt / 1000));
+      const older = await authorizationRequest(config, 'openid', { max_age: '60' });
+      const claims = await exchange(older, await signInThrough(browser, app, older.url), 60);
+      expect(claims?.auth_time).toBeGreaterThan(signedInAt ?? Infinity);
+      expect(await soap12AuthenticateToken(app.baseUrl, replaced.token)).toBe('');
+    });
+
+    it('takes another member signing in at prompt=login: the first member\'s OpenID session and member session end, the browser keeps the new one', async () => {
+      await start();
+      await app.services.members.add({ id: 'member-43', username: 'grace', email: 'grace@example.org', firstName: 'Grace', lastName: 'Hopper' });
+      await app.services.members.setPassword('member-43', PASSWORD);
+      const ada = await signedIn({ backchannel: true });
+      const { browser, config } = ada;
+      const replaced = await memberSession(browser);
+      const request = await authorizationRequest(config, 'openid', { prompt: 'login' });
+      const login = await follow(browser, app, await browser.get(request.url.pathname + request.url.search));
+      // The provider ends ada's OpenID session through its self-posting form, then comes back to the request.
+      const logout = await follow(browser, app, await browser.submit(login, { login: 'grace', password: PASSWORD }));
+      const { action, hidden } = formOf(logout.text);
+      expect(hidden).toMatchObject({ logout: 'yes' });
+      const back = await follow(browser, app, await browser.post(new URL(action).pathname, hidden));
+      const tokens = await oidcClient.authorizationCodeGrant(config, callbackUrl(back), { pkceCodeVerifier: request.verifier, expectedState: request.state, expectedNonce: request.nonce });
+      expect(tokens.claims()?.sub).toBe('member-43');
+      const current = await memberSession(browser);
+      expect(await soap12AuthenticateToken(app.baseUrl, current.token)).toBe('member-43');
+      expect(await soap12AuthenticateToken(app.baseUrl, replaced.token)).toBe('');
+      await expect(oidcClient.refreshTokenGrant(config, ada.tokens.refresh_token ?? '')).rejects.toMatchObject({ error: 'invalid_grant' });
+      await waitUntil(() => receiver?.tokens.length === 1, 'the logout token', { timeoutMs: 5000 });
+      expect(await verifiedJwt(app, receiver?.tokens[0] ?? '')).toMatchObject({ sub: REFERENCE.memberId, sid: ada.tokens.claims()?.['sid'] });
+      expect(await oidcClient.refreshTokenGrant(config, tokens.refresh_token ?? '')).toMatchObject({ access_token: expect.any(String) });
+    });
+
     it('rotates refresh tokens, and a rotated one used again revokes the grant', async () => {
       await start();
       const { config, tokens } = await signedIn();
@@ -267,7 +341,7 @@ export function oidcFlows(store: 'sqlite' | 'postgres'): void {
       await expect(oidcClient.refreshTokenGrant(config, tokens.refresh_token ?? '')).rejects.toMatchObject({ error: 'invalid_grant' });
     });
 
-    it('signs with a new key after a rotation and keeps publishing the old one for the tokens it signed', async () => {
+    it('signs with a new key after a rotation and keeps publishing the old one for the tokens it signed; each is stored sealed', async () => {
       await start();
       const before = await signedIn();
       const oldKid = header(before.tokens.id_token ?? '').kid;
@@ -275,6 +349,12 @@ export function oidcFlows(store: 'sqlite' | 'postgres'): void {
       await waitUntil(async () => (await publishedKids(app)).length === 2, 'both keys published', { timeoutMs: 3000 });
       expect(await publishedKids(app)).toEqual([rotated.kid, oldKid]);
       expect(await verifiedJwt(app, before.tokens.id_token ?? '')).toMatchObject({ sub: REFERENCE.memberId });
+      // Each private key is stored sealed under the server key.
+      const stored = await app.store.listOidcKeys();
+      for (const { kid, d } of await app.services.oidc.keys.signingKeys(60_000)) {
+        expect(d).toEqual(expect.any(String));
+        expect(stored.find((row) => row.kid === kid)?.privateJwkSealed).not.toContain(d);
+      }
       // A relying party of its own: the one above keeps the JWKS it fetched, without the new key.
       const refreshed = await oidcClient.refreshTokenGrant(await relyingParty(app, before.issued), before.tokens.refresh_token ?? '');
       expect(header(refreshed.id_token ?? '').kid).toBe(rotated.kid);

@@ -1,8 +1,9 @@
 /**
  * What the provider refuses, as OpenID Connect and OAuth say it must: an unknown client or a redirect URI not
  * registered exactly (an error page, never a redirect), a public client without PKCE, a code used twice (and
- * the grant it made), a wrong client secret, an id_token_hint that is not the provider's. None of the secrets,
- * tokens or codes reaches the log.
+ * the grant it made), a wrong client secret, a removed client's tokens, an id_token_hint that is not the
+ * provider's. What the admin registered is taken as registered, on loopback and private addresses too. None of
+ * the secrets, tokens or codes reaches the log.
  */
 import * as oidcClient from 'openid-client';
 import { REFERENCE } from '../helpers/reference-data.js';
@@ -39,6 +40,26 @@ it('shows an error page, and sends nobody anywhere, for an unknown client or a r
     expect(page.text).toContain('Signing in could not continue');
   }
   expect(app.logLines.filter((line) => line.message === 'oidc refused').map((line) => line.error)).toEqual(['invalid_client', 'invalid_redirect_uri', 'invalid_redirect_uri']);
+});
+
+it('takes redirect and post-logout redirect URIs on loopback and private addresses as registered', async () => {
+  const uris = ['http://localhost:8080/callback', 'http://192.168.1.10/callback', 'http://[::1]:9000/callback', 'http://intranet/callback'];
+  const issued = await register(app, { redirectUris: uris, postLogoutRedirectUris: ['http://10.0.0.5/signed-out'], public: true, firstParty: true });
+  const config = await relyingParty(app, issued);
+  let idToken = '';
+  for (const uri of uris) {
+    const request = await authorizationRequest(config, 'openid', { redirect_uri: uri });
+    const back = callbackUrl(await authorize(request.url));
+    expect(`${back.origin}${back.pathname}`).toBe(uri);
+    const tokens = await oidcClient.authorizationCodeGrant(config, back, { pkceCodeVerifier: request.verifier, expectedState: request.state, expectedNonce: request.nonce });
+    idToken = tokens.id_token ?? '';
+  }
+  const endSession = (uri: string) => {
+    const end = oidcClient.buildEndSessionUrl(config, { id_token_hint: idToken, post_logout_redirect_uri: uri });
+    return new PageClient(app.baseUrl).get(end.pathname + end.search);
+  };
+  expect((await endSession('http://10.0.0.5/signed-out')).status).toBe(200);
+  expect((await endSession('http://10.0.0.6/signed-out')).status).toBe(400);
 });
 
 it('requires PKCE with S256 of a public client, takes none but S256, and introspects nothing for it', async () => {
@@ -91,6 +112,17 @@ it('refuses a wrong client secret, by either method, and takes the right one by 
   ]);
   const post = await oidcClient.discovery(new URL(app.baseUrl), issued.client.id, undefined, oidcClient.ClientSecretPost(issued.secret ?? ''), { execute: [oidcClient.allowInsecureRequests] });
   expect(await oidcClient.tokenIntrospection(post, 'anything')).toEqual({ active: false });
+});
+
+it("refuses a removed client's tokens and secret", async () => {
+  const issued = await register(app, { firstParty: true });
+  await register(app, {}, 'another');
+  const config = await relyingParty(app, issued);
+  const request = await authorizationRequest(config);
+  const tokens = await oidcClient.authorizationCodeGrant(config, callbackUrl(await authorize(request.url)), { pkceCodeVerifier: request.verifier, expectedState: request.state, expectedNonce: request.nonce });
+  expect(await app.services.oidc.clients.remove('portal')).toBe(true);
+  await expect(oidcClient.fetchUserInfo(config, tokens.access_token, REFERENCE.memberId)).rejects.toMatchObject({ status: 401 });
+  await expect(oidcClient.refreshTokenGrant(config, tokens.refresh_token ?? '')).rejects.toMatchObject({ status: 401 });
 });
 
 it('refuses an id_token_hint it did not sign at the end-session endpoint, and ends nothing', async () => {

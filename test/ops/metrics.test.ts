@@ -99,6 +99,38 @@ describe('on the main port (the default)', () => {
     ]);
   });
 
+  it('counts and logs a call refused before its body was read under the operation its path or headers named', async () => {
+    const ns = REFERENCE.namespace;
+    const tooLarge = 'x'.repeat(app.config.maxBodyBytes + 1);
+    const envelope = soapEnvelope('1.1', operationElement(ns, 'AuthenticateToken', { securityPassword: REFERENCE.password, token: 'x' }));
+    const sidecar = () => request(app.baseUrl).post('/Authentication.asmx/AuthenticateToken');
+    const endpoint = () => request(app.baseUrl).post('/Authentication.asmx');
+    await sidecar().type('form').send(`token=${tooLarge}`).expect(413);
+    await sidecar().set('Content-Type', 'application/json').send('{}').expect(500);
+    await sidecar().set('Content-Type', 'application/x-www-form-urlencoded; charset=klingon').send('token=x').expect(415);
+    await endpoint().set('Content-Type', 'text/xml; charset=utf-8').set('SOAPAction', `"${ns}AuthenticateToken"`).send(tooLarge).expect(413);
+    await endpoint().set('Content-Type', 'text/xml; charset=utf-8').set('SOAPAction', `"${ns}AuthenticateToken"`).set('Content-Encoding', 'klingon').send(envelope).expect(415);
+    await endpoint().set('Content-Type', `application/soap+xml; charset=utf-8; action="${ns}AuthenticateToken"`).send(tooLarge).expect(413);
+    // No Content-Type: the SOAP version cannot be told, the operation SOAPAction names can.
+    await endpoint().set('SOAPAction', `"${ns}AuthenticateToken"`).send(Buffer.from(envelope)).expect(415);
+
+    const text = await scrape();
+    const refused = (binding: string) => sample(text, `asmx_calls_total{binding="${binding}",operation="AuthenticateToken",outcome="refused"}`);
+    expect([refused('httppost'), refused('soap11'), refused('soap12'), refused('soap')]).toEqual([3, 2, 1, 1]);
+    expect(text).not.toContain('operation="none"');
+    expect(sample(text, 'http_refusals_total{status="413"}')).toBe(0);
+    const lines = app.logLines.filter((line) => line.message === 'call' || line.message === 'refused').map((line) => [line.binding, line.operation, line.outcome]);
+    expect(lines).toEqual([
+      ['httppost', 'AuthenticateToken', 'refused:REQUEST_TOO_LARGE'],
+      ['httppost', 'AuthenticateToken', 'refused:SCRIPT_SERVICE_REQUIRED'],
+      ['httppost', 'AuthenticateToken', 'refused:UNSUPPORTED_CHARSET'],
+      ['soap11', 'AuthenticateToken', 'refused:REQUEST_TOO_LARGE'],
+      ['soap11', 'AuthenticateToken', 'refused:UNSUPPORTED_ENCODING'],
+      ['soap12', 'AuthenticateToken', 'refused:REQUEST_TOO_LARGE'],
+      ['soap', 'AuthenticateToken', 'refused:NO_CONTENT_TYPE'],
+    ]);
+  });
+
   it('counts wrong caller passwords, on every binding', async () => {
     const bad = { ...REFERENCE, password: 'wrong' };
     await request(app.baseUrl).get('/Authentication.asmx/AuthenticateToken').query({ securityPassword: bad.password, token: 'x' }).expect(500);

@@ -1,25 +1,31 @@
 /**
- * The store refusing writes while the service runs: SQLite's DATA_DIR on a full file system, PostgreSQL turned
- * read-only. Each protocol answers a write with its own error (a SOAP fault, HTTP 503, the sign-in page's
- * "temporarily unavailable" with 503), the cause is logged once for the whole burst and counted by cause, reads
+ * The store refusing writes while the service runs: SQLite's DATA_DIR on a full file system, its database locked
+ * by another program, PostgreSQL turned read-only. Each protocol answers a write with its own error (a SOAP fault,
+ * HTTP 503, the sign-in page's "temporarily unavailable" with 503, OAuth's `temporarily_unavailable`), the cause is logged once for the whole burst and counted by cause, reads
  * go on answering, and writes work again once the condition ends, with no restart.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { RECOVERY_QUIET_MS } from '../../src/ops/store-availability.js';
-import { openStore } from '../../src/store/open.js';
+import { openStore, SQLITE_FILENAME } from '../../src/store/open.js';
+import { StoreUnavailableError } from '../../src/store/unavailable.js';
 import { asmxRequest, resultText, type Binding } from '../helpers/asmx-request.js';
 import { useFakeTimers } from '../helpers/fake-timers.js';
+import { freePort } from '../helpers/ports.js';
 import { POSTGRES } from '../helpers/postgres.js';
 import { writeRefusingDatabase, type WriteRefusingDatabase } from '../helpers/read-only-postgres.js';
 import { describeRequiring } from '../helpers/requirements.js';
 import { mountSmallTmpfs, TMPFS, type SmallTmpfs } from '../helpers/small-tmpfs.js';
+import { holdWriteLock, type HeldLock } from '../helpers/sqlite-lock.js';
 import { startTestApp, type OpenedStore, type TestApp } from '../helpers/test-app.js';
 import { nextTurn } from '../helpers/wait.js';
 import { PageClient } from '../signin/page-client.js';
 
 const PASSWORD = 'correct horse battery staple';
 const BURST = 8;
+const REDIRECT_URI = 'https://platform.example.org/callback';
 
 interface Condition {
   /** The store the app runs on, opened where the condition can be brought about. */
@@ -32,6 +38,8 @@ interface Condition {
   end(): Promise<void>;
   /** How many writes may still fail once the condition ended, before the store has put it behind it. */
   settling: number;
+  /** Whether a write waits a while for the condition to end (a lock to be released) before it is refused. */
+  waits: boolean;
 }
 
 function sample(text: string, series: string): number {
@@ -43,6 +51,20 @@ function whenStoreRefusesWrites(name: string, condition: Condition): void {
   let app: TestApp;
   let securityPassword: string;
   let token: string;
+  let oidcClient: { id: string };
+  let scimToken: string;
+  let oidcBrowser: PageClient;
+  let interactionPath: string;
+  const authorizationQuery = (state: string) =>
+    new URLSearchParams({
+      client_id: oidcClient.id,
+      redirect_uri: REDIRECT_URI,
+      response_type: 'code',
+      scope: 'openid',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      state,
+    });
 
   const unavailableCount = async () => sample((await app.metrics?.registry.metrics()) ?? '', `store_unavailable_total{reason="${condition.reason}"}`);
 
@@ -62,11 +84,23 @@ function whenStoreRefusesWrites(name: string, condition: Condition): void {
   }
 
   beforeAll(async () => {
-    app = await startTestApp({ store: () => condition.open(), seed: false, env: { OPERATIONS: 'AuthenticateCookie,AuthenticateToken,AuthenticateUser' } });
+    const port = await freePort();
+    const env = { OPERATIONS: 'AuthenticateCookie,AuthenticateToken,AuthenticateUser', PUBLIC_URL: `http://127.0.0.1:${port}` };
+    app = await startTestApp({ store: () => condition.open(), seed: false, port, env });
     ({ password: securityPassword } = await app.services.callers.add('portal'));
+    scimToken = (await app.services.provisioners.add('entra'))?.token ?? '';
+    const issued = await app.services.oidc.clients.add('platform', { redirectUris: [REDIRECT_URI], public: true });
+    if (!issued) throw new Error('the client platform exists');
+    oidcClient = issued.client;
     await app.services.members.add({ id: '10042', username: 'ada', email: 'ada@example.org', firstName: 'Ada', lastName: 'Lovelace' });
     await app.services.members.setPassword('10042', PASSWORD);
     ({ token } = await app.services.sessions.create('10042', 'example.org'));
+    // A member signed in on the sign-in page, whose browser an OpenID client has just sent to its sign-in step.
+    oidcBrowser = new PageClient(app.baseUrl);
+    expect((await oidcBrowser.signIn('ada', PASSWORD)).status).toBe(303);
+    const interaction = await oidcBrowser.get(`/oidc/auth?${authorizationQuery('abc')}`);
+    interactionPath = interaction.headers.location ?? '';
+    expect(interactionPath).toMatch(/^\/oidc\/interaction\//);
     await condition.start();
   });
   afterAll(async () => {
@@ -99,15 +133,71 @@ function whenStoreRefusesWrites(name: string, condition: Condition): void {
       expect(visitor.loginCookie).toBeUndefined();
     });
 
+    test("an OpenID client's authorization request goes back to the client with OAuth's temporarily_unavailable", async () => {
+      const answer = await fetch(`${app.baseUrl}/oidc/auth?${authorizationQuery('xyz')}`, { redirect: 'manual' });
+      expect(answer.status).toBe(303);
+      const back = new URL(answer.headers.get('location') ?? '');
+      expect(`${back.origin}${back.pathname}`).toBe(REDIRECT_URI);
+      expect(Object.fromEntries(back.searchParams)).toMatchObject({ error: 'temporarily_unavailable', state: 'xyz' });
+      expect(back.searchParams.get('error_description')).not.toContain(condition.where());
+    });
+
+    test('a member signed in before, going on with an OpenID sign-in, is shown the 503 page; a client gets JSON', async () => {
+      const asClient = await oidcBrowser.get(interactionPath, { accept: 'application/json' });
+      expect([asClient.status, JSON.parse(asClient.text)]).toEqual([
+        503,
+        { error: 'temporarily_unavailable', error_description: expect.stringMatching(/^The service cannot write to its database/) },
+      ]);
+      const page = await oidcBrowser.get(interactionPath, { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' });
+      expect(page.status).toBe(503);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      expect(page.text).toContain('Sign-in is temporarily unavailable');
+    });
+
+    test('a SCIM client creating a User is answered 503 in SCIM\'s error format; its reads are answered', async () => {
+      const scim = (method: string, path: string, body?: object) =>
+        fetch(`${app.baseUrl}/scim/v2${path}`, {
+          method,
+          headers: { authorization: `Bearer ${scimToken}`, 'content-type': 'application/scim+json' },
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        }).then(async (answer) => ({ status: answer.status, body: (await answer.json()) as Record<string, unknown> }));
+      const created = await scim('POST', '/Users', { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: 'grace@example.org' });
+      expect(created).toEqual({
+        status: 503,
+        body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '503', detail: expect.stringMatching(/cannot write to its database/) },
+      });
+      expect(JSON.stringify(created.body)).not.toContain(condition.where());
+      const found = await scim('GET', '/Users?filter=userName%20eq%20%22ada%22');
+      expect([found.status, found.body['totalResults']]).toEqual([200, 1]);
+    });
+
     test('reads go on answering: AuthenticateToken verifies the session', async () => {
       const answer = await call('httpget', 'AuthenticateToken', { securityPassword, token });
       expect(answer.status).toBe(200);
       expect(answer.result).toContain('10042');
     });
 
+    if (condition.waits) {
+      test('while a write waits, the calls that only read are answered', async () => {
+        const answered: string[] = [];
+        // A write begun in the service's own process, so that it reaches the store before the read below is even sent.
+        const write = app.services.sessions.create('10042', 'example.org').then(
+          () => answered.push('write'),
+          (error: unknown) => answered.push(error instanceof StoreUnavailableError ? 'write refused' : String(error)),
+        );
+        const read = await call('httpget', 'AuthenticateToken', { securityPassword, token });
+        answered.push('read');
+        expect(read.result).toContain('10042');
+        expect(await fetch(`${app.baseUrl}/readyz`).then((response) => response.status)).toBe(200);
+        await write;
+        expect(answered).toEqual(['read', 'write refused']);
+      });
+    }
+
     test('a burst of failing writes logs the cause once, naming the database, and counts every one by cause', async () => {
       const before = await unavailableCount();
-      for (let i = 0; i < BURST; i += 1) expect((await authenticateUser('httppost')).status).toBe(503);
+      const burst = await Promise.all(Array.from({ length: BURST }, () => authenticateUser('httppost')));
+      expect(burst.map((answer) => answer.status)).toEqual(Array(BURST).fill(503));
       await nextTurn();
       expect(await unavailableCount()).toBeGreaterThanOrEqual(before + BURST);
       expect(errorLines()).toEqual([
@@ -156,6 +246,36 @@ describeRequiring([TMPFS], 'SQLite, its DATA_DIR on a full file system', () => {
     start: () => disk.fill(),
     end: () => disk.free(),
     settling: 0,
+    waits: false,
+  });
+});
+
+describe('SQLite, its database locked by another program', () => {
+  let dataDir: string;
+  let lock: HeldLock | undefined;
+  whenStoreRefusesWrites('a locked database', {
+    open: async () => {
+      dataDir = await mkdtemp(join(tmpdir(), 'authentication-asmx-'));
+      const store = await openStore({ dataDir });
+      return {
+        store,
+        cleanup: async () => {
+          await store.close();
+          await rm(dataDir, { recursive: true, force: true });
+        },
+      };
+    },
+    reason: 'locked',
+    where: () => join(dataDir, SQLITE_FILENAME),
+    start: async () => {
+      lock = await holdWriteLock(join(dataDir, SQLITE_FILENAME));
+    },
+    end: async () => {
+      await lock?.release();
+      lock = undefined;
+    },
+    settling: 0,
+    waits: true,
   });
 });
 
@@ -172,5 +292,6 @@ describeRequiring([POSTGRES], 'PostgreSQL refusing writes', () => {
     end: () => database.acceptWrites(),
     // The pool's connections opened while the database refused writes: each is replaced once a write fails on it.
     settling: 10,
+    waits: false,
   });
 });

@@ -3,12 +3,14 @@
  * provisioning client exists, tokens and their throttle, every /Users operation as Entra ID and Okta send it, the
  * error format, ETags and paging over the store, and what a change does to the rest of the service at once: a
  * member deactivated or deleted stops verifying on all four bindings, a changed username or email signs in, and
- * changed membership attributes are in the next result of every operation, in each format that carries them.
+ * changed membership attributes are in the next result of every operation, in each format that carries them;
+ * changed on another instance of the same store, within CACHE_TTL_MS here.
  */
 import { asmxRequest, BINDINGS, resultText, type Binding } from '../helpers/asmx-request.js';
 import { describeWithPostgres } from '../helpers/postgres.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { waitUntil } from '../helpers/wait.js';
 import { MEMBER_EXTENSION, PATCH_OP, USER_SCHEMA } from '../../src/provisioning/urns.js';
 
 const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
@@ -217,6 +219,36 @@ function suite(store: 'sqlite' | 'postgres'): void {
     });
   });
 
+  describe('values the member keeps as they are', () => {
+    test('a PUT or a PATCH whose values differ from the stored ones only as the service trims them writes nothing', async () => {
+      const { id } = await created({ ...oktaUser('grace@example.com'), externalId: 'ext-1', [MEMBER_EXTENSION]: { organisationId: 'O-1', extra: { dept: 'Navy' } } });
+      const read = (await scim.get(`/Users/${id}`)).body;
+      const padded = {
+        ...read,
+        userName: ' grace@example.com ',
+        externalId: ' ext-1 ',
+        displayName: 'Grace Hopper ',
+        name: { givenName: ' Grace ', familyName: 'Hopper\t' },
+        emails: [{ value: ' grace@example.com', type: 'work', primary: true }],
+        [MEMBER_EXTENSION]: { organisationId: ' O-1 ', contactNumber: '  ', extra: { dept: 'Navy ', empty: ' ' } },
+      };
+      for (let i = 0; i < 2; i++) {
+        const put = await scim.send('PUT', `/Users/${id}`, padded);
+        expect([put.status, put.headers.get('etag')]).toEqual([200, 'W/"1"']);
+        expect(put.body).toMatchObject({ userName: 'grace@example.com', name: { givenName: 'Grace' }, meta: { version: 'W/"1"' } });
+      }
+      const patched = await scim.patch(id, [
+        { op: 'replace', path: 'name.givenName', value: ' Grace ' },
+        { op: 'replace', path: `${MEMBER_EXTENSION}:organisationId`, value: 'O-1 ' },
+      ]);
+      expect([patched.status, patched.headers.get('etag')]).toEqual([200, 'W/"1"']);
+      expect(changes(app).map(({ outcome }) => outcome)).toEqual(['created']);
+      const changed = await scim.send('PUT', `/Users/${id}`, { ...padded, name: { givenName: ' Amazing Grace ', familyName: 'Hopper' } });
+      expect(changed.body).toMatchObject({ name: { givenName: 'Amazing Grace' }, meta: { version: 'W/"2"' } });
+      expect(changes(app).map(({ outcome }) => outcome)).toEqual(['created', 'replaced']);
+    });
+  });
+
   describe('refusals, versions', () => {
     test('a userName taken in any case: 409 uniqueness, on create and on a change; an email shared is fine', async () => {
       const { id } = await created(entraUser('ada@example.com'));
@@ -286,6 +318,33 @@ function suite(store: 'sqlite' | 'postgres'): void {
       expect((await deactivate(id)).status).toBeLessThan(300);
       for (const binding of BINDINGS) expect([binding, await call(app, binding, 'AuthenticateToken', { token: sessionToken })]).toEqual([binding, '']);
       expect(await call(app, 'soap12', 'Login', { username: 'grace@example.com', password: PASSWORD, authenticationToken: '' })).toBe('');
+    });
+
+    describe('on another instance of the same store', () => {
+      let there: TestApp;
+
+      beforeEach(async () => {
+        there = await startTestApp({ store: async () => ({ store: app.store, cleanup: async () => {} }), seed: false, env: ENV, secretKey: app.secretKey });
+      });
+      afterEach(() => there.close());
+
+      test.each([
+        ['active false by PATCH', (id: string) => scimClient(there, token).patch(id, [{ op: 'replace', path: 'active', value: false }])],
+        ['DELETE', (id: string) => scimClient(there, token).delete(`/Users/${id}`)],
+      ])('%s there: here, the member stops verifying within CACHE_TTL_MS on all four bindings, and DeleteUserSession ends nothing', async (_how, change) => {
+        const { id, token: sessionToken } = await signedIn('grace@example.com');
+        const { cookie } = await app.services.sessions.create(id, REFERENCE.domain);
+        expect(await call(app, 'soap11', 'AuthenticateCookie', { loginCookie: cookie, cookieDomain: REFERENCE.domain })).toBe(id);
+        expect((await change(id)).status).toBeLessThan(300);
+        expect(await call(there, 'soap12', 'AuthenticateToken', { token: sessionToken })).toBe('');
+        // Each answer cached here before the change lives CACHE_TTL_MS from when it was cached.
+        const refusedHere = async () =>
+          (await call(app, 'httpget', 'AuthenticateToken', { token: sessionToken })) === '' &&
+          (await call(app, 'httppost', 'AuthenticateCookie', { loginCookie: cookie, cookieDomain: REFERENCE.domain })) === '';
+        await waitUntil(refusedHere, 'the token and the cookie to be refused here', { timeoutMs: app.config.cacheTtlMs + 2000 });
+        for (const binding of BINDINGS) expect([binding, await call(app, binding, 'AuthenticateToken', { token: sessionToken })]).toEqual([binding, '']);
+        expect(await call(app, 'soap11', 'DeleteUserSession', { token: sessionToken })).toBe('');
+      });
     });
 
     test('a changed username or email signs in at once; the old ones no longer do', async () => {

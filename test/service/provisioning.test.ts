@@ -73,16 +73,29 @@ describe('ProvisioningService', () => {
 
   test('replace: every field at once, the version moved on, a stale version refused; the password set, kept or removed', async () => {
     const services = servicesOver(store, { clock });
-    const { id } = await createdOn(services, { ...ADA, password: PASSWORD });
+    const first = await createdOn(services, { ...ADA, password: PASSWORD });
     now += 5000;
-    const replaced = await services.provisioning.replace(id, { ...ADA, username: 'countess', externalId: null, displayName: null }, 1);
+    const replaced = await services.provisioning.replace(first, { ...ADA, username: 'countess', externalId: null, displayName: null });
     expect(replaced).toEqual({ ok: true, member: expect.objectContaining({ username: 'countess', externalId: null, displayName: null, version: 2, updatedAt: now }) });
-    await expect(services.provisioning.replace(id, ADA, 1)).resolves.toEqual({ ok: false, reason: 'stale' });
-    await expect(services.provisioning.replace('nobody', ADA, 1)).resolves.toEqual({ ok: false, reason: 'notFound' });
+    await expect(services.provisioning.replace(first, { ...ADA, lastName: 'King' })).resolves.toEqual({ ok: false, reason: 'stale' });
+    await expect(services.provisioning.replace({ ...first, id: 'nobody' }, { ...ADA, lastName: 'King' })).resolves.toEqual({ ok: false, reason: 'notFound' });
     const signIn = () => services.signin.checkCredentials({ login: 'countess', password: PASSWORD, clientAddress: '192.0.2.1' });
     await expect(signIn()).resolves.toMatchObject({ ok: true });
-    await services.provisioning.replace(id, { ...ADA, username: 'countess', password: null }, 2);
+    const second = await services.provisioning.get(first.id);
+    await services.provisioning.replace(second!, { ...ADA, username: 'countess', password: null });
     await expect(signIn()).resolves.toMatchObject({ ok: false });
+  });
+
+  test('replace: fields that are the member\'s once trimmed write nothing, whatever the order of the attributes; a password always writes', async () => {
+    const services = servicesOver(store, { clock });
+    const member = await createdOn(services, { ...ADA, attributes: { organisationId: 'O-1', roles: [{ id: 'r1', name: 'Reader' }], extra: { a: '1', b: '2' } } });
+    now += 5000;
+    const padded = { ...ADA, lastName: ' Lovelace\t', attributes: { extra: { b: '2 ', a: '1', c: ' ' }, roles: [{ id: 'r1 ', name: ' Reader' }], organisationId: 'O-1', labelName: '' } };
+    await expect(services.provisioning.replace(member, padded)).resolves.toEqual({ ok: true, member });
+    await expect(services.provisioning.get(member.id)).resolves.toEqual(member);
+    await expect(services.provisioning.replace(member, { ...padded, enabled: false })).resolves.toMatchObject({ ok: true, member: { enabled: false, version: 2 } });
+    const disabled = await services.provisioning.get(member.id);
+    await expect(services.provisioning.replace(disabled!, { ...padded, enabled: false, password: PASSWORD })).resolves.toMatchObject({ ok: true, member: { version: 3 } });
   });
 
   test('remove: with the version read, or `stale`; the sessions go with the member', async () => {
@@ -110,7 +123,7 @@ describe('ProvisioningService', () => {
     const member = await createdOn(here);
     const { token } = await here.sessions.create(member.id, DOMAIN);
     for (const services of [here, there]) await expect(services.sessions.checkToken(token)).resolves.toMatchObject({ ok: true });
-    await here.provisioning.replace(member.id, { ...member, enabled: false }, member.version);
+    await here.provisioning.replace(member, { ...member, enabled: false });
     await expect(here.sessions.checkToken(token)).resolves.toEqual({ ok: false, reason: 'member-disabled' });
     await expect(there.sessions.checkToken(token)).resolves.toMatchObject({ ok: true });
     now += 1000;

@@ -75,13 +75,16 @@ export function unescapeHtml(html: string): string {
   });
 }
 
-/** A form of the page: its action and hidden fields (the one with this action, or the first). */
+/**
+ * A form of the page: its action and hidden fields (the one with this action, or the first). The OpenID
+ * provider's own self-posting forms close their inputs with `/>`.
+ */
 export function formOf(html: string, action?: string): { action: string; hidden: Record<string, string> } {
   for (const match of html.matchAll(/<form method="post" action="([^"]*)"[^>]*>([\s\S]*?)<\/form>/g)) {
     const formAction = unescapeHtml(match[1] ?? '');
     if (action !== undefined && formAction !== action) continue;
     const hidden: Record<string, string> = {};
-    for (const input of (match[2] ?? '').matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
+    for (const input of (match[2] ?? '').matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"\/?>/g)) {
       hidden[input[1] ?? ''] = unescapeHtml(input[2] ?? '');
     }
     return { action: formAction, hidden };

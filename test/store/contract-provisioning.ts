@@ -33,7 +33,8 @@ function aReplacement(overrides: Partial<MemberReplacement> = {}): MemberReplace
 
 /**
  * SCIM provisioning's part of the store contract (src/service/provisioning*.ts uses it): the provisioning clients
- * and their token hashes. `store` is the test's fresh store.
+ * and their token hashes; and the reads of the member import that keeps members in step too. `store` is the
+ * test's fresh store.
  */
 export function provisioningStoreContract(store: () => Store, aSession: (id: string, memberId: string) => SessionRow): void {
   describe('members as provisioning writes them', () => {
@@ -131,6 +132,36 @@ export function provisioningStoreContract(store: () => Store, aSession: (id: str
       expect(await ids([{ field: 'username', value: 'ada' }, { field: 'username', value: 'grace' }])).toEqual({ total: 0, ids: [] });
       expect(await ids([{ field: 'externalId', value: 'E-1' }, { field: 'externalId', value: 'e-1' }])).toEqual({ total: 0, ids: [] });
       expect(await ids([{ field: 'id', value: 'm3' }, { field: 'externalId', value: 'E-1' }, { field: 'id', value: 'm3' }])).toEqual({ total: 1, ids: ['m3'] });
+    });
+  });
+
+  describe('members read a batch or a page at a time (the import that keeps members in step)', () => {
+    /** More than one statement's worth of ids (500), with repeats and ids nobody has. */
+    const IDS = Array.from({ length: 1203 }, (_, index) => `m${index}`);
+
+    test('getMembers() reads the stored members among the ids, each once, and leaves out the others', async () => {
+      const stored = IDS.filter((_, index) => index % 3 !== 0);
+      await store().createMembers(stored.map((id) => aNewMember(id)));
+      const found = await store().getMembers([...IDS, ...IDS.slice(0, 40), 'nobody', 'M1']);
+      expect(found.map((member) => member.id).sort()).toEqual(stored.sort());
+      expect(found.find((member) => member.id === 'm1')).toStrictEqual(asCreated('m1'));
+      expect(await store().getMembers(['m2'])).toStrictEqual([asCreated('m2')]);
+      expect(await store().getMembers(['m0', 'nobody'])).toEqual([]);
+      expect(await store().getMembers([])).toEqual([]);
+    });
+
+    test('listMembersAfter() pages through every member in id order; a page written meanwhile misses nobody', async () => {
+      await store().createMembers(IDS.slice(0, 25).map((id) => aNewMember(id)));
+      const ids: string[] = [];
+      for (let page = await store().listMembersAfter('', 10); page.length > 0; page = await store().listMembersAfter(page.at(-1)?.id ?? '', 10)) {
+        expect(page.length).toBeLessThanOrEqual(10);
+        for (const member of page) await store().setMemberEnabled(member.id, false, T0 + 1);
+        ids.push(...page.map((member) => member.id));
+      }
+      expect(ids).toEqual((await store().listMembers()).map((member) => member.id));
+      expect(new Set(ids).size).toBe(25);
+      expect((await store().listMembersAfter('', 100)).every((member) => !member.enabled)).toBe(true);
+      expect(await store().listMembersAfter('m9', 10)).toEqual([]);
     });
   });
 

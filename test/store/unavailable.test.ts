@@ -3,15 +3,19 @@
  * typed error, StoreUnavailableError, with the cause and the database named, on both dialects; any other error
  * goes on as it was. Reads that need no write go on answering, and writes work again once the condition ends.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { postgresUnavailableReason } from '../../src/store/postgres/unavailable-reasons.js';
 import { sqliteUnavailableReason } from '../../src/store/sqlite/unavailable-reasons.js';
-import { openStore } from '../../src/store/open.js';
+import { openStore, SQLITE_FILENAME } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { STORE_UNAVAILABLE_REASONS, StoreUnavailableError } from '../../src/store/unavailable.js';
 import { POSTGRES } from '../helpers/postgres.js';
 import { writeRefusingDatabase } from '../helpers/read-only-postgres.js';
 import { describeRequiring } from '../helpers/requirements.js';
 import { mountSmallTmpfs, TMPFS } from '../helpers/small-tmpfs.js';
+import { holdWriteLock, type HeldLock } from '../helpers/sqlite-lock.js';
 
 const coded = (code: string) => Object.assign(new Error(code), { code });
 
@@ -122,6 +126,61 @@ describeRequiring([TMPFS], 'SQLite on a full file system', () => {
         disk.remove();
       },
     };
+  });
+});
+
+describe('SQLite locked by another program', () => {
+  async function lockable() {
+    const dataDir = await mkdtemp(join(tmpdir(), 'authentication-asmx-'));
+    const database = join(dataDir, SQLITE_FILENAME);
+    const store = await openStore({ dataDir });
+    let lock: HeldLock | undefined;
+    return {
+      store,
+      reason: 'locked',
+      database,
+      start: async () => {
+        lock = await holdWriteLock(database);
+      },
+      end: async () => {
+        await lock?.release();
+        lock = undefined;
+      },
+      cleanup: async () => {
+        await store.close();
+        await rm(dataDir, { recursive: true, force: true });
+      },
+    };
+  }
+
+  refusingWrites('SQLite', lockable);
+
+  test('a write waiting for the lock holds up nobody: reads answer meanwhile, and a store opened then (as at a start) answers them too', async () => {
+    const locked = await lockable();
+    const { store } = locked;
+    try {
+      await store.createMember({ ...BOB, id: 'ada', username: 'ada' });
+      expect(await store.claimSetting('key-fingerprint', 'first')).toBe('first');
+      await locked.start();
+      let settled = false;
+      const waiting = store.createMember({ ...BOB, id: 'bob', username: 'bob' }).finally(() => (settled = true));
+      expect((await store.getMember('ada'))?.username).toBe('ada');
+      const another = await openStore({ dataDir: join(locked.database, '..') });
+      try {
+        expect((await another.getMember('ada'))?.username).toBe('ada');
+        // As every start and command checks the deployment's key: a setting recorded already is read, not written.
+        expect(await another.claimSetting('key-fingerprint', 'second')).toBe('first');
+      } finally {
+        await another.close();
+      }
+      expect(settled).toBe(false);
+      await locked.end();
+      await waiting;
+      expect((await store.getMember('bob'))?.username).toBe('bob');
+    } finally {
+      await locked.end();
+      await locked.cleanup();
+    }
   });
 });
 

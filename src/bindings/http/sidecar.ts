@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import bodyParser from 'body-parser';
 import contentType from 'content-type';
-import type { Express, Request, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } from 'express';
 import type { Config } from '../../config/config.js';
 import { clientAddress } from '../../web/client-address.js';
 import { sessionCookieDomain } from '../../web/endpoint-url.js';
@@ -9,6 +9,7 @@ import { errorResponse, type AsmxError, type ErrorOf } from '../asmx-errors.js';
 import { CONTENT_TYPE, sendAsmx, type AsmxResponse } from '../asmx-response.js';
 import { callResult, type BindingName, type CallLogger, type CallResult } from '../call-log.js';
 import type { OperationTable } from '../operations.js';
+import type { NamedCall } from '../route-refusals.js';
 import { escapeXmlAttribute, escapeXmlText } from '../xml-text.js';
 
 export interface HttpSidecarDeps {
@@ -60,16 +61,28 @@ function methodName(below: string): string {
   }
 }
 
+/** The path below the endpoint: "/{Operation}" (matched in any letter case, so of the same length). */
+const belowEndpoint = (req: Request, endpointPath: string) => req.path.slice(endpointPath.length);
+
+const bindingOf = (req: Request): BindingName => (req.method === 'GET' ? 'httpget' : 'httppost');
+
+/** The call a GET or POST below the endpoint names by its path, if the deployment offers that operation. */
+export function namedHttpCall(req: Request, endpointPath: string, operations: OperationTable): NamedCall | undefined {
+  if (req.method !== 'GET' && req.method !== 'POST') return undefined;
+  const name = methodName(belowEndpoint(req, endpointPath));
+  return operations.offers(name) ? { binding: bindingOf(req), operation: name } : undefined;
+}
+
 /**
  * The ASMX sidecar: GET and POST to {BASE_PATH}/Authentication.asmx/{Operation}, parameters from the query
  * string (GET) or the form body (POST only), the result as <string> in the service namespace; anything but
  * GET and POST is ASP.NET's refusal. Added to the app as one route for `path` (the paths below the endpoint),
- * after `guard`: a route on the app rather than a router of its own, whose level would cost every call a dispatch.
+ * after `guard`, with `readingErrors` for the form's: a route on the app rather than a router of its own, whose
+ * level would cost every call a dispatch.
  */
-export function addHttpSidecar(app: Express, path: RegExp, guard: RequestHandler, deps: HttpSidecarDeps): void {
+export function addHttpSidecar(app: Express, path: RegExp, handlers: { guard: RequestHandler; readingErrors: ErrorRequestHandler }, deps: HttpSidecarDeps): void {
   const { config, operations, logCall } = deps;
-  /** The path below the endpoint: "/{Operation}" (matched in any letter case, so of the same length). */
-  const below = (req: Request) => req.path.slice(deps.endpointPath.length);
+  const below = (req: Request) => belowEndpoint(req, deps.endpointPath);
   const ns = escapeXmlAttribute(config.soapNamespace);
   const stringElement = (result: string) => {
     const element = result === '' ? `<string xmlns="${ns}" />` : `<string xmlns="${ns}">${escapeXmlText(result)}</string>`;
@@ -79,7 +92,7 @@ export function addHttpSidecar(app: Express, path: RegExp, guard: RequestHandler
 
   const handle = async (req: Request, res: Response): Promise<void> => {
     const startedAt = process.hrtime.bigint();
-    const binding: BindingName = req.method === 'GET' ? 'httpget' : 'httppost';
+    const binding = bindingOf(req);
     const client = clientAddress(req, config.trustProxy);
     const reply = (response: AsmxResponse, operation: string | undefined, result: CallResult) => {
       sendAsmx(res, response);
@@ -108,5 +121,5 @@ export function addHttpSidecar(app: Express, path: RegExp, guard: RequestHandler
   const unrecognized = (req: Request, res: Response) =>
     sendAsmx(res, errorResponse('endpoint', { code: 'UNRECOGNIZED_URL', args: [below(req)] }, { headOnly: req.method === 'HEAD' }));
 
-  app.route(path).all(guard).head(unrecognized).get(handle).post(readForm, handle).all(unrecognized);
+  app.route(path).all(handlers.guard).head(unrecognized).get(handle).post(readForm, handle, handlers.readingErrors).all(unrecognized);
 }

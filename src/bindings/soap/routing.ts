@@ -54,13 +54,30 @@ function decodeAction(raw: string): string {
   }
 }
 
+/** The version the headers suggest: no SOAPAction or a SOAP 1.2 content type means 1.2. */
+function guessedVersion(shape: RequestShape | null, soapAction: string | undefined): SoapVersion {
+  return soapAction === undefined || shape?.mediaType === 'application/soap+xml' ? '1.2' : '1.1';
+}
+
 /**
- * ASMX's routing, after .NET's SoapServerProtocol: the version is guessed from the headers (no SOAPAction or
- * a SOAP 1.2 content type means 1.2) and corrected by the envelope; SOAP 1.1 routes on SOAPAction alone,
- * SOAP 1.2 on the action parameter and then on the body element. The envelope's version answers.
+ * The version the headers suggest and the operation they name (SOAPAction for 1.1, the action parameter for 1.2),
+ * as routeSoapRequest reads them before the body: what a request refused before its body was read, or without a
+ * Content-Type, was a call of. Undefined when they name no operation.
+ */
+export function headerRoute(shape: RequestShape | null, soapAction: string | undefined, operations: SoapOperations): { version: SoapVersion; operation: OperationName } | undefined {
+  const version = guessedVersion(shape, soapAction);
+  const action = version === '1.1' ? soapAction : shape?.action;
+  const operation = action === undefined ? undefined : operations.byAction(decodeAction(action));
+  return operation === undefined ? undefined : { version, operation };
+}
+
+/**
+ * ASMX's routing, after .NET's SoapServerProtocol: the version is guessed from the headers and corrected by the
+ * envelope; SOAP 1.1 routes on SOAPAction alone, SOAP 1.2 on the action parameter and then on the body element.
+ * The envelope's version answers.
  */
 export function routeSoapRequest(shape: RequestShape, soapAction: string | undefined, reading: EnvelopeReading, operations: SoapOperations): Route {
-  const guessed: SoapVersion = soapAction === undefined || shape.mediaType === 'application/soap+xml' ? '1.2' : '1.1';
+  const guessed = guessedVersion(shape, soapAction);
   const envelope = reading.root?.local === 'Envelope' ? versionOfEnvelope(reading.root.ns) : null;
   const version = envelope ?? guessed;
 

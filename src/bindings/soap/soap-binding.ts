@@ -5,22 +5,35 @@ import { sessionCookieDomain } from '../../web/endpoint-url.js';
 import { errorResponse } from '../asmx-errors.js';
 import { sendAsmx } from '../asmx-response.js';
 import { callResult, type BindingName, type CallLogger, type CallResult } from '../call-log.js';
-import type { OperationTable } from '../operations.js';
+import type { NamedCall } from '../route-refusals.js';
 import { decodeXmlBody } from './decode-body.js';
 import { readEnvelope, type EnvelopeReading } from './envelope-reader.js';
 import type { SoapStack } from './node-soap.js';
-import { soapOperations } from './operations.js';
+import type { SoapOperations } from './operations.js';
 import type { SoapVersion } from './protocol.js';
-import { requestShape, routeSoapRequest } from './routing.js';
+import { headerRoute, requestShape, routeSoapRequest } from './routing.js';
 
 export interface SoapBindingDeps {
   config: Config;
   stack: SoapStack;
-  operations: OperationTable;
+  /** The operations offered, as SOAP names them. */
+  operations: SoapOperations;
   logCall: CallLogger;
 }
 
 const bindingOf = (version: SoapVersion): BindingName => (version === '1.1' ? 'soap11' : 'soap12');
+
+const soapActionOf = (req: Request) => {
+  const soapAction = req.headers.soapaction;
+  return Array.isArray(soapAction) ? soapAction[0] : soapAction;
+};
+
+/** The call a POST to the endpoint names by its headers alone (SOAPAction, the action parameter), if any. */
+export function namedSoapCall(req: Request, operations: SoapOperations): NamedCall | undefined {
+  if (req.method !== 'POST') return undefined;
+  const route = headerRoute(requestShape(req.headers), soapActionOf(req), operations);
+  return route && { binding: bindingOf(route.version), operation: route.operation };
+}
 
 /** A body that cannot even be decoded fails where the first character is read. */
 const undecodable = (): EnvelopeReading => ({
@@ -39,7 +52,7 @@ const undecodable = (): EnvelopeReading => ({
  * which calls the operation table and writes the reply.
  */
 export function createSoapBinding(deps: SoapBindingDeps) {
-  const operations = soapOperations(deps.config.soapNamespace, deps.operations.names);
+  const { operations } = deps;
   const enabled: Record<SoapVersion, boolean> = { '1.1': deps.config.bindings.soap11, '1.2': deps.config.bindings.soap12 };
 
   return async function handleSoap(req: Request, res: Response): Promise<void> {
@@ -50,14 +63,14 @@ export function createSoapBinding(deps: SoapBindingDeps) {
 
     const shape = requestShape(req.headers);
     if (!shape) {
+      // The version cannot be told without a Content-Type; the operation, when SOAPAction names one, can.
       sendAsmx(res, errorResponse('soap', { code: 'NO_CONTENT_TYPE' }));
-      return finish('soap', undefined, 415, { refused: 'NO_CONTENT_TYPE' });
+      return finish('soap', headerRoute(null, soapActionOf(req), operations)?.operation, 415, { refused: 'NO_CONTENT_TYPE' });
     }
     const body: unknown = req.body;
     const xml = decodeXmlBody(Buffer.isBuffer(body) ? body : Buffer.alloc(0), shape.charset);
     const reading = xml === null ? undecodable() : readEnvelope(xml);
-    const soapAction = req.headers.soapaction;
-    const route = routeSoapRequest(shape, Array.isArray(soapAction) ? soapAction[0] : soapAction, reading, operations);
+    const route = routeSoapRequest(shape, soapActionOf(req), reading, operations);
 
     if (!route.ok) {
       const { error, version, operation } = route.refusal;

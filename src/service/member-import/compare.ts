@@ -1,3 +1,4 @@
+import type { MemberRow } from '../../store/store.js';
 import { ServiceError } from '../errors.js';
 import type { MemberService } from '../members.js';
 import { updateOf } from './changes.js';
@@ -12,6 +13,11 @@ export interface CompareOptions extends ImportOptions {
   dryRun: boolean;
   /** Where a new member's clear password waits for its argon2id hash: a few at once, each of 19 MiB. */
   hashing: Slots;
+}
+
+/** A checked row to compare with its stored member, once its batch is complete (comparedBatch). */
+export interface RowToCompare {
+  toCompare: CheckedRow;
 }
 
 function settled(row: CheckedRow, id: string, status: 'imported' | 'existing' | 'unchanged'): SettledRow {
@@ -31,14 +37,20 @@ async function newInDryRun(row: CheckedRow, members: MemberService, usernameLook
 
 /**
  * The row compared with the member stored under its id (under its exact username for a row without id, whose
- * id MEMBER_ID_FORMAT=guid issues anew each run, as writeBatch takes it): a new member to write, an update to
- * write, or settled. The password cells of a stored member's row are not used (updateOf tells why), so no
- * clear password is hashed for it.
+ * id MEMBER_ID_FORMAT=guid issues anew each run, as writeBatch takes it), which `storedMember` reads: a new
+ * member to write, an update to write, or settled. The password cells of a stored member's row are not used
+ * (updateOf tells why), so no clear password is hashed for it.
  */
-export async function comparedWithStored(row: CheckedRow, file: CheckedFile, members: MemberService, options: CompareOptions): Promise<BatchRow> {
+async function comparedWithStored(
+  row: CheckedRow,
+  storedMember: () => Promise<MemberRow | null>,
+  file: CheckedFile,
+  members: MemberService,
+  options: CompareOptions,
+): Promise<BatchRow> {
   const { line, cellId, member } = row;
   try {
-    const stored = cellId === null ? await members.findByUsername(member.username) : await members.find(member.id);
+    const stored = await storedMember();
     if (!stored) {
       if (options.dryRun) return await newInDryRun(row, members, cellId === null);
       return row.clearPassword === null ? await newMember(row, options) : await options.hashing.run(() => newMember(row, options));
@@ -56,4 +68,26 @@ export async function comparedWithStored(row: CheckedRow, file: CheckedFile, mem
   } catch (error) {
     return refusal(line, cellId, error);
   }
+}
+
+/**
+ * A batch's rows, in their order, with each row to compare compared with its stored member: the members stored
+ * under the rows' ids are read in one call (MemberService.findMany), not one call per row, which on PostgreSQL
+ * would be a round trip each. A row without id is looked up by its username on its own.
+ */
+export async function comparedBatch(
+  batch: ReadonlyArray<Promise<BatchRow | RowToCompare>>,
+  file: CheckedFile,
+  members: MemberService,
+  options: CompareOptions,
+): Promise<Array<Promise<BatchRow>>> {
+  const rows = await Promise.all(batch);
+  const ids = rows.flatMap((row) => ('toCompare' in row && row.toCompare.cellId !== null ? [row.toCompare.member.id] : []));
+  const stored = new Map((ids.length === 0 ? [] : await members.findMany(ids)).map((member) => [member.id, member]));
+  return rows.map(async (row) => {
+    if (!('toCompare' in row)) return row;
+    const { cellId, member } = row.toCompare;
+    const storedMember = cellId === null ? () => members.findByUsername(member.username) : async () => stored.get(member.id) ?? null;
+    return comparedWithStored(row.toCompare, storedMember, file, members, options);
+  });
 }

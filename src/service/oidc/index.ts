@@ -36,7 +36,7 @@ export function createOidcServices(options: {
     clients: new OidcClientService(store, secrets, clock, new ShortLivedCache<boolean>(options.cacheTtlMs)),
     keys: new OidcKeyService(store, secrets, clock, new ShortLivedCache<OidcKeyRow[]>(options.cacheTtlMs)),
     records: new OidcRecords(store, clock),
-    sessions: new OidcSessionLinks(store, options.sessions, secrets),
+    sessions: new OidcSessionLinks(store, options.sessions, secrets, clock),
     cookieKeys: [secrets.hash('oidc-cookie-key', 'authentication-asmx')],
   };
 }

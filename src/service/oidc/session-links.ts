@@ -1,12 +1,17 @@
 import type { MemberRow, OidcSessionLinkRow, Store } from '../../store/store.js';
+import type { Clock } from '../clock.js';
 import type { Secrets } from '../secrets.js';
 import type { EndedSessions, SessionService } from '../sessions.js';
 
 /** A member signed in on the sign-in page, as the OpenID provider takes them in. */
 export interface MemberSignIn {
   member: MemberRow;
+  /** The member session's id. */
+  sessionId: string;
   /** When the member session began: the member's authentication time. */
   signedInAt: number;
+  /** How long ago that was, in seconds. */
+  ageSeconds: number;
   /** Whether a code of the member's second factor was given to open it. */
   secondFactor: boolean;
 }
@@ -21,6 +26,7 @@ export class OidcSessionLinks {
     private readonly store: Store,
     private readonly sessions: SessionService,
     private readonly secrets: Secrets,
+    private readonly clock: Clock,
   ) {}
 
   /** The member signed in with one of these login cookies for this domain, or null. */
@@ -32,7 +38,7 @@ export class OidcSessionLinks {
     // Every way of opening a session asks a member with a confirmed factor for a code; a factor confirmed
     // after the session began (on the account page) was not asked for by it.
     const secondFactor = factor?.confirmedAt != null && factor.confirmedAt <= session.createdAt;
-    return { member, signedInAt: session.createdAt, secondFactor };
+    return { member, sessionId: session.id, signedInAt: session.createdAt, ageSeconds: (this.clock() - session.createdAt) / 1000, secondFactor };
   }
 
   /**

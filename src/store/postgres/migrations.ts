@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { refuseNewerSchema, type Migration } from '../migration.js';
+import { allApplied, refuseNewerSchema, type Migration } from '../migration.js';
 import { inTransaction } from './transaction.js';
 
 
@@ -270,6 +270,7 @@ const TRANSACTION_RETRY_CODES = new Set(['40001', '40P01']);
 /** Plus the bootstrap race's duplicates: unique_violation (on the catalog), duplicate_table, duplicate_object. */
 const BOOTSTRAP_RETRY_CODES = new Set([...TRANSACTION_RETRY_CODES, '23505', '42P07', '42710']);
 const MAX_ATTEMPTS = 5;
+const UNDEFINED_TABLE = '42P01';
 
 /**
  * Applies the migrations not yet recorded in schema_migrations, all in one transaction that holds the row lock
@@ -278,6 +279,7 @@ const MAX_ATTEMPTS = 5;
  * may not roll back entirely; the lock still keeps two instances from applying one migration twice.)
  */
 export async function migrate(pool: pg.Pool, migrations: readonly Migration[] = MIGRATIONS, now: () => number = Date.now): Promise<void> {
+  if (await isUpToDate(pool, migrations)) return;
   for (const sql of BOOTSTRAP_SQL) await withRetries(BOOTSTRAP_RETRY_CODES, () => pool.query(sql));
   await withRetries(TRANSACTION_RETRY_CODES, () =>
     inTransaction(pool, async (client) => {
@@ -291,6 +293,22 @@ export async function migrate(pool: pg.Pool, migrations: readonly Migration[] = 
       }
     }),
   );
+}
+
+/**
+ * Whether every migration is recorded already, read without a write or a lock: then there is nothing to do, and
+ * a database that refuses writes at the moment (a standby, default_transaction_read_only) opens for reading.
+ */
+async function isUpToDate(pool: pg.Pool, migrations: readonly Migration[]): Promise<boolean> {
+  let applied: Set<number>;
+  try {
+    applied = new Set((await pool.query<{ version: number }>(APPLIED_SQL)).rows.map((row) => Number(row.version)));
+  } catch (error) {
+    // undefined_table: a database never migrated.
+    if ((error as { code?: unknown }).code === UNDEFINED_TABLE) return false;
+    throw error;
+  }
+  return allApplied(applied, migrations);
 }
 
 async function withRetries<T>(codes: ReadonlySet<string>, run: () => Promise<T>): Promise<T> {

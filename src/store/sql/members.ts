@@ -61,11 +61,31 @@ const replaceMemberSql = (setsPassword: boolean) => `
     AND NOT EXISTS (SELECT 1 FROM members other WHERE lower(other.username) = lower(CAST($2 AS TEXT)) AND other.id <> $1)
   RETURNING ${MEMBER_READ_COLUMNS}`;
 
+/**
+ * How many ids one getMembers statement looks up: always this many, so that it is one statement text (one
+ * prepared statement in SQLite); a shorter list repeats its last id. On PostgreSQL, a batch of 1,000 ids is two
+ * round trips.
+ */
+const IDS_PER_LOOKUP = 500;
+const MEMBERS_BY_ID_SQL = `SELECT ${MEMBER_READ_COLUMNS} FROM members
+  WHERE id IN (${Array.from({ length: IDS_PER_LOOKUP }, (_, index) => `$${index + 1}`).join(', ')})`;
+
+/** The ids in lists of IDS_PER_LOOKUP, the last one filled with its last id. */
+function lookupsOf(ids: readonly string[]): string[][] {
+  const lookups: string[][] = [];
+  for (let start = 0; start < ids.length; start += IDS_PER_LOOKUP) {
+    const lookup = ids.slice(start, start + IDS_PER_LOOKUP);
+    lookups.push(lookup.concat(Array<string>(IDS_PER_LOOKUP - lookup.length).fill(lookup.at(-1) as string)));
+  }
+  return lookups;
+}
+
 const SQL = {
   insertMember: `INSERT INTO members (${MEMBER_COLUMNS}, password_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
     RETURNING ${MEMBER_READ_COLUMNS}`,
   member: `SELECT ${MEMBER_READ_COLUMNS} FROM members WHERE id = $1`,
   members: `SELECT ${MEMBER_READ_COLUMNS} FROM members ORDER BY id`,
+  membersAfter: `SELECT ${MEMBER_READ_COLUMNS} FROM members WHERE id > $1 ORDER BY id LIMIT $2`,
   setMemberEnabled: `UPDATE members SET enabled = $1, ${written('$3')} WHERE id = $2`,
   replaceMember: replaceMemberSql(false),
   replaceMemberAndPassword: replaceMemberSql(true),
@@ -100,8 +120,17 @@ export function memberMethods(db: SqlDriver) {
       return mapOrNull(await db.row<MemberRecord>(SQL.member, [id]), toMember);
     },
 
+    async getMembers(ids) {
+      const found = await Promise.all(lookupsOf([...new Set(ids)]).map((lookup) => db.rows<MemberRecord>(MEMBERS_BY_ID_SQL, lookup)));
+      return found.flat().map(toMember);
+    },
+
     async listMembers() {
       return (await db.rows<MemberRecord>(SQL.members)).map(toMember);
+    },
+
+    async listMembersAfter(afterId, limit) {
+      return (await db.rows<MemberRecord>(SQL.membersAfter, [afterId, limit])).map(toMember);
     },
 
     async updateMember(id, changes, expectedVersion, at) {

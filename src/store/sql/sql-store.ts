@@ -25,7 +25,11 @@ function storeMethods(db: SqlDriver) {
       await db.row(PING_SQL);
     },
 
+    // Read first: a setting recorded already needs no write, so that a database taking none at the moment (locked
+    // by another program, read-only) still opens for reading, as the migrations let it.
     async claimSetting(name, value) {
+      const recorded = await db.row<{ value: string }>(SETTING_SQL, [name]);
+      if (recorded) return recorded.value;
       await db.changes(CLAIM_SETTING_SQL, [name, value]);
       return ((await db.row<{ value: string }>(SETTING_SQL, [name])) as { value: string }).value;
     },

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { refuseNewerSchema, type Migration } from '../migration.js';
+import { allApplied, refuseNewerSchema, type Migration } from '../migration.js';
 
 
 /**
@@ -242,8 +242,11 @@ const CREATE_SCHEMA_MIGRATIONS = `
 /**
  * Applies the migrations not yet recorded in schema_migrations, all in one transaction.
  * The transaction is IMMEDIATE so that two processes starting on one file take turns instead of both migrating.
+ * With none to apply, nothing is written: a database another program holds the write lock of opens all the same,
+ * and answers reads.
  */
 export function migrate(db: Database.Database, migrations: readonly Migration[] = MIGRATIONS, now: () => number = Date.now): void {
+  if (isUpToDate(db, migrations)) return;
   db.transaction(() => {
     db.exec(CREATE_SCHEMA_MIGRATIONS);
     const applied = appliedVersions(db);
@@ -254,6 +257,12 @@ export function migrate(db: Database.Database, migrations: readonly Migration[] 
       record.run(migration.version, migration.name, now());
     }
   }).immediate();
+}
+
+function isUpToDate(db: Database.Database, migrations: readonly Migration[]): boolean {
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() === undefined) return false;
+  const applied = appliedVersions(db);
+  return allApplied(applied, migrations);
 }
 
 function appliedVersions(db: Database.Database): Set<number> {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { storeError, type InsertedMembers, type SessionTouch, type SqlDriver, type SqlRunner } from '../sql/driver.js';
 import { MEMBER_COLUMNS, type FlagCodec, memberValues, type NewMemberRecord } from '../sql/records.js';
@@ -6,8 +7,16 @@ import type { StoreUnavailableReason } from '../unavailable.js';
 import { migrate } from './migrations.js';
 import { sqliteUnavailableReason } from './unavailable-reasons.js';
 
-/** How long a write waits for another process's write lock before failing with SQLITE_BUSY. */
+/**
+ * How long a statement waits for a lock another process holds (its write lock, most often) before failing with
+ * SQLITE_BUSY, and the longest pause between its tries. The driver waits between turns of the event loop:
+ * SQLite's own busy timeout would sleep inside the call, and every other request of the process with it.
+ */
 const BUSY_TIMEOUT_MS = 5000;
+const MAX_BUSY_PAUSE_MS = 100;
+
+/** SQLITE_BUSY and its extended codes: another connection holds the lock the statement needs. */
+const isBusy = (error: unknown) => String((error as { code?: unknown } | null)?.code).startsWith('SQLITE_BUSY');
 
 /** SQLite has no boolean type: flags are stored as 0 or 1. */
 const FLAGS: FlagCodec = { toBoolean: (flag) => flag === 1, fromBoolean: (value) => (value ? 1 : 0) };
@@ -74,10 +83,10 @@ class SqliteDriver implements SqlDriver {
   constructor(readonly database: string) {
     let db: Database.Database | undefined;
     try {
-      db = new Database(database);
+      // No busy timeout of SQLite's (better-sqlite3 sets 5 s): #whenUnlocked waits for locks.
+      db = new Database(database, { timeout: 0 });
       db.pragma('journal_mode = WAL');
       db.pragma('foreign_keys = ON');
-      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     } catch (error) {
       // Opened but not set up (on a full disk, the shared-memory file cannot grow): closed, not left holding the files.
       db?.close();
@@ -126,36 +135,53 @@ class SqliteDriver implements SqlDriver {
     return prepared.statement.run(...this.#bind(prepared, values)).changes;
   }
 
-  async rows<R>(sql: string, values = NO_VALUES): Promise<R[]> {
-    while (this.#openTransaction !== null) await this.#openTransaction;
-    return this.#all(sql, values) as R[];
+  /**
+   * Runs `run` (synchronous: nothing else runs on the connection meanwhile) once no transaction is open, and again
+   * after a pause, longer each time, while another process holds the lock it needs, for up to BUSY_TIMEOUT_MS in
+   * all; then its SQLITE_BUSY goes on. Every other call is answered meanwhile.
+   */
+  async #whenUnlocked<T>(run: () => T): Promise<T> {
+    let waited = 0;
+    for (let pause = 1; ; pause = Math.min(pause * 2, MAX_BUSY_PAUSE_MS)) {
+      while (this.#openTransaction !== null) await this.#openTransaction;
+      try {
+        return run();
+      } catch (error) {
+        if (!isBusy(error) || waited >= BUSY_TIMEOUT_MS) throw error;
+      }
+      await sleep(pause);
+      waited += pause;
+    }
   }
 
-  async row<R>(sql: string, values = NO_VALUES): Promise<R | undefined> {
-    while (this.#openTransaction !== null) await this.#openTransaction;
-    return this.#get(sql, values) as R | undefined;
+  rows<R>(sql: string, values = NO_VALUES): Promise<R[]> {
+    return this.#whenUnlocked(() => this.#all(sql, values) as R[]);
   }
 
-  async changes(sql: string, values = NO_VALUES): Promise<number> {
-    while (this.#openTransaction !== null) await this.#openTransaction;
-    return this.#run(sql, values);
+  row<R>(sql: string, values = NO_VALUES): Promise<R | undefined> {
+    return this.#whenUnlocked(() => this.#get(sql, values) as R | undefined);
+  }
+
+  changes(sql: string, values = NO_VALUES): Promise<number> {
+    return this.#whenUnlocked(() => this.#run(sql, values));
   }
 
   async transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T> {
-    while (this.#openTransaction !== null) await this.#openTransaction;
     let end = () => {};
-    this.#openTransaction = new Promise((resolve) => (end = resolve));
+    // IMMEDIATE: the write lock is taken at BEGIN, where waiting for it is safe, not at the first write inside,
+    // where another process's lock would fail the transaction (SQLITE_BUSY_SNAPSHOT once it has read).
+    await this.#whenUnlocked(() => {
+      this.#run('BEGIN IMMEDIATE', NO_VALUES);
+      this.#openTransaction = new Promise((resolve) => (end = resolve));
+    });
     try {
-      this.#run('BEGIN', NO_VALUES);
-      try {
-        const result = await work(this.#transactionRunner);
-        this.#run('COMMIT', NO_VALUES);
-        return result;
-      } catch (error) {
-        // A failed COMMIT, or an error SQLite rolled back already, leaves nothing to roll back.
-        if (this.#db.inTransaction) this.#run('ROLLBACK', NO_VALUES);
-        throw error;
-      }
+      const result = await work(this.#transactionRunner);
+      this.#run('COMMIT', NO_VALUES);
+      return result;
+    } catch (error) {
+      // A failed COMMIT, or an error SQLite rolled back already, leaves nothing to roll back.
+      if (this.#db.inTransaction) this.#run('ROLLBACK', NO_VALUES);
+      throw error;
     } finally {
       this.#openTransaction = null;
       end();
@@ -206,9 +232,8 @@ class SqliteDriver implements SqlDriver {
     });
   }
 
-  async migrate(): Promise<void> {
-    while (this.#openTransaction !== null) await this.#openTransaction;
-    migrate(this.#db);
+  migrate(): Promise<void> {
+    return this.#whenUnlocked(() => migrate(this.#db));
   }
 
   async close(): Promise<void> {
