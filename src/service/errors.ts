@@ -21,6 +21,12 @@ export const SERVICE_ERRORS = {
   SECRET_KEY_MISMATCH: 'The server key is not the one this database was first used with',
   SECOND_FACTOR_ENABLED: 'The member already has a second factor: turn it off first',
   SECOND_FACTOR_NOT_PENDING: 'The member has no second factor being set up',
+  PROVISIONING_CLIENT_EXISTS: 'A provisioning client with this name already exists',
+  PROVISIONING_CLIENT_NOT_FOUND: 'No provisioning client has this name',
+  OIDC_CLIENT_EXISTS: 'An OpenID client with this name already exists',
+  OIDC_CLIENT_NOT_FOUND: 'No OpenID client has this name',
+  OIDC_CLIENT_PUBLIC: 'A public OpenID client has no secret',
+  OIDC_CLIENT_INVALID: 'The OpenID client cannot be registered as given',
 } as const;
 
 export type ServiceErrorCode = keyof typeof SERVICE_ERRORS;

@@ -138,6 +138,12 @@ export const ERRORS = {
   SECRET_KEY_MISMATCH: internal,
   SECOND_FACTOR_ENABLED: internal,
   SECOND_FACTOR_NOT_PENDING: internal,
+  PROVISIONING_CLIENT_EXISTS: internal,
+  PROVISIONING_CLIENT_NOT_FOUND: internal,
+  OIDC_CLIENT_EXISTS: internal,
+  OIDC_CLIENT_NOT_FOUND: internal,
+  OIDC_CLIENT_PUBLIC: internal,
+  OIDC_CLIENT_INVALID: internal,
 
   // The in-band errors, stable and documented in docs/wire-format.md. iBridge clients match the description:
   // "token" (any case) signs the visitor out, "invalid username" is bad credentials, anything else reads as an
