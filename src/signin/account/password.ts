@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { text } from '../form.js';
 import type { AccountKit } from './kit.js';
-import { accountProblem, problemStatus } from './refusals.js';
+import { showRefusal } from './refusals.js';
 
 /** The password form: the current password and the new one; every other session of the member ends. */
 export function changePassword(account: AccountKit): RequestHandler {
@@ -16,11 +16,7 @@ export function changePassword(account: AccountKit): RequestHandler {
     }
     const { client, device } = pages.requestContext(req);
     const result = await pages.services.account.changePassword(member, current, next, session, client, device);
-    if (!result.ok) {
-      log(req, res, result.reason, { action: 'change-password' });
-      const problem = accountProblem('password', result, false);
-      return showAccount(req, res, problemStatus(problem), { problem });
-    }
+    if (!result.ok) return showRefusal(account, req, res, { action: 'change-password', form: 'password', recovery: false }, result);
     log(req, res, 'password-changed');
     done(res, 'password-changed');
   };

@@ -5,7 +5,7 @@ import { text } from '../form.js';
 import { qrSvg } from '../qr.js';
 import { recoveryCodesView, setupView, type CodeProblem } from '../step-views.js';
 import type { AccountKit } from './kit.js';
-import { accountProblem, problemStatus } from './refusals.js';
+import { showRefusal } from './refusals.js';
 
 /** What authenticator apps show next to the issuer: the member's email, or else the username. */
 function accountName(member: MemberRow): string {
@@ -92,11 +92,7 @@ export function removeSecondFactor(account: AccountKit): RequestHandler {
     }
     const { client, device } = pages.requestContext(req);
     const result = await pages.services.account.removeSecondFactor(member, password, code, client, device);
-    if (!result.ok) {
-      log(req, res, result.reason, { action: 'remove-second-factor' });
-      const problem = accountProblem('remove', result, recovery);
-      return showAccount(req, res, problemStatus(problem), { problem });
-    }
+    if (!result.ok) return showRefusal(account, req, res, { action: 'remove-second-factor', form: 'remove', recovery }, result);
     log(req, res, 'second-factor-removed');
     done(res, 'two-step-off');
   };
