@@ -125,9 +125,11 @@ export const ERRORS = {
   // The deployment's own errors (the admin CLI's, the start's): raised by an operation, one would be a bug.
   CALLER_EXISTS: internal,
   CALLER_NOT_FOUND: internal,
+  CALLER_ORIGIN_NOT_FOUND: internal,
   CALLER_PASSWORD_TOO_SHORT: internal,
   MEMBER_EXISTS: internal,
   MEMBER_NOT_FOUND: internal,
+  MEMBER_DISABLED: internal,
   MEMBER_CHANGED: internal,
   MEMBER_INVALID: internal,
   MEMBER_PASSWORD_TOO_SHORT: internal,
