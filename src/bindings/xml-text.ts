@@ -3,7 +3,6 @@
  * iBridge client rewrites encoding="UTF-16" in the raw response text). Characters XML 1.0 cannot carry
  * become U+FFFD rather than producing a document no client can parse.
  */
-// eslint-disable-next-line no-control-regex
 const NOT_XML_CHAR = /[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 const TEXT_SPECIAL = /[&<>]/;
 const ATTRIBUTE_SPECIAL = /[&<>"\t\n\r]/;
@@ -19,7 +18,6 @@ const ENTITIES: Record<string, string> = {
 };
 
 /** Every character NOT_XML_CHAR could match is one of these; most texts have none, and one test is cheaper. */
-// eslint-disable-next-line no-control-regex
 const MAYBE_NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uD800-\uDFFF\uFFFE\uFFFF]/;
 
 const xmlChars = (text: string) => (MAYBE_NOT_XML_CHAR.test(text) ? text.replace(NOT_XML_CHAR, '\uFFFD') : text);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { EXTRA_KEY, EXTRA_PREFIX, type ChosenField } from './result-fields.js';
+import { EXTRA_KEY } from '../service/extra-key.js';
+import { EXTRA_PREFIX, type ChosenField } from './result-fields.js';
 import { commaList } from './value-formats.js';
 
 /** A comma-separated choice of a catalogue's fields and the member's free-form attributes (`attr:<key>`). */

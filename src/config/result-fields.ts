@@ -46,8 +46,6 @@ export type IbridgeAttributeName = (typeof IBRIDGE_ATTRIBUTE_NAMES)[number];
 
 /** A member's free-form attribute, named in a field list as `attr:<key>`. */
 export const EXTRA_PREFIX = 'attr:';
-/** The keys free-form attributes may have: usable as a JSON field and as an XML attribute name. */
-export const EXTRA_KEY = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 
 /** A chosen field: one of the catalogue's, or a free-form attribute of the member under its own key. */
 export type ChosenField<Name extends string> = { kind: 'known'; name: Name } | { kind: 'extra'; key: string };

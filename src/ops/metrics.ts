@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { SIGN_IN_ATTEMPT_OUTCOMES, type SignInAttemptOutcome } from '../log/signin-outcomes.js';
 import { MAIL_KINDS } from '../mail/mail.js';
 import { MAIL_RESULTS, type MailMetrics } from '../mail/queue.js';
 import { STORE_UNAVAILABLE_REASONS, type CacheLookups, type CallPathCache, type SessionEvents } from '../service/index.js';
@@ -18,7 +19,7 @@ export interface Metrics extends SessionEvents, StoreAvailabilityMetrics, MailMe
   /** An Authentication.asmx call: binding, operation (undefined before one was chosen), outcome, duration. */
   call(entry: { binding: string; operation: string | undefined; outcome: string; seconds: number }): void;
   /** A sign-in form submission and how it ended ('signed-in', 'refused:csrf', …). */
-  signinAttempt(outcome: string): void;
+  signinAttempt(outcome: SignInAttemptOutcome): void;
   storeError(operation: string): void;
   /** A request refused before it reached a binding (400, 408, 413, 431): its status. */
   refusal(status: number): void;
@@ -32,9 +33,8 @@ export interface Metrics extends SessionEvents, StoreAvailabilityMetrics, MailMe
 /** Calls take a fraction of a millisecond to a few milliseconds; the buckets resolve that range. */
 export const CALL_DURATION_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
-/** Sign-in outcomes as label values (the log's words with _ for - and :); each series exists from the start. */
-const SIGNIN_OUTCOMES = ['signed_in', 'invalid', 'throttled', 'incomplete', 'refused_csrf', 'second_factor', 'invalid_code', 'expired'];
-const signinLabel = (outcome: string) => outcome.replace(/[-:]/g, '_');
+/** A sign-in outcome as a label value: the log's word with _ for - and :. */
+const signinLabel = (outcome: SignInAttemptOutcome) => outcome.replace(/[-:]/g, '_');
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
@@ -131,7 +131,7 @@ export function createMetrics(): Metrics {
     },
   });
   // Series that exist from the start, so that rate() and alerts see 0 rather than nothing.
-  for (const outcome of SIGNIN_OUTCOMES) signinAttempts.inc({ outcome }, 0);
+  for (const outcome of SIGN_IN_ATTEMPT_OUTCOMES) signinAttempts.inc({ outcome: signinLabel(outcome) }, 0);
   for (const kind of ['sessions', 'throttles', 'oidc', 'recovery_tokens'] satisfies PurgeKind[]) purged.inc({ kind }, 0);
   for (const status of ['400', '408', '413', '431']) refusals.inc({ status }, 0);
   for (const outcome of ['delivered', 'retried', 'failed']) backchannelLogouts.inc({ outcome }, 0);

@@ -86,10 +86,11 @@ export class CallerService {
     return row;
   }
 
-  /** False when the caller had not registered this origin. */
-  async removeOrigin(name: string, origin: string): Promise<boolean> {
+  /** CALLER_ORIGIN_NOT_FOUND when the caller had not registered this origin. */
+  async removeOrigin(name: string, origin: string): Promise<void> {
     const caller = await this.#get(name);
-    return this.store.removeCallerOrigin(caller.id, validOrigin(origin));
+    const normalized = validOrigin(origin);
+    if (!(await this.store.removeCallerOrigin(caller.id, normalized))) throw new ServiceError('CALLER_ORIGIN_NOT_FOUND', normalized);
   }
 
   /** Every caller's registered origins, or one caller's, with the caller's name. */

@@ -8,9 +8,11 @@ export const SERVICE_ERRORS = {
   CALLER_THROTTLED: 'Too many failed security password attempts from this address',
   CALLER_EXISTS: 'A caller with this name already exists',
   CALLER_NOT_FOUND: 'No caller has this name',
+  CALLER_ORIGIN_NOT_FOUND: 'The caller has not registered this origin',
   CALLER_PASSWORD_TOO_SHORT: 'A caller password must be at least 6 characters long',
   MEMBER_EXISTS: 'A member with this id or username already exists',
   MEMBER_NOT_FOUND: 'No member has this id',
+  MEMBER_DISABLED: 'The member is disabled',
   MEMBER_CHANGED: 'The member was changed by someone else meanwhile',
   MEMBER_INVALID: 'The member record is not valid',
   MEMBER_PASSWORD_TOO_SHORT: 'A member password must be at least 8 characters long',
@@ -21,6 +23,12 @@ export const SERVICE_ERRORS = {
   SECRET_KEY_MISMATCH: 'The server key is not the one this database was first used with',
   SECOND_FACTOR_ENABLED: 'The member already has a second factor: turn it off first',
   SECOND_FACTOR_NOT_PENDING: 'The member has no second factor being set up',
+  PROVISIONING_CLIENT_EXISTS: 'A provisioning client with this name already exists',
+  PROVISIONING_CLIENT_NOT_FOUND: 'No provisioning client has this name',
+  OIDC_CLIENT_EXISTS: 'An OpenID client with this name already exists',
+  OIDC_CLIENT_NOT_FOUND: 'No OpenID client has this name',
+  OIDC_CLIENT_PUBLIC: 'A public OpenID client has no secret',
+  OIDC_CLIENT_INVALID: 'The OpenID client cannot be registered as given',
 } as const;
 
 export type ServiceErrorCode = keyof typeof SERVICE_ERRORS;

@@ -164,19 +164,3 @@ export async function importMemberFile(source: ImportSource, members: MemberServ
   }
   return summary;
 }
-
-/**
- * importMemberFile over a text in memory, with the report of every row: for tests and small files. Returns one
- * report row per data row.
- */
-export async function importMembers(csvText: string, members: MemberService, options: FileImportOptions = {}): Promise<ImportReportRow[]> {
-  const report: ImportReportRow[] = [];
-  await importMemberFile(() => [Buffer.from(csvText)], members, {
-    ...options,
-    onRow: async (row) => {
-      report.push(row);
-      await options.onRow?.(row);
-    },
-  });
-  return report;
-}

@@ -1,6 +1,7 @@
 import type { ProvisioningClientRow, Store } from '../store/store.js';
 import { StoreConflictError } from '../store/store.js';
 import type { Clock } from './clock.js';
+import { ServiceError } from './errors.js';
 import { randomSecret, type Secrets } from './secrets.js';
 import type { ShortLivedCache } from './short-lived-cache.js';
 import type { KeyedThrottle } from './throttle.js';
@@ -40,13 +41,13 @@ export class ProvisioningClientService {
     private readonly caches: ProvisioningClientCaches,
   ) {}
 
-  /** Registers a client with a new token; null when a client has this name. */
-  async add(name: string): Promise<IssuedProvisioningToken | null> {
+  /** Registers a client with a new token; PROVISIONING_CLIENT_EXISTS when a client has this name. */
+  async add(name: string): Promise<IssuedProvisioningToken> {
     const token = randomSecret();
     try {
       await this.store.createProvisioningClient(name, this.#hash(token), this.clock());
     } catch (error) {
-      if (error instanceof StoreConflictError) return null;
+      if (error instanceof StoreConflictError) throw new ServiceError('PROVISIONING_CLIENT_EXISTS', name);
       throw error;
     }
     this.#forget();
@@ -58,19 +59,20 @@ export class ProvisioningClientService {
     return this.store.listProvisioningClients();
   }
 
-  /** Gives the client a new token; the old one stops working. Null when no client has this name. */
-  async rotate(name: string): Promise<IssuedProvisioningToken | null> {
+  /** Gives the client a new token; the old one stops working. PROVISIONING_CLIENT_NOT_FOUND when no client has this name. */
+  async rotate(name: string): Promise<IssuedProvisioningToken> {
     const token = randomSecret();
     const found = await this.store.setProvisioningClientToken(name, this.#hash(token));
     this.#forget();
-    return found ? { name, token } : null;
+    if (!found) throw new ServiceError('PROVISIONING_CLIENT_NOT_FOUND', name);
+    return { name, token };
   }
 
-  /** False when no client has this name. */
-  async remove(name: string): Promise<boolean> {
+  /** PROVISIONING_CLIENT_NOT_FOUND when no client has this name. */
+  async remove(name: string): Promise<void> {
     const removed = await this.store.deleteProvisioningClient(name);
     this.#forget();
-    return removed;
+    if (!removed) throw new ServiceError('PROVISIONING_CLIENT_NOT_FOUND', name);
   }
 
   /** Whether any client exists: SCIM answers only then. */

@@ -89,15 +89,16 @@ export class RecoveryService {
 
   /**
    * A link for the member, for support to hand over (`members recovery-link`): it voids any earlier one, as a
-   * requested link does. Null for a disabled member, whose link would not work. Throws MEMBER_NOT_FOUND.
+   * requested link does. MEMBER_DISABLED for a disabled member, whose link would not work; MEMBER_NOT_FOUND.
    */
-  async issue(memberId: string): Promise<{ token: string; expiresAt: number } | null> {
+  async issue(memberId: string): Promise<{ token: string; expiresAt: number }> {
     const member = await this.members.get(memberId);
     const token = randomSecret();
     const createdAt = this.clock();
     const expiresAt = createdAt + this.tokenTtlSeconds * 1000;
     const issued = await this.store.issueRecoveryToken({ memberId: member.id, tokenHash: this.#hash(token), createdAt, expiresAt });
-    return issued ? { token, expiresAt } : null;
+    if (!issued) throw new ServiceError('MEMBER_DISABLED', `${memberId} (enable it first, or its link would not work)`);
+    return { token, expiresAt };
   }
 
   /** Whether the link's token is good now: stored, not expired, its member enabled. Uses nothing up. */

@@ -34,8 +34,3 @@ export function matchingStep(secret: string, code: string, nowMs: number): numbe
   const delta = TOTP.validate({ token, secret: Secret.fromBase32(secret), algorithm: ALGORITHM, digits: DIGITS, period: PERIOD_SECONDS, timestamp: nowMs, window: WINDOW });
   return delta === null ? null : totpStep(nowMs) + delta;
 }
-
-/** The code of a moment, with as many digits as asked (RFC 6238's test vectors have eight). */
-export function totpCode(secret: string, nowMs: number, digits = DIGITS): string {
-  return TOTP.generate({ secret: Secret.fromBase32(secret), algorithm: ALGORITHM, digits, period: PERIOD_SECONDS, timestamp: nowMs });
-}

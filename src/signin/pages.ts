@@ -2,6 +2,7 @@ import bodyParser from 'body-parser';
 import type { CookieOptions, Request, RequestHandler, Response } from 'express';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
+import type { SignInAttemptOutcome } from '../log/signin-outcomes.js';
 import type { Services } from '../service/index.js';
 import { brandingView } from '../web/branding.js';
 import { clientAddress } from '../web/client-address.js';
@@ -14,21 +15,6 @@ import { securityHeaders } from './security-headers.js';
 import { loadTemplates, type PageName } from './templates.js';
 import { deviceName } from './user-agent.js';
 import { messageView } from './views.js';
-
-/**
- * How a sign-in attempt ended, as logged: the password step (`second-factor` when a code or a set-up comes
- * next), then the second step (`signed-in`, `invalid-code`, `throttled`, `expired` for a challenge too old or
- * not the service's own).
- */
-export type SignInAttemptOutcome =
-  | 'signed-in'
-  | 'invalid'
-  | 'throttled'
-  | 'incomplete'
-  | 'refused:csrf'
-  | 'second-factor'
-  | 'invalid-code'
-  | 'expired';
 
 /** Where sign-in attempts are counted besides the log; the app hands in src/ops/metrics.ts's. */
 export interface SigninMetrics {

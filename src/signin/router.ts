@@ -12,7 +12,7 @@ import { createSecondStep } from './second-step.js';
 import { unavailablePage } from './unavailable.js';
 import { loginView, messageView, signedInView, type LoginState } from './views.js';
 
-export type { SignInAttemptOutcome, SigninDeps, SigninMetrics } from './pages.js';
+export type { SigninDeps, SigninMetrics } from './pages.js';
 
 const SIGN_IN_AGAIN_NOTICE = 'The site you came from asks you to sign in again, to be sure it is you.';
 

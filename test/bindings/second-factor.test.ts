@@ -4,8 +4,8 @@
  * the member; the code's failures count on the sign-in throttle, whose lock is 1005 even for the right code.
  */
 import { parseStringPromise } from 'xml2js';
-import { totpCode } from '../../src/service/totp.js';
 import { asmxRequest, BINDINGS, resultText, type Binding } from '../helpers/asmx-request.js';
+import { totpCode } from '../helpers/authenticator-app.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const PASSWORD = 'correct horse battery staple';

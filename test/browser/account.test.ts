@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { totpCode } from '../../src/service/totp.js';
+import { totpCode } from '../helpers/authenticator-app.js';
 import { describeWithBrowser, launchBrowser, TEST_DOMAIN } from '../helpers/browser.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';

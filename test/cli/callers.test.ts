@@ -147,7 +147,7 @@ describe('callers add-origin and remove-origin', () => {
     await expect(h.services.callers.listOrigins('p')).resolves.toEqual([]);
     expect(await h.run('callers', 'remove-origin', 'p', 'https://portal.example.org')).toMatchObject({
       code: 3,
-      stderr: 'error: Caller p has not registered the origin https://portal.example.org\n',
+      stderr: 'error: The caller has not registered this origin: https://portal.example.org\n',
     });
     expect(await h.run('callers', 'add-origin', 'nobody', 'https://portal.example.org')).toMatchObject({
       code: 3,

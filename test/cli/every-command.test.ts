@@ -5,8 +5,8 @@ import type { Command } from 'commander';
 import { createProgram } from '../../src/cli/program.js';
 import { ExitCode } from '../../src/cli/handle-error.js';
 import { loadConfig } from '../../src/config/config.js';
-import { totpCode } from '../../src/service/totp.js';
 import { cliHarness, runWith } from './harness.js';
+import { totpCode } from '../helpers/authenticator-app.js';
 
 /** Every command of the program that runs something, by its words: "members mfa status". */
 function leafCommands(command: Command, prefix: string[] = []): Array<{ path: string; command: Command }> {
@@ -83,7 +83,7 @@ const SUCCEEDS: Record<string, (f: Fixture) => string[]> = {
 const NOT_FOUND: Record<string, [string[], string]> = {
   'callers rotate': [['callers', 'rotate', 'ghost'], 'No caller has this name: ghost'],
   'callers add-origin': [['callers', 'add-origin', 'ghost', 'https://www.example.org'], 'No caller has this name: ghost'],
-  'callers remove-origin': [['callers', 'remove-origin', 'p', 'https://www.example.org'], 'Caller p has not registered the origin https://www.example.org'],
+  'callers remove-origin': [['callers', 'remove-origin', 'p', 'https://www.example.org'], 'The caller has not registered this origin: https://www.example.org'],
   'callers retire-old': [['callers', 'retire-old', 'ghost'], 'No caller has this name: ghost'],
   'callers disable': [['callers', 'disable', 'ghost'], 'No caller has this name: ghost'],
   'callers enable': [['callers', 'enable', 'ghost'], 'No caller has this name: ghost'],

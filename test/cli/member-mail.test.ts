@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createCliContext } from '../../src/cli/context.js';
 import { runCli } from '../../src/cli/program.js';
 import type { Environment } from '../../src/config/config.js';
-import { totpCode } from '../../src/service/totp.js';
+import { totpCode } from '../helpers/authenticator-app.js';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp-server.js';
 import { capturingIo } from './harness.js';
 

@@ -55,7 +55,7 @@ it('needs PUBLIC_URL, refuses a disabled member, and exits as not found for an u
   expect(await run(PUBLIC, 'members', 'recovery-link', 'm1')).toEqual({
     code: ExitCode.failure,
     stdout: '',
-    stderr: 'error: Member m1 is disabled: enable it first, or its link would not work\n',
+    stderr: 'error: The member is disabled: m1 (enable it first, or its link would not work)\n',
   });
   expect(await run(PUBLIC, 'members', 'recovery-link', 'ghost')).toEqual({ code: ExitCode.notFound, stdout: '', stderr: 'error: No member has this id: ghost\n' });
 });

@@ -1,4 +1,4 @@
-import { totpCode } from '../../src/service/totp.js';
+import { totpCode } from '../helpers/authenticator-app.js';
 import { cliHarness } from './harness.js';
 
 let h: Awaited<ReturnType<typeof cliHarness>>;

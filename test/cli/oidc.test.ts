@@ -82,7 +82,7 @@ describe('oidc-clients list, show, rotate and remove', () => {
     expect(h.services.oidc.clients.secretMatches(hash, rotated.client_secret)).toBe(true);
     expect(h.services.oidc.clients.secretMatches(hash, first.client_secret)).toBe(false);
     await h.run('oidc-clients', 'add', 'app', '--redirect-uri', 'https://app.example.org/cb', '--public');
-    expect(await h.run('oidc-clients', 'rotate', 'app')).toEqual({ code: 1, stdout: '', stderr: 'error: The OpenID client app is public: it has no secret\n' });
+    expect(await h.run('oidc-clients', 'rotate', 'app')).toEqual({ code: 1, stdout: '', stderr: 'error: A public OpenID client has no secret: app\n' });
   });
 
   it('removes a client; the provider is off once none is left', async () => {

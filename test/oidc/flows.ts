@@ -3,9 +3,9 @@
  * sign-in page over HTTP; one suite, run on each store.
  */
 import * as oidcClient from 'openid-client';
-import { totpCode } from '../../src/service/totp.js';
 import { soap12AuthenticateToken } from '../helpers/asmx-calls.js';
 import { asmxRequest, resultText } from '../helpers/asmx-request.js';
+import { totpCode } from '../helpers/authenticator-app.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { servicesOver } from '../helpers/test-services.js';
 import type { TestApp } from '../helpers/test-app.js';

@@ -3,6 +3,7 @@
  * sign-in and a sign-out, a wrong caller password and a store failure; switched off; or on a port of its own.
  */
 import request from 'supertest';
+import { SIGN_IN_ATTEMPT_OUTCOMES } from '../../src/log/signin-outcomes.js';
 import { createMetrics } from '../../src/ops/metrics.js';
 import { hashPassword } from '../../src/service/passwords.js';
 import { httpGetAuthenticateToken, soap11AuthenticateCookie, soap12AuthenticateToken } from '../helpers/asmx-calls.js';
@@ -258,5 +259,13 @@ it('each app has a registry of its own, not prom-client\'s global one', async ()
   expect(sample(await b.registry.metrics(), 'sessions_created_total')).toBe(0);
   const { register } = await import('prom-client');
   expect(await register.metrics()).not.toContain('sessions_created_total');
+  app = await startTestApp({ seed: false });
+});
+
+it('has a sign-in series for every outcome the pages log, and for no other, from the start', async () => {
+  const metrics = createMetrics();
+  const series = (await metrics.registry.getSingleMetricAsString('signin_attempts_total')).split('\n').filter((line) => line.startsWith('signin_attempts_total{'));
+  const labels = SIGN_IN_ATTEMPT_OUTCOMES.map((outcome) => `signin_attempts_total{outcome="${outcome.replace(/[-:]/g, '_')}"} 0`);
+  expect(series.sort()).toEqual(labels.sort());
   app = await startTestApp({ seed: false });
 });

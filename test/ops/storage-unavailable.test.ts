@@ -88,10 +88,8 @@ function whenStoreRefusesWrites(name: string, condition: Condition): void {
     const env = { OPERATIONS: 'AuthenticateCookie,AuthenticateToken,AuthenticateUser', PUBLIC_URL: `http://127.0.0.1:${port}` };
     app = await startTestApp({ store: () => condition.open(), seed: false, port, env });
     ({ password: securityPassword } = await app.services.callers.add('portal'));
-    scimToken = (await app.services.provisioners.add('entra'))?.token ?? '';
-    const issued = await app.services.oidc.clients.add('platform', { redirectUris: [REDIRECT_URI], public: true });
-    if (!issued) throw new Error('the client platform exists');
-    oidcClient = issued.client;
+    ({ token: scimToken } = await app.services.provisioners.add('entra'));
+    ({ client: oidcClient } = await app.services.oidc.clients.add('platform', { redirectUris: [REDIRECT_URI], public: true }));
     await app.services.members.add({ id: '10042', username: 'ada', email: 'ada@example.org', firstName: 'Ada', lastName: 'Lovelace' });
     await app.services.members.setPassword('10042', PASSWORD);
     ({ token } = await app.services.sessions.create('10042', 'example.org'));

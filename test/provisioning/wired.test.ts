@@ -100,8 +100,7 @@ function suite(store: 'sqlite' | 'postgres'): void {
 
   beforeEach(async () => {
     app = await startTestApp({ store, env: ENV });
-    const issued = await app.services.provisioners.add('entra');
-    token = issued?.token ?? '';
+    ({ token } = await app.services.provisioners.add('entra'));
     scim = scimClient(app, token);
   });
   afterEach(() => app.close());
@@ -116,13 +115,13 @@ function suite(store: 'sqlite' | 'postgres'): void {
     test('off until a provisioning client exists: its paths answer as unknown paths do; on again at once when one is added', async () => {
       const unknown = await fetch(`${app.baseUrl}/no-such-path`);
       const unknownBody = await unknown.text();
-      expect(await app.services.provisioners.remove('entra')).toBe(true);
+      await app.services.provisioners.remove('entra');
       for (const path of ['/scim/v2/Users', '/scim/v2/ServiceProviderConfig']) {
         const off = await fetch(`${app.baseUrl}${path}`, { headers: { Authorization: `Bearer ${token}` } });
         expect([off.status, off.headers.get('content-type'), await off.text()]).toEqual([404, unknown.headers.get('content-type'), unknownBody]);
       }
       const okta = await app.services.provisioners.add('okta');
-      const on = await scimClient(app, okta?.token ?? '').get('/Users');
+      const on = await scimClient(app, okta.token).get('/Users');
       // The reference member, added before any client: every member is a User.
       expect([on.status, on.body.totalResults]).toEqual([200, 1]);
     });
@@ -132,7 +131,7 @@ function suite(store: 'sqlite' | 'postgres'): void {
       expectScimError(await scimClient(app, 'not-the-token').get('/Users'), 401);
       const rotated = await app.services.provisioners.rotate('entra');
       expectScimError(await scim.get('/Users'), 401);
-      expect((await scimClient(app, rotated?.token ?? '').get('/Users')).status).toBe(200);
+      expect((await scimClient(app, rotated.token).get('/Users')).status).toBe(200);
       const refusals = app.logLines.filter((line) => line.message === 'provisioning' && line.level === 'warn').map((line) => line.outcome);
       expect(refusals).toEqual(['refused:no-token', 'refused:token', 'refused:token']);
       expect(JSON.stringify(app.logLines)).not.toContain(token);
@@ -383,7 +382,7 @@ function attributesSuite(store: 'sqlite' | 'postgres', format: 'json' | 'ibridge
   }
 
   test('changed by SCIM, they are in the next result of every operation', async () => {
-    const { token } = (await app.services.provisioners.add(`entra-${format}`)) ?? { token: '' };
+    const { token } = await app.services.provisioners.add(`entra-${format}`);
     const scim = scimClient(app, token);
     const userName = `ada-${format}@example.com`;
     const created = await scim.send('POST', '/Users', {

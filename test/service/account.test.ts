@@ -5,8 +5,8 @@
  */
 import type { Services } from '../../src/service/index.js';
 import { hashPassword, verifyPassword } from '../../src/service/passwords.js';
-import { totpCode } from '../../src/service/totp.js';
 import type { MemberRow, SessionRow, Store } from '../../src/store/store.js';
+import { totpCode } from '../helpers/authenticator-app.js';
 import { tempServices } from '../helpers/test-services.js';
 
 const STEP = 30_000;

@@ -188,6 +188,18 @@ describe('enable, disable, remove', () => {
   });
 });
 
+describe('origins', () => {
+  it('removing an origin the caller has not registered throws CALLER_ORIGIN_NOT_FOUND with the origin, and keeps the others', async () => {
+    await services.callers.add('shop');
+    await services.callers.addOrigin('shop', 'https://shop.example.org');
+    const error = await errorOf(services.callers.removeOrigin('shop', 'https://OTHER.example.org'));
+    expect([error.code, error.message]).toEqual(['CALLER_ORIGIN_NOT_FOUND', 'The caller has not registered this origin: https://other.example.org']);
+    await expect(services.callers.listOrigins('shop')).resolves.toMatchObject([{ origin: 'https://shop.example.org' }]);
+    await services.callers.removeOrigin('shop', 'https://shop.example.org');
+    await expect(services.callers.listOrigins('shop')).resolves.toEqual([]);
+  });
+});
+
 describe('secrecy', () => {
   it('no listed field holds the password', async () => {
     const generated = await services.callers.add('shop');

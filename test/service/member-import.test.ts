@@ -3,7 +3,6 @@ import { createHash, createHmac, pbkdf2Sync } from 'node:crypto';
 import type { Services } from '../../src/service/index.js';
 import {
   importMemberFile,
-  importMembers,
   type FileImportOptions,
   type ImportProgress,
   type ImportReportRow,
@@ -18,6 +17,13 @@ import { describeWithPostgres, tempPostgresStore } from '../helpers/postgres.js'
 import { servicesOver, tempServices } from '../helpers/test-services.js';
 
 const HEADER = 'id,username,email,first_name,last_name,password_hash,password_format,salt';
+
+/** importMemberFile over a text in memory, with the report of every data row. */
+async function importMembers(csvText: string, members: MemberService, options: FileImportOptions = {}): Promise<ImportReportRow[]> {
+  const report: ImportReportRow[] = [];
+  await importMemberFile(() => [Buffer.from(csvText)], members, { ...options, onRow: (row) => void report.push(row) });
+  return report;
+}
 
 let store: Store;
 let cleanup: () => Promise<void>;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Services } from '../../src/service/index.js';
 import type { Store } from '../../src/store/store.js';
 import { CALL } from '../helpers/call-context.js';
+import { serviceErrorOf } from '../helpers/service-error.js';
 import { servicesOver } from '../helpers/test-services.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 
@@ -27,9 +28,7 @@ beforeEach(async () => {
 afterEach(() => cleanup());
 
 async function added(name: string): Promise<string> {
-  const issued = await here.provisioners.add(name);
-  if (issued === null) throw new Error(`${name} was not added`);
-  return issued.token;
+  return (await here.provisioners.add(name)).token;
 }
 
 describe('provisioning client tokens', () => {
@@ -42,11 +41,15 @@ describe('provisioning client tokens', () => {
     await expect(store.findProvisioningClientByTokenHash(token)).resolves.toBeNull();
   });
 
-  test('a name is taken once', async () => {
-    await added('entra');
-    await expect(here.provisioners.add('entra')).resolves.toBeNull();
-    await expect(here.provisioners.rotate('okta')).resolves.toBeNull();
-    await expect(here.provisioners.remove('okta')).resolves.toBe(false);
+  test('a name is taken once, and a name no client has is refused: by the service\'s error codes, with the name', async () => {
+    const token = await added('entra');
+    const taken = await serviceErrorOf(here.provisioners.add('entra'));
+    expect([taken.code, taken.message]).toEqual(['PROVISIONING_CLIENT_EXISTS', 'A provisioning client with this name already exists: entra']);
+    await expect(here.provisioners.authenticate(token, ADDRESS)).resolves.toEqual({ ok: true, client: 'entra' });
+    for (const refused of [here.provisioners.rotate('okta'), here.provisioners.remove('okta')]) {
+      const error = await serviceErrorOf(refused);
+      expect([error.code, error.message]).toEqual(['PROVISIONING_CLIENT_NOT_FOUND', 'No provisioning client has this name: okta']);
+    }
   });
 
   test('rotated or removed here: refused here at once, on another instance within CACHE_TTL_MS', async () => {
@@ -57,7 +60,7 @@ describe('provisioning client tokens', () => {
     await expect(there.provisioners.authenticate(token, ADDRESS)).resolves.toEqual({ ok: true, client: 'entra' });
     now += 1000;
     await expect(there.provisioners.authenticate(token, ADDRESS)).resolves.toEqual({ ok: false, retryAfterSeconds: null });
-    await expect(there.provisioners.authenticate(rotated?.token ?? '', ADDRESS)).resolves.toEqual({ ok: true, client: 'entra' });
+    await expect(there.provisioners.authenticate(rotated.token, ADDRESS)).resolves.toEqual({ ok: true, client: 'entra' });
   });
 
   test('SCIM is on while a client exists: seen here at once, there within CACHE_TTL_MS', async () => {

@@ -1,7 +1,10 @@
 /**
- * The TOTP wrapper (src/service/totp.ts) against RFC 6238's own test vectors, and what it accepts as a code.
+ * The TOTP wrapper (src/service/totp.ts) against RFC 6238's own test vectors, and what it accepts as a code;
+ * and the authenticator app of the tests (test/helpers/authenticator-app.ts), which reads its settings from
+ * the set-up URI, against the same vectors.
  */
-import { matchingStep, newTotpSecret, totpCode, totpStep, totpUri } from '../../src/service/totp.js';
+import { matchingStep, newTotpSecret, totpStep, totpUri } from '../../src/service/totp.js';
+import { totpCode } from '../helpers/authenticator-app.js';
 
 /** RFC 6238 Appendix B's SHA-1 key: the ASCII "12345678901234567890", in base32. */
 const RFC_SECRET = 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ';
@@ -30,6 +33,15 @@ describe('RFC 6238 Appendix B (SHA-1, 8 digits, 30-second steps)', () => {
   it('has six digits by default: the last six of the eight', () => {
     expect(totpCode(RFC_SECRET, 59_000)).toBe('287082');
     expect(totpCode(RFC_SECRET, 1111111109_000)).toBe('081804');
+  });
+
+  it.each([
+    [59, '287082'],
+    [1111111109, '081804'],
+    [1234567890, '005924'],
+    [2000000000, '279037'],
+  ])('the service accepts at T = %i s the code %s (the last six digits), in its own step', (seconds, code) => {
+    expect(matchingStep(RFC_SECRET, code, seconds * 1000)).toBe(totpStep(seconds * 1000));
   });
 });
 

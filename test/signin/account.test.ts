@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Environment } from '../../src/config/config.js';
-import { totpCode } from '../../src/service/totp.js';
+import { totpCode } from '../helpers/authenticator-app.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { formOf, formsOf, PageClient, recoveryCodesOf, secretOf, setCookie, type Page } from './page-client.js';

@@ -7,7 +7,7 @@
  */
 import request from 'supertest';
 import type { Environment } from '../../src/config/config.js';
-import { totpCode } from '../../src/service/totp.js';
+import { totpCode } from '../helpers/authenticator-app.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { startSmtpServer, type Delivered, type TestSmtpServer } from '../helpers/smtp-server.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';

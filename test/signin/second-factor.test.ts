@@ -4,7 +4,7 @@
  * set-up step, and the log lines.
  */
 import type { Environment } from '../../src/config/config.js';
-import { totpCode } from '../../src/service/totp.js';
+import { totpCode } from '../helpers/authenticator-app.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { formOf, PageClient, recoveryCodesOf, secretOf, setCookie, type Page } from './page-client.js';

@@ -125,9 +125,11 @@ export const ERRORS = {
   // The deployment's own errors (the admin CLI's, the start's): raised by an operation, one would be a bug.
   CALLER_EXISTS: internal,
   CALLER_NOT_FOUND: internal,
+  CALLER_ORIGIN_NOT_FOUND: internal,
   CALLER_PASSWORD_TOO_SHORT: internal,
   MEMBER_EXISTS: internal,
   MEMBER_NOT_FOUND: internal,
+  MEMBER_DISABLED: internal,
   MEMBER_CHANGED: internal,
   MEMBER_INVALID: internal,
   MEMBER_PASSWORD_TOO_SHORT: internal,
@@ -138,6 +140,12 @@ export const ERRORS = {
   SECRET_KEY_MISMATCH: internal,
   SECOND_FACTOR_ENABLED: internal,
   SECOND_FACTOR_NOT_PENDING: internal,
+  PROVISIONING_CLIENT_EXISTS: internal,
+  PROVISIONING_CLIENT_NOT_FOUND: internal,
+  OIDC_CLIENT_EXISTS: internal,
+  OIDC_CLIENT_NOT_FOUND: internal,
+  OIDC_CLIENT_PUBLIC: internal,
+  OIDC_CLIENT_INVALID: internal,
 
   // The in-band errors, stable and documented in docs/wire-format.md. iBridge clients match the description:
   // "token" (any case) signs the visitor out, "invalid username" is bad credentials, anything else reads as an

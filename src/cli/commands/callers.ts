@@ -4,7 +4,6 @@ import type { IssuedCallerPassword } from '../../service/callers.js';
 import { normalizeOrigin } from '../../service/return-urls.js';
 import { action } from '../action.js';
 import type { CliContext, CliIo } from '../context.js';
-import { NotFoundError } from '../errors.js';
 import { ExitCode } from '../handle-error.js';
 import { json, jsonOption, required } from '../options.js';
 import { isoTime, printDone, printJson, printList, printRecord, warn } from '../output.js';
@@ -91,9 +90,7 @@ function removeOrigin(ctx: CliContext): Command {
     .action(
       action(async (name: unknown, originArgument: unknown, options: object) => {
         const input = schema.parse({ name, origin: originArgument, ...options });
-        if (!(await ctx.withServices((s) => s.callers.removeOrigin(input.name, input.origin)))) {
-          throw new NotFoundError(`Caller ${input.name} has not registered the origin ${input.origin}`);
-        }
+        await ctx.withServices((s) => s.callers.removeOrigin(input.name, input.origin));
         const message = `Origin ${input.origin} removed from caller ${input.name}.`;
         printDone(ctx.io, input.json, message, { caller: input.name, origin: input.origin, removed: true });
         return ExitCode.ok;

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { clientUriProblem, type IssuedOidcClient, type OidcClientRow } from '../../service/oidc/index.js';
 import { action } from '../action.js';
 import type { CliContext, CliIo } from '../context.js';
-import { CommandError, NotFoundError } from '../errors.js';
 import { ExitCode } from '../handle-error.js';
 import { json, jsonOption, repeatable, required } from '../options.js';
 import { isoTime, printJson, printList, printRecord, warn } from '../output.js';
@@ -12,8 +11,6 @@ import { simpleCommand } from '../simple-command.js';
 
 /** The client a command acts on, by name: `oidc-clients rotate portal`. */
 const CLIENT: RecordArgument = { name: 'name', description: 'OpenID client name' };
-
-const notFound = (name: string) => new NotFoundError(`No OpenID client has this name: ${name}`);
 
 function uri(option: string) {
   return required(option).superRefine((value, ctx) => {
@@ -69,7 +66,6 @@ function add(ctx: CliContext): Command {
             firstParty: input.firstParty,
           }),
         );
-        if (issued === null) throw new CommandError(`An OpenID client with this name already exists: ${input.name}`);
         printIssued(ctx.io, input.json, issued);
         return ExitCode.ok;
       }),
@@ -98,7 +94,6 @@ function show(ctx: CliContext): Command {
       action(async (name: unknown, options: object) => {
         const input = schema.parse({ name, ...options });
         const client = await ctx.withServices((s) => s.oidc.clients.get(input.name));
-        if (client === null) throw notFound(input.name);
         const uris = {
           redirectUris: client.redirectUris,
           postLogoutRedirectUris: client.postLogoutRedirectUris,
@@ -122,13 +117,7 @@ function rotate(ctx: CliContext): Command {
     .action(
       action(async (name: unknown, options: object) => {
         const input = schema.parse({ name, ...options });
-        const issued = await ctx.withServices(async (s) => {
-          const client = await s.oidc.clients.get(input.name);
-          if (client === null) throw notFound(input.name);
-          if (client.secretHash === null) throw new CommandError(`The OpenID client ${input.name} is public: it has no secret`);
-          return s.oidc.clients.rotate(input.name);
-        });
-        if (issued === null) throw notFound(input.name);
+        const issued = await ctx.withServices((s) => s.oidc.clients.rotate(input.name));
         printIssued(ctx.io, input.json, issued);
         return ExitCode.ok;
       }),
@@ -148,7 +137,7 @@ export function oidcClientsCommand(ctx: CliContext): Command {
         verb: 'remove',
         description: 'delete the OpenID client: its secret and tokens stop working (the provider is off once no client is left)',
         run: async (s, name) => {
-          if (!(await s.oidc.clients.remove(name))) throw notFound(name);
+          await s.oidc.clients.remove(name);
           return { message: `OpenID client ${name} removed.`, record: { name, removed: true } };
         },
       }),

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import type { IssuedProvisioningToken } from '../../service/provisioning-clients.js';
 import { action } from '../action.js';
 import type { CliContext, CliIo } from '../context.js';
-import { CommandError, NotFoundError } from '../errors.js';
 import { ExitCode } from '../handle-error.js';
 import { json, jsonOption, required } from '../options.js';
 import { isoTime, printList, printRecord, warn } from '../output.js';
@@ -12,8 +11,6 @@ import { simpleCommand } from '../simple-command.js';
 
 /** The provisioning client a command acts on, by name: `provisioners rotate entra`. */
 const PROVISIONER: RecordArgument = { name: 'name', description: 'provisioning client name' };
-
-const notFound = (name: string) => new NotFoundError(`No provisioning client has this name: ${name}`);
 
 function printIssued(io: CliIo, asJson: boolean, issued: IssuedProvisioningToken): void {
   printRecord(io, asJson, { name: issued.name, token: issued.token });
@@ -52,19 +49,13 @@ export function provisionersCommand(ctx: CliContext): Command {
   return new Command('provisioners')
     .description('manage the provisioning clients (identity providers) that create and change members over SCIM, and their bearer tokens')
     .addCommand(
-      issuing(ctx, 'add', 'register a provisioning client and print its bearer token once', async (name) => {
-        const issued = await ctx.withServices((s) => s.provisioners.add(name));
-        if (issued === null) throw new CommandError(`A provisioning client with this name already exists: ${name}`);
-        return issued;
-      }),
+      issuing(ctx, 'add', 'register a provisioning client and print its bearer token once', (name) => ctx.withServices((s) => s.provisioners.add(name))),
     )
     .addCommand(list(ctx))
     .addCommand(
-      issuing(ctx, 'rotate', 'give the client a new bearer token and print it once; the old one stops working', async (name) => {
-        const issued = await ctx.withServices((s) => s.provisioners.rotate(name));
-        if (issued === null) throw notFound(name);
-        return issued;
-      }),
+      issuing(ctx, 'rotate', 'give the client a new bearer token and print it once; the old one stops working', (name) =>
+        ctx.withServices((s) => s.provisioners.rotate(name)),
+      ),
     )
     .addCommand(
       simpleCommand(ctx, {
@@ -72,7 +63,7 @@ export function provisionersCommand(ctx: CliContext): Command {
         verb: 'remove',
         description: 'delete the provisioning client: its token stops working (SCIM answers 404 once no client is left)',
         run: async (s, name) => {
-          if (!(await s.provisioners.remove(name))) throw notFound(name);
+          await s.provisioners.remove(name);
           return { message: `Provisioning client ${name} removed.`, record: { name, removed: true } };
         },
       }),

@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { StoreConflictError, type OidcClientRow, type Store } from '../../store/store.js';
 import type { Clock } from '../clock.js';
+import { ServiceError } from '../errors.js';
 import { randomSecret, type Secrets } from '../secrets.js';
 import type { ShortLivedCache } from '../short-lived-cache.js';
 
@@ -49,8 +50,8 @@ export class OidcClientService {
     private readonly registered: ShortLivedCache<boolean>,
   ) {}
 
-  /** The client with its secret, or null when a client has this name already. */
-  async add(name: string, input: OidcClientInput): Promise<IssuedOidcClient | null> {
+  /** The client with its secret; OIDC_CLIENT_EXISTS when a client has this name already. */
+  async add(name: string, input: OidcClientInput): Promise<IssuedOidcClient> {
     const secret = input.public ? null : randomSecret();
     const client: OidcClientRow = {
       id: randomBytes(16).toString('base64url'),
@@ -62,11 +63,11 @@ export class OidcClientService {
       backchannelLogoutUri: input.backchannelLogoutUri === undefined ? null : (checkedUris([input.backchannelLogoutUri])[0] ?? null),
       createdAt: this.clock(),
     };
-    if (client.redirectUris.length === 0) throw new RangeError('A client needs a redirect URI');
+    if (client.redirectUris.length === 0) throw new ServiceError('OIDC_CLIENT_INVALID', 'it needs a redirect URI');
     try {
       await this.store.createOidcClient(client);
     } catch (error) {
-      if (error instanceof StoreConflictError) return null;
+      if (error instanceof StoreConflictError) throw new ServiceError('OIDC_CLIENT_EXISTS', name);
       throw error;
     }
     this.registered.clear();
@@ -77,8 +78,11 @@ export class OidcClientService {
     return this.store.listOidcClients();
   }
 
-  get(name: string): Promise<OidcClientRow | null> {
-    return this.store.getOidcClientByName(name);
+  /** The client with this name; OIDC_CLIENT_NOT_FOUND when there is none. */
+  async get(name: string): Promise<OidcClientRow> {
+    const client = await this.store.getOidcClientByName(name);
+    if (client === null) throw new ServiceError('OIDC_CLIENT_NOT_FOUND', name);
+    return client;
   }
 
   /** The client with this client_id, or null (the provider's lookups). */
@@ -86,24 +90,20 @@ export class OidcClientService {
     return this.store.getOidcClient(id);
   }
 
-  /** A new secret in place of the old one, which stops working at once; null when no client has this name. */
-  async rotate(name: string): Promise<IssuedOidcClient | null> {
+  /** A new secret in place of the old one, which stops working at once; OIDC_CLIENT_PUBLIC for a public client. */
+  async rotate(name: string): Promise<IssuedOidcClient> {
     const client = await this.get(name);
-    if (client === null) return null;
-    if (client.secretHash === null) throw new RangeError(`The public client ${name} has no secret`);
+    if (client.secretHash === null) throw new ServiceError('OIDC_CLIENT_PUBLIC', name);
     const secret = randomSecret();
     const secretHash = this.#hash(secret);
     await this.store.setOidcClientSecret(client.id, secretHash);
     return { client: { ...client, secretHash }, secret };
   }
 
-  /** False when no client has this name. */
-  async remove(name: string): Promise<boolean> {
+  async remove(name: string): Promise<void> {
     const client = await this.get(name);
-    if (client === null) return false;
     await this.store.deleteOidcClient(client.id);
     this.registered.clear();
-    return true;
   }
 
   /** Whether any client is registered. */
@@ -123,14 +123,11 @@ export class OidcClientService {
   }
 }
 
-/**
- * The URIs, each once. The admin CLI checks them first (clientUriProblem) and explains what is wrong; reaching
- * this throw is a programming error.
- */
+/** The URIs, each once; OIDC_CLIENT_INVALID names the first that cannot be registered (the admin CLI checks them first, by option). */
 function checkedUris(uris: readonly string[]): string[] {
   for (const uri of uris) {
     const problem = clientUriProblem(uri);
-    if (problem !== null) throw new RangeError(`${uri} ${problem}`);
+    if (problem !== null) throw new ServiceError('OIDC_CLIENT_INVALID', `${uri} ${problem}`);
   }
   return [...new Set(uris)];
 }

@@ -104,19 +104,9 @@ export interface SessionRecord {
   user_agent: string | null;
 }
 
-export interface SessionMemberRecord extends SessionRecord {
-  member_username: string;
-  member_email: string;
-  member_first_name: string;
-  member_last_name: string;
-  member_enabled: Flag;
-  member_created_at: number;
-  member_attributes: string;
-  member_external_id: string | null;
-  member_display_name: string | null;
-  member_updated_at: number;
-  member_version: number;
-}
+/** A session and its member in one row (joinedMemberSelect): the member's columns but its id as member_<column>. */
+export type SessionMemberRecord = SessionRecord & { [Column in JoinedMemberColumn as `member_${Column}`]: MemberRecord[Column] };
+type JoinedMemberColumn = Exclude<keyof MemberRecord, 'id'>;
 
 export interface SecondFactorRecord {
   member_id: string;
@@ -149,14 +139,28 @@ export const CALLER_COLUMNS = 'id, name, enabled, created_at';
  * The columns a member is inserted with (updated_at is created_at then); a read has its version too
  * (MEMBER_READ_COLUMNS).
  */
-export const MEMBER_COLUMNS = 'id, username, email, first_name, last_name, enabled, created_at, attributes, external_id, display_name, updated_at';
+const MEMBER_COLUMN_NAMES = ['id', 'username', 'email', 'first_name', 'last_name', 'enabled', 'created_at', 'attributes', 'external_id', 'display_name', 'updated_at'] as const;
+export const MEMBER_COLUMNS = MEMBER_COLUMN_NAMES.join(', ');
 export const MEMBER_READ_COLUMNS = `${MEMBER_COLUMNS}, version`;
+/** The member's columns a session's read joins in: all but the id, which is the session's member_id. */
+const JOINED_MEMBER_COLUMNS = [...MEMBER_COLUMN_NAMES.filter((column) => column !== 'id'), 'version'] as JoinedMemberColumn[];
 export const CALLER_ORIGIN_COLUMNS = 'caller_id, origin, receives_token, created_at';
 export const THROTTLE_COLUMNS = 'key, failures, window_started_at, locked_until';
 export const SESSION_COLUMNS =
   'id, member_id, cookie_domain, cookie_hash, token_hash, token_sealed, cookie_sealed, created_at, last_seen_at, expires_at, revoked_at, ' +
   'client_address, user_agent';
 export const SECOND_FACTOR_COLUMNS = 'member_id, secret_sealed, created_at, confirmed_at, last_step';
+
+/** The select list of a session's member, from the members table aliased as `table`, each column as member_<column>. */
+export function joinedMemberSelect(table: string): string {
+  return JOINED_MEMBER_COLUMNS.map((column) => `${table}.${column} AS member_${column}`).join(', ');
+}
+
+/** The member's own record out of a session's joined row. */
+function joinedMember(record: SessionMemberRecord): MemberRecord {
+  const columns = Object.fromEntries(JOINED_MEMBER_COLUMNS.map((column) => [column, record[`member_${column}`]]));
+  return { ...(columns as Omit<MemberRecord, 'id'>), id: record.member_id };
+}
 
 /** A member's values in MEMBER_COLUMNS order, then its password hash, as an INSERT of those columns numbers them. */
 export function memberValues(record: NewMemberRecord): unknown[] {
@@ -347,23 +351,7 @@ export function flagRecordMappers(flags: FlagCodec) {
     },
 
     toSessionWithMember(record: SessionMemberRecord): SessionWithMember {
-      return {
-        session: toSession(record),
-        member: {
-          id: record.member_id,
-          username: record.member_username,
-          email: record.member_email,
-          firstName: record.member_first_name,
-          lastName: record.member_last_name,
-          enabled: toBoolean(record.member_enabled),
-          createdAt: record.member_created_at,
-          attributes: toAttributes(record.member_attributes),
-          version: record.member_version,
-          updatedAt: record.member_updated_at,
-          externalId: record.member_external_id,
-          displayName: record.member_display_name,
-        },
-      };
+      return { session: toSession(record), member: toMember(joinedMember(record)) };
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { Store } from '../store.js';
 import { rethrowConflict, type SqlDriver } from './driver.js';
 import { insertRows, insertSql, type InsertTarget } from './insert-rows.js';
-import { flagRecordMappers, mapOrNull, SESSION_COLUMNS, type SessionMemberRecord, type SessionRecord, sessionValues, toSession } from './records.js';
+import { flagRecordMappers, joinedMemberSelect, mapOrNull, SESSION_COLUMNS, type SessionMemberRecord, type SessionRecord, sessionValues, toSession } from './records.js';
 
 /**
  * One read for the hot path: verification needs the session and its member together. `where` matches the hash
@@ -9,11 +9,7 @@ import { flagRecordMappers, mapOrNull, SESSION_COLUMNS, type SessionMemberRecord
  */
 function sessionWithMemberSql(where: string): string {
   const session = SESSION_COLUMNS.split(', ').map((column) => `s.${column}`).join(', ');
-  return `SELECT ${session},
-      m.username AS member_username, m.email AS member_email, m.first_name AS member_first_name,
-      m.last_name AS member_last_name, m.enabled AS member_enabled, m.created_at AS member_created_at,
-      m.attributes AS member_attributes, m.external_id AS member_external_id, m.display_name AS member_display_name,
-      m.updated_at AS member_updated_at, m.version AS member_version
+  return `SELECT ${session}, ${joinedMemberSelect('m')}
     FROM sessions s JOIN members m ON m.id = s.member_id
     WHERE ${where}`;
 }

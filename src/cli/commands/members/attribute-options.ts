@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { z } from 'zod';
-import { EXTRA_KEY } from '../../../config/result-fields.js';
+import { EXTRA_KEY } from '../../../service/extra-key.js';
 import { definedOnly, parseRole } from '../../../service/member-attributes.js';
 import type { MemberAttributes } from '../../../service/index.js';
 import type { CliIo } from '../../context.js';

@@ -2,7 +2,6 @@ import { Command } from 'commander';
 import { z } from 'zod';
 import { action } from '../../action.js';
 import type { CliContext } from '../../context.js';
-import { CommandError } from '../../errors.js';
 import { ExitCode } from '../../handle-error.js';
 import { json, jsonOption, required } from '../../options.js';
 import { isoTime, printJson } from '../../output.js';
@@ -28,7 +27,6 @@ export function recoveryLinkCommand(ctx: CliContext): Command {
         const config = ctx.config();
         if (config.publicUrl === undefined) throw new ConfigError(['PUBLIC_URL: must be set for a recovery link (the address members open it at)']);
         const issued = await ctx.withServices((s) => s.recovery.issue(input.id));
-        if (issued === null) throw new CommandError(`Member ${input.id} is disabled: enable it first, or its link would not work`);
         const link = recoveryLink(`${new URL(config.publicUrl).origin}${config.signin.recoveryPaths.reset}`, issued.token);
         const expiresAt = isoTime(issued.expiresAt);
         if (input.json) printJson(ctx.io, { link, expiresAt });

@@ -1,0 +1,23 @@
+import type { RequestHandler } from 'express';
+import { text } from '../form.js';
+import type { AccountKit } from './kit.js';
+import { showRefusal } from './refusals.js';
+
+/** The password form: the current password and the new one; every other session of the member ends. */
+export function changePassword(account: AccountKit): RequestHandler {
+  const { pages, signedOf, showAccount, log, done } = account;
+  return async (req, res) => {
+    const { member, session } = signedOf(res);
+    const current = text(req.body, 'currentPassword') ?? '';
+    const next = text(req.body, 'newPassword') ?? '';
+    if (!current || !next) {
+      const reason = !current && !next ? 'missing-both' : !current ? 'missing-current' : 'missing-next';
+      return showAccount(req, res, 400, { problem: { form: 'password', reason } });
+    }
+    const { client, device } = pages.requestContext(req);
+    const result = await pages.services.account.changePassword(member, current, next, session, client, device);
+    if (!result.ok) return showRefusal(account, req, res, { action: 'change-password', form: 'password', recovery: false }, result);
+    log(req, res, 'password-changed');
+    done(res, 'password-changed');
+  };
+}
