@@ -50,8 +50,8 @@ export interface RequestContext {
   cookieDomain: string;
   client: string;
   userAgent: string | undefined;
-  /** The device as the member reads it in a mail ("Firefox on Windows"), from the User-Agent. */
-  device: string;
+  /** The device as the member reads it in a mail ("Firefox on Windows"), from the User-Agent; undefined when not recognised. */
+  device: string | undefined;
 }
 
 /**
@@ -116,7 +116,7 @@ export function createPageKit(deps: SigninDeps): PageKit {
       cookieDomain: sessionCookieDomain(req, config),
       client: clientAddress(req, config.trustProxy),
       userAgent: req.headers['user-agent'],
-      device: deviceName(req.headers['user-agent'] ?? null),
+      device: deviceName(req.headers['user-agent']),
     }),
     logAttempt: (req, outcome, client, extra = {}) => {
       metrics?.signinAttempt(outcome);
