@@ -8,6 +8,7 @@ import type { FormsTickets, TicketCheck } from './forms-tickets.js';
 import type { NotSignedInReason, SessionCheck, SessionService } from './sessions.js';
 import type { CredentialCheck, SignInService } from './signin.js';
 import type { KeyedThrottle } from './throttle.js';
+import { isValidText } from './valid-text.js';
 import type {
   AuthenticateCookieRequest,
   AuthenticateTokenRequest,
@@ -144,19 +145,21 @@ export class AuthenticationService {
   /**
    * The password, then the second factor when the member has one (or MFA=required): `authenticationToken` is
    * its code, checked and counted as the sign-in page's second step is. A call without a username or a
-   * password, or with one longer than any member's can be, has nothing to check: it costs no hash and counts
-   * no failure (no account could be guessed with it).
+   * password, or with one longer than any member's can be or holding what no member types (src/service/valid-text.ts:
+   * a NUL, an unpaired surrogate), has nothing to check: it costs no hash, counts no failure (no account could be
+   * guessed with it) and never reaches the store.
    */
   async #credentials(request: CredentialsRequest, context: CallContext): Promise<CredentialOutcome> {
     const { username, password } = request;
     if (!username?.trim() || !password || username.trim().length > MAX_FIELD_LENGTH || [...password].length > MAX_PASSWORD_LENGTH) {
       return { ok: false, reason: 'invalid' };
     }
+    if (!isValidText(username) || !isValidText(password)) return { ok: false, reason: 'invalid' };
     const check = await this.signin.checkCredentials({ login: username, password, clientAddress: context.clientAddress });
     if (!check.ok || check.step === null) return check;
     const code = 'authenticationToken' in request ? request.authenticationToken?.trim() : undefined;
     // Without a factor (MFA=required, none set up yet) no code can be right: nothing to check or count.
-    if (!code || check.step === 'setup') return { ok: false, reason: 'second-factor' };
+    if (!code || !isValidText(code) || check.step === 'setup') return { ok: false, reason: 'second-factor' };
     const checked = await this.signin.checkCode(check.member.id, username.trim(), code, context.clientAddress);
     if (checked.ok) return check;
     return checked.reason === 'throttled' ? checked : { ok: false, reason: 'second-factor' };
@@ -173,7 +176,8 @@ export class AuthenticationService {
     const lock = await this.throttle.check(context.clientAddress, this.clock());
     if (lock) throw new CallerThrottledError(lock.retryAfterSeconds);
     try {
-      return await this.callers.verify(securityPassword);
+      // A security password holding invalid text is no caller's (two such texts would hash alike).
+      return await this.callers.verify(securityPassword !== null && isValidText(securityPassword) ? securityPassword : null);
     } catch (error) {
       if (error instanceof ServiceError && error.code === 'INVALID_SECURITY_PASSWORD') {
         await this.throttle.failure(context.clientAddress, this.clock());

@@ -31,7 +31,7 @@ interface Signed {
  * repeats nothing.
  */
 export function createAccountRouter(kit: PageKit): Router {
-  const { config, services, logger, headers, ownHost, readForm, page } = kit;
+  const { config, services, logger, headers, ownHost, readableQuery, readForm, page } = kit;
   const { signin } = config;
   const base = signin.accountPath.replace(/\/+$/, '') || '/';
   const paths: AccountPaths = {
@@ -129,7 +129,7 @@ export function createAccountRouter(kit: PageKit): Router {
   };
 
   const router = express.Router();
-  const route = (path: string) => router.route(exactPath(path)).all(headers, ownHost);
+  const route = (path: string) => router.route(exactPath(path)).all(headers, ownHost, readableQuery);
   const post = (path: string) => route(path).get((_req, res) => res.redirect(303, signin.accountPath));
 
   route(paths.self).get(signedIn, async (req, res) => {

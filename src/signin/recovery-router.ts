@@ -35,7 +35,7 @@ export function withReturn(path: string, returnUrl: string | undefined, extra: R
  * form sent, with its outcome; never the login typed, the token, the link or a password.
  */
 export function createRecoveryRouter(kit: PageKit): Router {
-  const { config, services, logger, headers, ownHost, readForm, loginCsrf: csrf, page } = kit;
+  const { config, services, logger, headers, ownHost, readableQuery, readForm, loginCsrf: csrf, page } = kit;
   const { signin } = config;
   const paths = { ...signin.recoveryPaths, sent: `${signin.recoveryPaths.request}/sent` };
 
@@ -74,7 +74,7 @@ export function createRecoveryRouter(kit: PageKit): Router {
   };
 
   const router = express.Router();
-  const route = (path: string) => router.route(exactPath(path)).all(enabled, headers, ownHost);
+  const route = (path: string) => router.route(exactPath(path)).all(enabled, headers, ownHost, readableQuery);
 
   route(paths.request)
     .get((req, res) => showForgot(req, res, 200, { returnUrl: returnParameter(req.query) }))
