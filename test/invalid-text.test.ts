@@ -180,6 +180,15 @@ function suite(store: 'sqlite' | 'postgres'): void {
         expect(back.searchParams.get('error')).toBe('invalid_request');
       });
 
+      it('answers U+0000 in a logout request and in an interaction\'s id with a page (400), never an error', async () => {
+        const logout = await fetch(`${app.baseUrl}/oidc/session/end?${new URLSearchParams({ client_id: clientId, state: `s${NUL}` })}`, { redirect: 'manual' });
+        expect(logout.status).toBe(400);
+        expect(await logout.text()).toContain('invalid_request');
+        const interaction = await fetch(`${app.baseUrl}/oidc/interaction/${encodeURIComponent(NUL)}`, { redirect: 'manual' });
+        expect(interaction.status).toBe(400);
+        expect(interaction.headers.get('content-type')).toContain('text/html');
+      });
+
       it('answers U+0000 in a client id with its refusal, and in a code at the token endpoint with invalid_grant', async () => {
         const unknownClient = await fetch(`${app.baseUrl}/oidc/auth?${new URLSearchParams({ client_id: `c${NUL}`, redirect_uri: REDIRECT_URI, response_type: 'code', scope: 'openid' })}`, { redirect: 'manual' });
         expect(unknownClient.status).toBe(400);

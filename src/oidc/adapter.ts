@@ -15,13 +15,20 @@ import { asProviderRefusal } from './unavailable.js';
  * or a client not found: `invalid_grant`, `invalid_client`, …), and a record holding it (an authorization
  * request's parameters) is `invalid_request`.
  */
+/** A record to keep that holds invalid text: the provider's `invalid_request`. */
+export class InvalidTextError extends errors.InvalidRequest {
+  constructor() {
+    super(`a parameter ${INVALID_TEXT}`);
+  }
+}
+
 export function storeAdapter(oidc: OidcServices): AdapterConstructor {
   return class StoreAdapter implements Adapter {
     constructor(private readonly model: string) {}
 
     upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
       return asProviderRefusal(async () => {
-        if (!holdsValidText(payload)) throw new errors.InvalidRequest(`a parameter ${INVALID_TEXT}`);
+        if (!holdsValidText(payload)) throw new InvalidTextError();
         if (this.model !== 'Client') await oidc.records.upsert(this.model, id, payload as Record<string, unknown>, expiresIn);
       });
     }
