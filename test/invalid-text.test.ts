@@ -67,13 +67,15 @@ function suite(store: 'sqlite' | 'postgres'): void {
 
       for (const binding of BINDINGS) {
         for (const [name, bad] of INVALID) {
-          it(`${binding}: ${name} in a username, password or code is a wrong credential (1004), in a token not signed in (1001); XML refuses it as unreadable`, async () => {
+          it(`${binding}: ${name} in a username or password is a wrong credential (1004), in a token or cookie not signed in (1001, 1002, 1003); XML refuses it as unreadable`, async () => {
             const user = { securityPassword: REFERENCE.password, password: PASSWORD, authenticationToken: '' };
             const answers = [
               await call(binding, 'AuthenticateUser', { ...user, username: `ada${bad}` }, bad),
               await call(binding, 'Login', { ...user, username: 'ada', password: `${PASSWORD}${bad}` }, bad),
               await call(binding, 'ValidateUser', { securityPassword: REFERENCE.password, username: `${bad}`, password: PASSWORD }, bad),
               await call(binding, 'AuthenticateToken', { securityPassword: REFERENCE.password, token: `x${bad}` }, bad),
+              await call(binding, 'AuthenticateCookie', { securityPassword: REFERENCE.password, loginCookie: `x${bad}`, cookieDomain: `${REFERENCE.domain}${bad}` }, bad),
+              await call(binding, 'DeleteUserSession', { securityPassword: REFERENCE.password, token: `x${bad}` }, bad),
             ];
             if (binding.startsWith('soap')) {
               // ASMX's XmlReader refuses both character references: the document is malformed, 400 with no body.
@@ -81,12 +83,14 @@ function suite(store: 'sqlite' | 'postgres'): void {
               return;
             }
             const messages = answers.map((answer) => (JSON.parse(answer.result ?? '{}') as { message?: string }).message);
-            expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+            expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 200]);
             expect(messages).toEqual([
               'Invalid username or password',
               'Invalid username or password',
               'Invalid username or password',
               'Invalid token: no live session has this token',
+              'Invalid login cookie: no live session token was issued for this cookie and domain',
+              'Invalid token: no live session has this token to delete',
             ]);
           });
         }

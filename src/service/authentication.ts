@@ -159,7 +159,7 @@ export class AuthenticationService {
     if (!check.ok || check.step === null) return check;
     const code = 'authenticationToken' in request ? request.authenticationToken?.trim() : undefined;
     // Without a factor (MFA=required, none set up yet) no code can be right: nothing to check or count.
-    if (!code || !isValidText(code) || check.step === 'setup') return { ok: false, reason: 'second-factor' };
+    if (!code || check.step === 'setup') return { ok: false, reason: 'second-factor' };
     const checked = await this.signin.checkCode(check.member.id, username.trim(), code, context.clientAddress);
     if (checked.ok) return check;
     return checked.reason === 'throttled' ? checked : { ok: false, reason: 'second-factor' };
@@ -176,8 +176,7 @@ export class AuthenticationService {
     const lock = await this.throttle.check(context.clientAddress, this.clock());
     if (lock) throw new CallerThrottledError(lock.retryAfterSeconds);
     try {
-      // A security password holding invalid text is no caller's (two such texts would hash alike).
-      return await this.callers.verify(securityPassword !== null && isValidText(securityPassword) ? securityPassword : null);
+      return await this.callers.verify(securityPassword);
     } catch (error) {
       if (error instanceof ServiceError && error.code === 'INVALID_SECURITY_PASSWORD') {
         await this.throttle.failure(context.clientAddress, this.clock());
