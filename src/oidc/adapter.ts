@@ -4,6 +4,13 @@ import type { OidcServices } from '../service/oidc/index.js';
 import { clientMetadata } from './client-metadata.js';
 import { asProviderRefusal } from './unavailable.js';
 
+/** A record to keep that holds invalid text: the provider's `invalid_request`. */
+export class InvalidTextError extends errors.InvalidRequest {
+  constructor() {
+    super(`a parameter ${INVALID_TEXT}`);
+  }
+}
+
 /**
  * oidc-provider's storage, one adapter per model, over the store: clients are the registered ones (read-only
  * here: the admin CLI registers them), everything else is a record the provider keeps. A session answers only
@@ -15,13 +22,6 @@ import { asProviderRefusal } from './unavailable.js';
  * or a client not found: `invalid_grant`, `invalid_client`, …), and a record holding it (an authorization
  * request's parameters) is `invalid_request`.
  */
-/** A record to keep that holds invalid text: the provider's `invalid_request`. */
-export class InvalidTextError extends errors.InvalidRequest {
-  constructor() {
-    super(`a parameter ${INVALID_TEXT}`);
-  }
-}
-
 export function storeAdapter(oidc: OidcServices): AdapterConstructor {
   return class StoreAdapter implements Adapter {
     constructor(private readonly model: string) {}

@@ -4,11 +4,11 @@ import type { MemberAttributes, MemberChanges, MemberRow, NewMember, NewMemberOu
 import { StoreConflictError, StoreVersionConflictError } from '../store/store.js';
 import type { Clock } from './clock.js';
 import { ServiceError } from './errors.js';
-import { holdsValidText, INVALID_TEXT } from './valid-text.js';
 import { validateAttributes } from './member-attributes.js';
 import type { Change, MemberNotices } from './member-notices.js';
 import { hashPassword } from './passwords.js';
 import type { SessionService } from './sessions.js';
+import { holdsValidText, INVALID_TEXT } from './valid-text.js';
 
 export interface MemberInput {
   /** Required unless the id format is 'guid', which issues one when it is missing. */
