@@ -83,11 +83,14 @@ export function createRecoveryRouter(kit: PageKit): Router {
       const login = text(req.body, 'login') ?? '';
       if (!login.trim()) return showForgot(req, res, 400, { returnUrl, problem: { reason: 'missing' } });
       const { ownOrigin, client, device } = kit.requestContext(req);
+      // The mail's link carries the return address as sign-in would go there (this service, or an origin a caller
+      // registered), never an address a stranger chose.
+      const linkReturn = returnUrl === undefined ? undefined : (await services.returnUrls.resolve(returnUrl, ownOrigin)).location;
       const result = await services.recovery.request({
         login,
         clientAddress: client,
         device,
-        link: (token) => recoveryLink(`${ownOrigin}${paths.reset}`, token, returnUrl),
+        link: (token) => recoveryLink(`${ownOrigin}${paths.reset}`, token, linkReturn),
       });
       if (!result.ok) {
         log(req, 'throttled');

@@ -135,11 +135,11 @@ describe('asking for a link', () => {
     expect(app.logLines.filter((line) => line.message === 'recovery').map((line) => line.outcome)).toEqual(['requested', 'requested', 'requested', 'requested']);
   });
 
-  it('names the device in the mail by a recognised browser and system only: no text of the request reaches it', async () => {
+  it('names the device in the mail by a recognised browser and system only: no text of the request reaches it (device, address, return address)', async () => {
     await start({ TRUST_PROXY: 'true' });
     const lure = 'URGENT: not you? Cancel at https://evil.example/x';
     const attacker = new PageClient(app.baseUrl, lure);
-    const form = await attacker.get('/Login/forgot');
+    const form = await attacker.get(`/Login/forgot?ReturnUrl=${encodeURIComponent('https://evil.example/z')}`);
     expect((await attacker.submit(form, { login: 'ada' }, { headers: { 'X-Forwarded-For': `Cancel at https://evil.example/y` } })).status).toBe(303);
     const lured = await nthMail('ada@example.org', 1);
     for (const part of [lured.mail.text, lured.mail.html]) expect(part).not.toContain('evil.example');
