@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { Mail } from './mail.js';
 
 /** How the mails are branded, as the pages are (ORGANIZATION_NAME, LOGO_URL, ACCENT_COLOR). */
@@ -26,7 +27,9 @@ export function mailView(mail: Mail, branding: MailBranding): Record<string, unk
     logoUrl: branding.logoUrl !== undefined && ABSOLUTE.test(branding.logoUrl) ? branding.logoUrl : undefined,
     name: mail.name,
     when: `${WHEN.format(origin.at)} UTC`,
-    client: origin.client,
+    // Behind a trusted proxy the address is read from X-Forwarded-For, whose entries a client can write
+    // too: the mail shows an IP address only, never other text.
+    client: origin.client !== undefined && isIP(origin.client) !== 0 ? origin.client : undefined,
     device: origin.device,
   };
   switch (mail.kind) {

@@ -4,7 +4,7 @@ import type { Logger } from '../log/logger.js';
 import { StoreUnavailableError, type Services } from '../service/index.js';
 import type { SigningJwk } from '../service/oidc/index.js';
 import { SIGN_IN_UNAVAILABLE } from '../web/unavailable-text.js';
-import { storeAdapter } from './adapter.js';
+import { InvalidTextError, storeAdapter } from './adapter.js';
 import type { BackchannelLogouts } from './backchannel.js';
 import { memberClaims, MULTI_FACTOR_ACR, SCOPE_CLAIMS } from './claims.js';
 import { watchEvents } from './events.js';
@@ -39,6 +39,10 @@ export function createProvider(deps: ProviderDeps, issuer: string, keys: Signing
   const page = (ctx: KoaContextWithOIDC, name: OidcPageName, view: object) => {
     ctx.type = 'html';
     ctx.body = pages.render(ctx.req, ctx.res, name, view);
+  };
+
+  const renderError = (ctx: KoaContextWithOIDC, out: { error?: unknown; error_description?: unknown }) => {
+    page(ctx, 'message', messageView('Signing in could not continue', `${String(out.error)}: ${String(out.error_description ?? '')}`));
   };
 
   const configuration: Configuration = {
@@ -111,7 +115,7 @@ export function createProvider(deps: ProviderDeps, issuer: string, keys: Signing
       },
     },
     async renderError(ctx, out) {
-      page(ctx, 'message', messageView('Signing in could not continue', `${String(out.error)}: ${String(out.error_description ?? '')}`));
+      renderError(ctx, out);
     },
     // Back-channel logout URIs are the admin's, registered through the CLI: trusted as registered, those on
     // private or loopback addresses included, which oidc-provider's own dispatcher would refuse to reach.
@@ -127,6 +131,17 @@ export function createProvider(deps: ProviderDeps, issuer: string, keys: Signing
   provider.Client.prototype.compareClientSecret = function compareClientSecret(this: { clientSecret?: string }, given: string) {
     return this.clientSecret !== undefined && oidc.clients.secretMatches(this.clientSecret, given);
   };
+  // The adapter refuses a record holding invalid text; one the provider keeps after its route has answered (the
+  // session at the end of a logout) is refused here, as the route's own refusals are shown.
+  provider.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      if (!(error instanceof InvalidTextError)) throw error;
+      ctx.status = error.statusCode;
+      renderError(ctx as KoaContextWithOIDC, error);
+    }
+  });
   provider.use(async (ctx, next) => {
     await next();
     try {

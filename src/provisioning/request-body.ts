@@ -1,12 +1,13 @@
 /**
  * Reading a request's JSON body: application/scim+json or application/json (415 otherwise), at most the body
  * limit (413, refused on the declared length before reading), nested at most MAX_JSON_DEPTH deep (checked in one
- * pass before parsing, so that a body of brackets costs no more than any other), and valid JSON (400
- * invalidSyntax).
+ * pass before parsing, so that a body of brackets costs no more than any other), valid JSON (400
+ * invalidSyntax), and valid text in every string and key (400 invalidValue: no NUL, no unpaired surrogate).
  */
 import bodyParser from 'body-parser';
 import contentType from 'content-type';
 import type { RequestHandler } from 'express';
+import { holdsValidText, INVALID_TEXT } from '../service/index.js';
 import { badRequest, ScimError } from './errors.js';
 import { SCIM_MEDIA_TYPE } from './urns.js';
 
@@ -34,11 +35,14 @@ export function nestsAtMost(text: string, max: number): boolean {
 export function parseJsonBody(text: unknown): unknown {
   if (typeof text !== 'string' || text.trim() === '') throw badRequest('invalidSyntax', 'the request has no JSON body');
   if (!nestsAtMost(text, MAX_JSON_DEPTH)) throw badRequest('invalidSyntax', `the body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  let body: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    body = JSON.parse(text) as unknown;
   } catch {
     throw badRequest('invalidSyntax', 'the body is not valid JSON');
   }
+  if (!holdsValidText(body)) throw badRequest('invalidValue', `the body ${INVALID_TEXT}`);
+  return body;
 }
 
 function mediaType(header: string | undefined): string | undefined {

@@ -11,6 +11,7 @@ import { requestIdOf } from '../web/request-id.js';
 import { serviceProviderConfig, userResourceType } from './discovery.js';
 import { ScimError } from './errors.js';
 import type { ProvisioningClients, ScimMembers } from './port.js';
+import { readableText } from './readable-text.js';
 import { readJsonBody } from './request-body.js';
 import { schemaDocuments } from './schemas.js';
 import { sendError, sendScim } from './scim-response.js';
@@ -94,6 +95,7 @@ function errorHandler(logger: ScimRouterDeps['logger']): ErrorRequestHandler {
 export function createScimRouter(deps: ScimRouterDeps): Router {
   const router = express.Router();
   router.use(authenticate(deps));
+  router.use(readableText);
   router.use(discovery(deps.baseUrl));
   router.use(createUsersRouter({ members: deps.members, logger: deps.logger, baseUrl: deps.baseUrl, readBody: readJsonBody(deps.maxBodyBytes) }));
   router.use((req, res) => sendError(req, res, new ScimError(404, undefined, 'no such endpoint')));

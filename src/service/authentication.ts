@@ -8,6 +8,7 @@ import type { FormsTickets, TicketCheck } from './forms-tickets.js';
 import type { NotSignedInReason, SessionCheck, SessionService } from './sessions.js';
 import type { CredentialCheck, SignInService } from './signin.js';
 import type { KeyedThrottle } from './throttle.js';
+import { isValidText } from './valid-text.js';
 import type {
   AuthenticateCookieRequest,
   AuthenticateTokenRequest,
@@ -144,14 +145,16 @@ export class AuthenticationService {
   /**
    * The password, then the second factor when the member has one (or MFA=required): `authenticationToken` is
    * its code, checked and counted as the sign-in page's second step is. A call without a username or a
-   * password, or with one longer than any member's can be, has nothing to check: it costs no hash and counts
-   * no failure (no account could be guessed with it).
+   * password, or with one longer than any member's can be or holding what no member types (src/service/valid-text.ts:
+   * a NUL, an unpaired surrogate), has nothing to check: it costs no hash, counts no failure (no account could be
+   * guessed with it) and never reaches the store.
    */
   async #credentials(request: CredentialsRequest, context: CallContext): Promise<CredentialOutcome> {
     const { username, password } = request;
     if (!username?.trim() || !password || username.trim().length > MAX_FIELD_LENGTH || [...password].length > MAX_PASSWORD_LENGTH) {
       return { ok: false, reason: 'invalid' };
     }
+    if (!isValidText(username) || !isValidText(password)) return { ok: false, reason: 'invalid' };
     const check = await this.signin.checkCredentials({ login: username, password, clientAddress: context.clientAddress });
     if (!check.ok || check.step === null) return check;
     const code = 'authenticationToken' in request ? request.authenticationToken?.trim() : undefined;

@@ -52,6 +52,7 @@ export type { CacheLookups } from './short-lived-cache.js';
 export type { MemberAttributes, MemberRow, SessionRow } from '../store/store.js';
 /** The store cannot be written or opened (a full disk, a read-only or locked database): every caller's to tell apart. */
 export { STORE_UNAVAILABLE_REASONS, StoreUnavailableError, type StoreUnavailableReason } from '../store/unavailable.js';
+export { holdsValidText, INVALID_TEXT, isValidText } from './valid-text.js';
 
 /**
  * Wires the services over one store, with the settings they are told; the entry points (server, CLI, tests)

@@ -8,6 +8,7 @@ import { validateAttributes } from './member-attributes.js';
 import type { Change, MemberNotices } from './member-notices.js';
 import { hashPassword } from './passwords.js';
 import type { SessionService } from './sessions.js';
+import { holdsValidText, INVALID_TEXT } from './valid-text.js';
 
 export interface MemberInput {
   /** Required unless the id format is 'guid', which issues one when it is missing. */
@@ -78,7 +79,7 @@ export class MemberService {
   #checked(input: MemberInput): NewMember {
     const id = this.#idOf(input.id);
     if (!id || !input.username.trim()) throw new ServiceError('MEMBER_INVALID', 'id and username are required');
-    refuseLongFields({ id });
+    refuseInvalidFields({ id });
     const profile = checkedProfile({
       username: input.username,
       email: input.email ?? '',
@@ -205,7 +206,7 @@ export type MemberProfile = Pick<MemberRow, 'username' | 'email' | 'firstName' |
 
 /**
  * The fields as the service stores them, the others as they are: texts trimmed (an external id or display name
- * left empty is none), a username, none too long, attributes valid. Throws MEMBER_INVALID.
+ * left empty is none), a username, none too long or holding invalid text, attributes valid. Throws MEMBER_INVALID.
  */
 export function checkedProfile<P extends MemberProfile>(profile: P): P {
   const checked = {
@@ -219,7 +220,7 @@ export function checkedProfile<P extends MemberProfile>(profile: P): P {
     ...(profile.displayName == null ? {} : { displayName: profile.displayName.trim() || null }),
   };
   if (!checked.username) throw new ServiceError('MEMBER_INVALID', 'username is required');
-  refuseLongFields(checked);
+  refuseInvalidFields(checked);
   return checked;
 }
 
@@ -237,19 +238,22 @@ export function memberIdLookup(id: string, format: MemberIdFormat): string {
   return format === 'guid' ? id.trim().toLowerCase() : id;
 }
 
-/** The changes as add checks a member's fields: texts trimmed and not too long, attributes valid. */
+/** The changes as add checks a member's fields: texts trimmed, not too long and valid text, attributes valid. */
 function checkedChanges(changes: MemberChanges): MemberChanges {
   const checked: MemberChanges = {};
   for (const key of ['email', 'firstName', 'lastName'] as const) {
     const value = changes[key];
     if (value !== undefined) checked[key] = value.trim();
   }
-  refuseLongFields(checked);
   if (changes.attributes !== undefined) checked.attributes = validateAttributes(changes.attributes);
+  refuseInvalidFields(checked);
   return checked;
 }
 
-function refuseLongFields(fields: object): void {
+/** Refuses a field too long or holding invalid text (src/service/valid-text.ts), attributes included. */
+function refuseInvalidFields(fields: object): void {
   const tooLong = Object.entries(fields).find(([, v]) => typeof v === 'string' && v.length > MAX_FIELD_LENGTH);
   if (tooLong) throw new ServiceError('MEMBER_INVALID', `${tooLong[0]} is longer than ${MAX_FIELD_LENGTH} characters`);
+  const invalid = Object.entries(fields).find(([, v]) => !holdsValidText(v));
+  if (invalid) throw new ServiceError('MEMBER_INVALID', `${invalid[0]} ${INVALID_TEXT}`);
 }

@@ -16,10 +16,10 @@ import { exactPath, type PageKit } from './pages.js';
 export function createAccountRouter(kit: PageKit): Router {
   const account = createAccountKit(kit);
   const { paths, signedIn, checked } = account;
-  const { headers, ownHost, readForm } = kit;
+  const { headers, ownHost, readableQuery, readForm } = kit;
 
   const router = express.Router();
-  const route = (path: string) => router.route(exactPath(path)).all(headers, ownHost);
+  const route = (path: string) => router.route(exactPath(path)).all(headers, ownHost, readableQuery);
   // A form's address asked for by GET goes to the page.
   const post = (path: string) => route(path).get((_req, res) => res.redirect(303, paths.self));
   const form = (handler: RequestHandler) => [readForm, checked, signedIn, handler];

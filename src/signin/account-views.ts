@@ -144,7 +144,7 @@ function sessionView(session: SessionRow, current: boolean): { id: string; curre
   return {
     id: session.id,
     current,
-    device: deviceName(session.userAgent),
+    device: deviceName(session.userAgent) ?? 'Unknown device',
     address: session.clientAddress ?? 'an unknown address',
     startedIso: started.toISOString(),
     started: readableUtc(started),

@@ -3,7 +3,7 @@ import type { CookieOptions, Request, RequestHandler, Response } from 'express';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import type { SignInAttemptOutcome } from '../log/signin-outcomes.js';
-import type { Services } from '../service/index.js';
+import { holdsValidText, type Services } from '../service/index.js';
 import { brandingView } from '../web/branding.js';
 import { clientAddress } from '../web/client-address.js';
 import { endpointUrl, sessionCookieDomain } from '../web/endpoint-url.js';
@@ -36,8 +36,8 @@ export interface RequestContext {
   cookieDomain: string;
   client: string;
   userAgent: string | undefined;
-  /** The device as the member reads it in a mail ("Firefox on Windows"), from the User-Agent. */
-  device: string;
+  /** The device as the member reads it in a mail ("Firefox on Windows"), from the User-Agent; undefined when not recognised. */
+  device: string | undefined;
 }
 
 /**
@@ -47,6 +47,9 @@ export interface RequestContext {
 export interface PageKit extends SigninDeps {
   headers: RequestHandler;
   ownHost: RequestHandler;
+  /** Refuses a query holding invalid text (src/service/valid-text.ts) with a 400 page. */
+  readableQuery: RequestHandler;
+  /** Reads a form body, and refuses it, or its query, when it holds invalid text. */
   readForm: RequestHandler;
   /** The sign-in form's guard (its nonce cookie is scoped to LOGIN_PATH). */
   loginCsrf: CsrfGuard;
@@ -89,11 +92,21 @@ export function createPageKit(deps: SigninDeps): PageKit {
     page(res, 400, 'message', messageView('Wrong address', message));
   };
 
+  /** What no one types (a NUL, an unpaired surrogate) is refused before any field is read. */
+  const readableText: RequestHandler = (req, res, next) => {
+    if (holdsValidText(req.query) && holdsValidText(req.body)) return next();
+    logger.info('sign-in refused: invalid text', { path: req.path, requestId: requestIdOf(req) });
+    const message = 'What was sent holds a character that cannot be typed (a NUL or a broken character). Go back, type it again and send it.';
+    page(res, 400, 'message', messageView('This form could not be read', message));
+  };
+  const parseForm = bodyParser.urlencoded({ extended: false, limit: FORM_LIMIT });
+
   return {
     ...deps,
     headers: securityHeaders(signin.branding.logoUrl),
     ownHost,
-    readForm: bodyParser.urlencoded({ extended: false, limit: FORM_LIMIT }),
+    readableQuery: readableText,
+    readForm: (req, res, next) => parseForm(req, res, (error?: unknown) => (error ? next(error) : readableText(req, res, next))),
     loginCsrf: new CsrfGuard({ path: signin.loginPath, secure: signin.cookieSecure, proof: (nonce) => services.signin.formProof(nonce) }),
     cookieOptions: loginCookieOptions(signin),
     page,
@@ -102,7 +115,7 @@ export function createPageKit(deps: SigninDeps): PageKit {
       cookieDomain: sessionCookieDomain(req, config),
       client: clientAddress(req, config.trustProxy),
       userAgent: req.headers['user-agent'],
-      device: deviceName(req.headers['user-agent'] ?? null),
+      device: deviceName(req.headers['user-agent']),
     }),
     logAttempt: (req, outcome, client, extra = {}) => {
       metrics?.signinAttempt(outcome);

@@ -35,7 +35,7 @@ export function withReturn(path: string, returnUrl: string | undefined, extra: R
  * form sent, with its outcome; never the login typed, the token, the link or a password.
  */
 export function createRecoveryRouter(kit: PageKit): Router {
-  const { config, services, logger, headers, ownHost, readForm, loginCsrf: csrf, page } = kit;
+  const { config, services, logger, headers, ownHost, readableQuery, readForm, loginCsrf: csrf, page } = kit;
   const { signin } = config;
   const paths = { ...signin.recoveryPaths, sent: `${signin.recoveryPaths.request}/sent` };
 
@@ -74,7 +74,7 @@ export function createRecoveryRouter(kit: PageKit): Router {
   };
 
   const router = express.Router();
-  const route = (path: string) => router.route(exactPath(path)).all(enabled, headers, ownHost);
+  const route = (path: string) => router.route(exactPath(path)).all(enabled, headers, ownHost, readableQuery);
 
   route(paths.request)
     .get((req, res) => showForgot(req, res, 200, { returnUrl: returnParameter(req.query) }))
@@ -83,11 +83,14 @@ export function createRecoveryRouter(kit: PageKit): Router {
       const login = text(req.body, 'login') ?? '';
       if (!login.trim()) return showForgot(req, res, 400, { returnUrl, problem: { reason: 'missing' } });
       const { ownOrigin, client, device } = kit.requestContext(req);
+      // The mail's link carries the return address as sign-in would go there (this service, or an origin a caller
+      // registered), never an address a stranger chose.
+      const linkReturn = returnUrl === undefined ? undefined : (await services.returnUrls.resolve(returnUrl, ownOrigin)).location;
       const result = await services.recovery.request({
         login,
         clientAddress: client,
         device,
-        link: (token) => recoveryLink(`${ownOrigin}${paths.reset}`, token, returnUrl),
+        link: (token) => recoveryLink(`${ownOrigin}${paths.reset}`, token, linkReturn),
       });
       if (!result.ok) {
         log(req, 'throttled');

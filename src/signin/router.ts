@@ -22,7 +22,7 @@ const SIGN_IN_AGAIN_NOTICE = 'The site you came from asks you to sign in again, 
  */
 export function createSigninRouter(deps: SigninDeps): Router {
   const kit = createPageKit(deps);
-  const { config, services, logger, headers, ownHost, readForm, loginCsrf: csrf, cookieOptions, page } = kit;
+  const { config, services, logger, headers, ownHost, readableQuery, readForm, loginCsrf: csrf, cookieOptions, page } = kit;
   const { signin } = config;
 
   // "Forgot your password?" only where a link can be sent (SMTP_URL).
@@ -35,7 +35,7 @@ export function createSigninRouter(deps: SigninDeps): Router {
 
   router
     .route(exactPath(signin.loginPath))
-    .all(headers, ownHost)
+    .all(headers, ownHost, readableQuery)
     .get(async (req, res) => {
       const { cookieDomain } = kit.requestContext(req);
       const returnUrl = returnParameter(req.query);
@@ -98,7 +98,7 @@ export function createSigninRouter(deps: SigninDeps): Router {
   };
   router
     .route(exactPath(signin.logoutPath))
-    .all(headers, ownHost)
+    .all(headers, ownHost, readableQuery)
     .get((req, res) => signOut(req, res, returnParameter(req.query)))
     .post(readForm, (req, res) => signOut(req, res, returnParameter(req.body)));
 

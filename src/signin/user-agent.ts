@@ -1,15 +1,20 @@
-/** Browsers by their User-Agent's product tokens, most specific first (Edge and Opera also say Chrome, Chrome says Safari). */
-const BROWSERS: Array<[RegExp, string]> = [
+/**
+ * The browsers and systems a device is named by, each matched by the product tokens its User-Agent carries,
+ * most specific first (Edge and Opera also say Chrome, Chrome says Safari, an iPhone says Mac OS X). A device's
+ * name is made of these labels only: the header is the client's to write, and the name goes into the members'
+ * mail, where text an attacker chose ("Not you? Cancel at https://…") must never appear.
+ */
+const BROWSERS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\bEdg(?:e|A|iOS)?\//, 'Edge'],
   [/\b(?:OPR|Opera)\//, 'Opera'],
   [/\bSamsungBrowser\//, 'Samsung Internet'],
   [/\b(?:Firefox|FxiOS)\//, 'Firefox'],
   [/\b(?:HeadlessChrome|Chrome|Chromium|CriOS)\//, 'Chrome'],
-  [/\bVersion\/[\d.]+.*\bSafari\//, 'Safari'],
+  [/\bVersion\/[\d.]+ (?:Mobile\/\w+ )?Safari\//, 'Safari'],
   [/\bcurl\//, 'curl'],
 ];
 
-const SYSTEMS: Array<[RegExp, string]> = [
+const SYSTEMS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\biPhone\b/, 'iPhone'],
   [/\biPad\b/, 'iPad'],
   [/\bAndroid\b/, 'Android'],
@@ -19,19 +24,18 @@ const SYSTEMS: Array<[RegExp, string]> = [
   [/\bLinux\b/, 'Linux'],
 ];
 
-const MAX_SHOWN = 60;
+/** Real User-Agents are a few hundred characters; past this nothing more is read. */
+const MAX_READ = 512;
 
 /**
- * A User-Agent string as a member recognises it: "Firefox on Windows". One that names no known browser is
- * shown cut to a readable length; none at all is "Unknown device".
+ * A User-Agent as a member recognises it, from the labels above only: "Firefox on Windows", "Safari on iPhone",
+ * "Android"; undefined when it names no known browser or system (the mails then leave the device out).
  */
-export function deviceName(userAgent: string | null): string {
-  const agent = userAgent?.trim();
-  if (!agent) return 'Unknown device';
+export function deviceName(userAgent: string | null | undefined): string | undefined {
+  const agent = userAgent?.slice(0, MAX_READ);
+  if (!agent) return undefined;
   const browser = BROWSERS.find(([pattern]) => pattern.test(agent))?.[1];
   const system = SYSTEMS.find(([pattern]) => pattern.test(agent))?.[1];
   if (browser && system) return `${browser} on ${system}`;
-  const known = browser ?? system;
-  if (known) return known;
-  return agent.length > MAX_SHOWN ? `${agent.slice(0, MAX_SHOWN - 1)}…` : agent;
+  return browser ?? system;
 }

@@ -215,6 +215,14 @@ describe('changing the password', () => {
 });
 
 describe('the sessions', () => {
+  it('names a browser it does not recognise "Unknown device", never with the User-Agent\'s own text', async () => {
+    await start();
+    const visitor = await signedIn('ada', 'URGENT: not you? Cancel at https://evil.example/x');
+    const page = await visitor.get('/Account');
+    expect(page.text).toContain('<strong>Unknown device</strong> <span class="tag tag-on">This session</span>');
+    expect(page.text).not.toContain('evil.example');
+  });
+
   it('lists the member\'s live sessions: when and from where each began, this one marked', async () => {
     await start();
     now += 30_000; // after the reference data's session: the list is newest first

@@ -135,6 +135,24 @@ describe('asking for a link', () => {
     expect(app.logLines.filter((line) => line.message === 'recovery').map((line) => line.outcome)).toEqual(['requested', 'requested', 'requested', 'requested']);
   });
 
+  it('names the device in the mail by a recognised browser and system only: no text of the request reaches it (device, address, return address)', async () => {
+    await start({ TRUST_PROXY: 'true' });
+    const lure = 'URGENT: not you? Cancel at https://evil.example/x';
+    const attacker = new PageClient(app.baseUrl, lure);
+    const form = await attacker.get(`/Login/forgot?ReturnUrl=${encodeURIComponent('https://evil.example/z')}`);
+    expect((await attacker.submit(form, { login: 'ada' }, { headers: { 'X-Forwarded-For': `Cancel at https://evil.example/y` } })).status).toBe(303);
+    const lured = await nthMail('ada@example.org', 1);
+    for (const part of [lured.mail.text, lured.mail.html]) expect(part).not.toContain('evil.example');
+    expect(lured.mail.text).not.toContain('- Device:');
+    expect(lured.mail.text).not.toContain('- From the address:');
+
+    const iphone = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
+    expect((await ask('ada', new PageClient(app.baseUrl, iphone))).status).toBe(303);
+    const mail = await nthMail('ada@example.org', 2);
+    expect(mail.mail.text).toContain('- Device: Safari on iPhone');
+    expect(mail.mail.text).toContain('- From the address: 127.0.0.1');
+  });
+
   it('asks for the account when the field is empty', async () => {
     await start();
     const res = await ask('  ');
