@@ -124,7 +124,7 @@ export interface SigninConfig {
   readonly tokenCookieName: string | undefined;
   readonly cookieSecure: boolean;
   readonly branding: {
-    readonly organizationName: string;
+    readonly organizationName: string | undefined;
     readonly logoUrl: string | undefined;
     readonly accentColor: string;
     /** Templates here replace the built-in ones of the same name. */

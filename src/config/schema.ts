@@ -86,7 +86,7 @@ export const schema = z.object({
   // <forms slidingExpiration>: the pages renew a ticket issued here once half its life has passed.
   FORMS_SLIDING: bool.default(true),
   FORMS_UNKNOWN_MEMBER: z.enum(FORMS_UNKNOWN_MEMBER_POLICIES, { message: `must be one of ${FORMS_UNKNOWN_MEMBER_POLICIES.join(', ')}` }).default('refuse'),
-  ORGANIZATION_NAME: z.string().trim().min(1).max(120).default('Member sign-in'),
+  ORGANIZATION_NAME: z.string().trim().min(1).max(120).optional(),
   LOGO_URL: absoluteHttpUrl.or(urlPath).optional(),
   ACCENT_COLOR: z
     .string()

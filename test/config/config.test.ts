@@ -47,7 +47,7 @@ describe('defaults', () => {
         cookieName: '.ASPXAUTH',
         tokenCookieName: undefined,
         cookieSecure: true,
-        branding: { organizationName: 'Member sign-in', logoUrl: undefined, accentColor: '#0b5cad', templateDir: undefined },
+        branding: { organizationName: undefined, logoUrl: undefined, accentColor: '#0b5cad', templateDir: undefined },
         throttle: { accountFailures: 5, addressFailures: 20, windowSeconds: 15 * 60, lockoutSeconds: 15 * 60 },
         recoveryTokenTtlSeconds: 30 * 60,
       },

@@ -338,6 +338,14 @@ describe('the pages', () => {
     expect(res.headers['content-security-policy']).toContain("img-src 'self' https://cdn.example.org;");
   });
 
+  it('without ORGANIZATION_NAME, the title, heading and header leave the name out', async () => {
+    await start();
+    const res = await http().get('/Login');
+    expect(res.text).toContain('<title>Sign in</title>');
+    expect(res.text).toContain('<h1>Sign in</h1>');
+    expect(res.text).toMatch(/<header class="brand">\s*<\/header>/);
+  });
+
   it('escapes a hostile organisation name and member name', async () => {
     await start({ ORGANIZATION_NAME: '<script>alert("org")</script>' });
     await app.services.members.add({ id: 'evil', username: 'mallory', firstName: '<img src=x onerror=alert(1)>', lastName: '"&' });

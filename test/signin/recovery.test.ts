@@ -129,7 +129,7 @@ describe('asking for a link', () => {
     expect(answers[0]).toMatchObject({ status: 303, location: '/Login/forgot/sent' });
     expect(answers[0]?.sent).toContain('If an account matches what you entered, we have sent a link to its email address. The link works for 30 minutes.');
     const delivered = await nthMail('ada@example.org', 1);
-    expect(delivered.mail.subject).toBe('Reset your Member sign-in password');
+    expect(delivered.mail.subject).toBe('Reset your password');
     expect(smtp.delivered).toHaveLength(1);
     expect(smtp.attempts).toBe(1);
     expect(app.logLines.filter((line) => line.message === 'recovery').map((line) => line.outcome)).toEqual(['requested', 'requested', 'requested', 'requested']);
@@ -186,7 +186,7 @@ describe('the link', () => {
     expect(await signsIn(PASSWORD)).toBe(false);
     expect(await signsIn(NEW_PASSWORD)).toBe(true);
     const notice = await nthMail('ada@example.org', 2);
-    expect(notice.mail.subject).toBe('Your Member sign-in password was changed');
+    expect(notice.mail.subject).toBe('Your password was changed');
     expect(notice.mail.text).toContain('was reset with a recovery link sent to this address');
   });
 
