@@ -29,6 +29,7 @@ function expectNoTraceOfAMissingName(source: string): void {
 describe('the pages', () => {
   // Each page's own view, enough for what its template reads; the title is the page's heading or tab title.
   const pages: Array<{ page: PageName; title: string; unnamed: string[]; named: string[] }> = [
+    { page: 'home', title: 'Welcome', unnamed: ['Welcome Members sign in here to the sites that share this sign-in.'], named: [`${NAME} Members sign in here to the sites of ${NAME} that share`] },
     { page: 'login', title: 'Sign in', unnamed: ['Sign in'], named: [`Sign in to ${NAME}`] },
     { page: 'signed-in', title: 'Signed in', unnamed: ['Signed in as Ada'], named: [`Signed in to ${NAME} as Ada`] },
     { page: 'message', title: 'Signed out', unnamed: ['Signed out'], named: ['Signed out'] },
