@@ -80,6 +80,7 @@ export function configFrom(s: ParsedSettings, settings: readonly Setting[], trus
         lockoutSeconds: s.SIGNIN_LOCKOUT,
       }),
       recoveryTokenTtlSeconds: s.RECOVERY_TOKEN_TTL,
+      support: Object.freeze({ url: s.SUPPORT_URL, email: s.SUPPORT_EMAIL }),
     }),
     formsCookie,
     // The cross-checks refuse SMTP_URL without MAIL_FROM.

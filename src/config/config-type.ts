@@ -132,6 +132,11 @@ export interface SigninConfig {
   };
   /** RECOVERY_TOKEN_TTL: how long a password recovery link works. */
   readonly recoveryTokenTtlSeconds: number;
+  /** SUPPORT_URL and SUPPORT_EMAIL: whom the pages tell a member to ask for help (a forgotten password without mail). */
+  readonly support: {
+    readonly url: string | undefined;
+    readonly email: string | undefined;
+  };
   readonly throttle: {
     readonly accountFailures: number;
     readonly addressFailures: number;

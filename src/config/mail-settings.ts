@@ -23,6 +23,9 @@ const ADDRESS = /^[^\s@<>",;]+@[^\s@<>",;]+$/;
 /** "Example Society <no-reply@example.org>": a name (quoted or not) and the address in angle brackets. */
 const NAMED_ADDRESS = /^[^<>\r\n]*<[^\s@<>",;]+@[^\s@<>",;]+>$/;
 
+/** One bare address, such as help@example.org (a mailto: link's). */
+export const bareMailAddress = z.string().trim().regex(ADDRESS, 'must be one email address, such as help@example.org');
+
 /** One address for a header, bare or with a name; one line, so that no header can be slipped in after it. */
 export const mailAddress = z
   .string()

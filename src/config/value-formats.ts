@@ -49,6 +49,19 @@ export const absoluteHttpUrl = z
     }
   }, 'must be an absolute http:// or https:// URL without query or fragment');
 
+/** A web page's address: an absolute http:// or https:// URL (a query or fragment allowed). */
+export const webPageUrl = z
+  .string()
+  .trim()
+  .refine((v) => {
+    try {
+      const url = new URL(v);
+      return url.protocol === 'http:' || url.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute http:// or https:// URL');
+
 export const urlPath = z
   .string()
   .trim()
