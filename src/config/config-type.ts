@@ -82,6 +82,8 @@ export interface Config {
   readonly formsCookie: FormsCookieConfig | undefined;
   /** SMTP_URL, MAIL_FROM and MAIL_REPLY_TO: the members' mail, sent when SMTP_URL is set; undefined otherwise. */
   readonly mail: MailConfig | undefined;
+  /** MAIL_LOG: mail is written to the log, not sent (development only; refused with SMTP_URL or a real address). */
+  readonly mailLog: boolean;
   /** Failed security passwords per client address (CALLER_*), counted in the store like the sign-in throttle. */
   readonly callerThrottle: CallerThrottleConfig;
   /**

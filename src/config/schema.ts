@@ -99,6 +99,7 @@ export const schema = z.object({
   SMTP_URL: smtpUrl.optional(),
   MAIL_FROM: mailAddress.optional(),
   MAIL_REPLY_TO: mailAddress.optional(),
+  MAIL_LOG: bool.default(false),
   SIGNIN_MAX_FAILURES_PER_ACCOUNT: integer(1, 1000).default(5),
   SIGNIN_MAX_FAILURES_PER_ADDRESS: integer(1, 100000).default(20),
   SIGNIN_FAILURE_WINDOW: duration.default(15 * 60),

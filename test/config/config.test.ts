@@ -57,6 +57,7 @@ describe('defaults', () => {
       cacheTtlMs: 1000,
       server: { headersTimeoutSeconds: 10, requestTimeoutSeconds: 30, keepAliveTimeoutSeconds: 15 },
       secretKey: undefined,
+      mailLog: false,
       metrics: { enabled: true, port: undefined },
       shutdownTimeoutSeconds: 10,
       purge: { intervalSeconds: 5 * 60, sessionRetentionSeconds: 7 * 86400 },
