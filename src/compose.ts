@@ -7,7 +7,7 @@ import { serviceSettings } from './compose/service-settings.js';
 import { lineStyle } from './log/line-style.js';
 import { createLogger, type Logger } from './log/logger.js';
 import { refusalLog } from './log/refusal-log.js';
-import type { SmtpMailer } from './mail/smtp-mailer.js';
+import type { ServiceMailer } from './mail/mail.js';
 import { createMetrics, type Metrics, type PurgeKind } from './ops/metrics.js';
 import { metricsListener } from './ops/metrics-server.js';
 import { startPurge, type PurgeScheduler } from './ops/purge.js';
@@ -40,7 +40,7 @@ export interface Instance {
   readonly store: Store;
   readonly services: Services;
   /** The members' mail (SMTP_URL), delivered in the background; undefined without SMTP_URL. Stopped after the HTTP drain. */
-  readonly mailer: SmtpMailer | undefined;
+  readonly mailer: ServiceMailer | undefined;
   /** Undefined with METRICS_ENABLED=false. */
   readonly metrics: Metrics | undefined;
   readonly readiness: ReadinessProbe;

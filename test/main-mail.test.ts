@@ -62,7 +62,7 @@ test('serve() sends the mail of a change, delivers what waits when it stops, and
   release();
   await serving;
 
-  expect(smtp.delivered.map((mail) => mail.mail.subject)).toEqual(['Your Member sign-in password was changed']);
+  expect(smtp.delivered.map((mail) => mail.mail.subject)).toEqual(['Your password was changed']);
   const messages = lines.map((line) => line.message);
   expect(messages.indexOf('stopping: mail stopped')).toBeGreaterThan(messages.indexOf('stopping: every request finished'));
   expect(lines.find((line) => line.message === 'stopping: mail stopped')).toMatchObject({ dropped: 0 });

@@ -20,11 +20,21 @@ function routeOutput(command: Command, io: CliIo): void {
   for (const sub of command.commands) routeOutput(sub, io);
 }
 
-export function createProgram(ctx: CliContext, version: string): Command {
+/**
+ * serve is the default command only while the command line names none (it is empty or starts with an option):
+ * Commander hands any word to the default command, so a mistyped command (`memebrs list`) was refused as serve's
+ * "too many arguments" rather than as an unknown command with the nearest name suggested.
+ */
+function namesNoCommand(args: readonly string[]): boolean {
+  const [first] = args;
+  return first === undefined || first.startsWith('-');
+}
+
+export function createProgram(ctx: CliContext, version: string, args: readonly string[] = []): Command {
   const program = new Command('authentication-asmx')
     .description('Drop-in replacement for the legacy ASP.NET Authentication.asmx web service, and its admin commands')
     .version(version)
-    .addCommand(serveCommand(ctx), { isDefault: true })
+    .addCommand(serveCommand(ctx), { isDefault: namesNoCommand(args) })
     .addCommand(callersCommand(ctx))
     .addCommand(membersCommand(ctx))
     .addCommand(sessionsCommand(ctx))
@@ -38,7 +48,7 @@ export function createProgram(ctx: CliContext, version: string): Command {
 
 /** Runs one command line (without the node and script arguments) and returns its exit code. */
 export async function runCli(args: readonly string[], ctx: CliContext, version: string): Promise<number> {
-  const program = createProgram(ctx, version);
+  const program = createProgram(ctx, version, args);
   try {
     await program.parseAsync(args, { from: 'user' });
     return exitCodeOf(program);

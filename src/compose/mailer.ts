@@ -1,18 +1,22 @@
 import type { Config } from '../config/config.js';
 import { lineStyle } from '../log/line-style.js';
 import { createLogger, type Logger } from '../log/logger.js';
+import { createLogMailer } from '../mail/log-mailer.js';
+import type { ServiceMailer } from '../mail/mail.js';
 import type { MailMetrics } from '../mail/queue.js';
-import { createSmtpMailer, type SmtpMailer } from '../mail/smtp-mailer.js';
+import { createSmtpMailer } from '../mail/smtp-mailer.js';
 import type { MailBranding } from '../mail/views.js';
 import { brandingView } from '../web/branding.js';
 
 /**
- * The mailer SMTP_URL asks for, branded as the pages are and with their TEMPLATE_DIR; undefined without
- * SMTP_URL, and then no mail is sent. Reads the mail templates at once: a broken one stops the start.
+ * The mailer SMTP_URL asks for, or MAIL_LOG's, which writes each mail to the log (development only), branded as
+ * the pages are and with their TEMPLATE_DIR; undefined without either, and then no mail is sent. Reads the mail
+ * templates at once: a broken one stops the start.
  */
-export function composeMailer(config: Config, logger: Logger, metrics?: MailMetrics): SmtpMailer | undefined {
-  if (config.mail === undefined) return undefined;
+export function composeMailer(config: Config, logger: Logger, metrics?: MailMetrics): ServiceMailer | undefined {
   const { templateDir } = config.signin.branding;
+  if (config.mailLog) return createLogMailer({ branding: mailBranding(config), templateDir, logger });
+  if (config.mail === undefined) return undefined;
   return createSmtpMailer({ settings: config.mail, branding: mailBranding(config), templateDir, logger, metrics });
 }
 
@@ -20,8 +24,8 @@ export function composeMailer(config: Config, logger: Logger, metrics?: MailMetr
  * The mailer of an admin command, which logs to stderr as the server logs to stdout: a command's output stays
  * what it prints. `stderr` is where the lines go, `terminal` whether it is one (LOG_FORMAT=auto).
  */
-export function composeCommandMailer(config: Config, stderr: (text: string) => void, terminal: boolean): SmtpMailer | undefined {
-  if (config.mail === undefined) return undefined;
+export function composeCommandMailer(config: Config, stderr: (text: string) => void, terminal: boolean): ServiceMailer | undefined {
+  if (config.mail === undefined && !config.mailLog) return undefined;
   const logger = createLogger(config.logLevel, { write: stderr }, lineStyle(config.logFormat, { isTTY: terminal }, config.noColor));
   return composeMailer(config, logger);
 }

@@ -1,6 +1,9 @@
 import type { Config } from '../config/config.js';
 import type { ServiceSettings } from '../service/settings.js';
 
+/** What authenticator apps show next to the account when ORGANIZATION_NAME is unset: they need some name. */
+const UNNAMED_TOTP_ISSUER = 'Member sign-in';
+
 /**
  * What the services are told of the configuration. A module of its own, so that the admin CLI, which builds
  * services over the store without the rest of an instance, maps the settings as the server does.
@@ -16,7 +19,7 @@ export function serviceSettings(config: Config): ServiceSettings {
       mfa: signin.mfa,
       defaultReturnPath: signin.defaultReturnPath,
       throttle: signin.throttle,
-      totpIssuer: signin.branding.organizationName,
+      totpIssuer: signin.branding.organizationName ?? UNNAMED_TOTP_ISSUER,
       recoveryTokenTtlSeconds: signin.recoveryTokenTtlSeconds,
     },
     formsCookie: config.formsCookie && {

@@ -80,9 +80,11 @@ export function configFrom(s: ParsedSettings, settings: readonly Setting[], trus
         lockoutSeconds: s.SIGNIN_LOCKOUT,
       }),
       recoveryTokenTtlSeconds: s.RECOVERY_TOKEN_TTL,
+      support: Object.freeze({ url: s.SUPPORT_URL, email: s.SUPPORT_EMAIL }),
     }),
     formsCookie,
     // The cross-checks refuse SMTP_URL without MAIL_FROM.
+    mailLog: s.MAIL_LOG,
     mail: s.SMTP_URL !== undefined && s.MAIL_FROM !== undefined ? Object.freeze({ url: s.SMTP_URL, from: s.MAIL_FROM, replyTo: s.MAIL_REPLY_TO }) : undefined,
     callerThrottle: Object.freeze({
       maxFailures: s.CALLER_MAX_FAILURES_PER_ADDRESS,

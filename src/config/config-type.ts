@@ -82,6 +82,8 @@ export interface Config {
   readonly formsCookie: FormsCookieConfig | undefined;
   /** SMTP_URL, MAIL_FROM and MAIL_REPLY_TO: the members' mail, sent when SMTP_URL is set; undefined otherwise. */
   readonly mail: MailConfig | undefined;
+  /** MAIL_LOG: mail is written to the log, not sent (development only; refused with SMTP_URL or a real address). */
+  readonly mailLog: boolean;
   /** Failed security passwords per client address (CALLER_*), counted in the store like the sign-in throttle. */
   readonly callerThrottle: CallerThrottleConfig;
   /**
@@ -124,7 +126,7 @@ export interface SigninConfig {
   readonly tokenCookieName: string | undefined;
   readonly cookieSecure: boolean;
   readonly branding: {
-    readonly organizationName: string;
+    readonly organizationName: string | undefined;
     readonly logoUrl: string | undefined;
     readonly accentColor: string;
     /** Templates here replace the built-in ones of the same name. */
@@ -132,6 +134,11 @@ export interface SigninConfig {
   };
   /** RECOVERY_TOKEN_TTL: how long a password recovery link works. */
   readonly recoveryTokenTtlSeconds: number;
+  /** SUPPORT_URL and SUPPORT_EMAIL: whom the pages tell a member to ask for help (a forgotten password without mail). */
+  readonly support: {
+    readonly url: string | undefined;
+    readonly email: string | undefined;
+  };
   readonly throttle: {
     readonly accountFailures: number;
     readonly addressFailures: number;

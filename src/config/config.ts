@@ -35,7 +35,7 @@ export function loadConfig(env: Environment = process.env): Config {
   const problems = [
     ...files.problems,
     ...(result.success ? [] : result.error.issues.map((issue) => `${label(issue.path.join('.'))}: ${issue.message}`)),
-    ...crossFieldProblems(merged),
+    ...crossFieldProblems(merged, env.NODE_ENV),
   ];
   if (!result.success || problems.length > 0) throw new ConfigError(problems);
   const s = result.data;

@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import { formsCookieProblems } from './forms-cookie-settings.js';
-import { mailProblems } from './mail-settings.js';
+import { mailLogProblems, mailProblems } from './mail-settings.js';
 import { schema, type Environment } from './schema.js';
 
 /** Rules between settings, checked on whichever of them parsed, so that every problem is listed at once. */
-export function crossFieldProblems(env: Environment): string[] {
+export function crossFieldProblems(env: Environment, nodeEnv: string | undefined): string[] {
   const field = <K extends keyof typeof schema.shape>(key: K) => {
     const parsed = schema.shape[key].safeParse(env[key]);
     return parsed.success ? (parsed.data as z.output<(typeof schema.shape)[K]>) : undefined;
@@ -44,5 +44,8 @@ export function crossFieldProblems(env: Environment): string[] {
     }),
   );
   problems.push(...mailProblems({ smtpUrlSet: env.SMTP_URL !== undefined, mailFromSet: env.MAIL_FROM !== undefined }));
+  problems.push(
+    ...mailLogProblems({ mailLog: field('MAIL_LOG'), smtpUrlSet: env.SMTP_URL !== undefined, publicUrl: field('PUBLIC_URL'), allowedHostsSet: env.ALLOWED_HOSTS !== undefined, nodeEnv }),
+  );
   return problems;
 }

@@ -23,6 +23,9 @@ const ADDRESS = /^[^\s@<>",;]+@[^\s@<>",;]+$/;
 /** "Example Society <no-reply@example.org>": a name (quoted or not) and the address in angle brackets. */
 const NAMED_ADDRESS = /^[^<>\r\n]*<[^\s@<>",;]+@[^\s@<>",;]+>$/;
 
+/** One bare address, such as help@example.org (a mailto: link's). */
+export const bareMailAddress = z.string().trim().regex(ADDRESS, 'must be one email address, such as help@example.org');
+
 /** One address for a header, bare or with a name; one line, so that no header can be slipped in after it. */
 export const mailAddress = z
   .string()
@@ -35,6 +38,26 @@ export interface MailConfig {
   readonly url: string;
   readonly from: string;
   readonly replyTo: string | undefined;
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * MAIL_LOG writes every mail to the log, recovery links included: it is for trying the pages on a developer's
+ * machine, so it is refused wherever the service may be a real one: with a mail server, under
+ * NODE_ENV=production, with a PUBLIC_URL that is not a loopback address, or with ALLOWED_HOSTS.
+ */
+export function mailLogProblems(given: { mailLog: boolean | undefined; smtpUrlSet: boolean; publicUrl: string | undefined; allowedHostsSet: boolean; nodeEnv: string | undefined }): string[] {
+  if (given.mailLog !== true) return [];
+  const why = 'it writes members\' mail, recovery links included, to the log, for development only';
+  const problems: string[] = [];
+  if (given.smtpUrlSet) problems.push('MAIL_LOG: not with SMTP_URL (mail is either sent or written to the log)');
+  if (given.nodeEnv === 'production') problems.push(`MAIL_LOG: refused when NODE_ENV=production (${why})`);
+  if (given.publicUrl !== undefined && !LOOPBACK_HOSTS.has(new URL(given.publicUrl).host.replace(/:\d+$/, ''))) {
+    problems.push(`MAIL_LOG: refused with a PUBLIC_URL that is not localhost, 127.0.0.1 or [::1] (${why})`);
+  }
+  if (given.allowedHostsSet) problems.push(`MAIL_LOG: refused with ALLOWED_HOSTS (${why})`);
+  return problems;
 }
 
 /** SMTP_URL without MAIL_FROM would send mail from nobody: refused at the start. */

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { DEFAULT_SERVER_TIMEOUTS, LOG_FORMATS, MEMBER_ID_FORMATS, MFA_POLICIES, RESULT_FORMATS, SESSION_TOKEN_FORMATS } from './config-type.js';
 import { fieldList } from './field-list.js';
-import { mailAddress, smtpUrl } from './mail-settings.js';
+import { bareMailAddress, mailAddress, smtpUrl } from './mail-settings.js';
 import { FORMS_UNKNOWN_MEMBER_POLICIES, MACHINE_KEY_COMPATIBILITIES, MACHINE_KEY_DECRYPTIONS, MACHINE_KEY_VALIDATIONS, machineKeyHex } from './forms-cookie-settings.js';
 import { DEFAULT_OPERATIONS, operationDocumentation, operationList } from './operation-settings.js';
 import { PROFILE_NAMES } from './profiles.js';
 import { trustedProxies } from './proxy-trust.js';
 import { DEFAULT_JSON_FIELDS, IBRIDGE_ATTRIBUTE_NAMES, IBRIDGE_CORE_ATTRIBUTES, JSON_FIELD_NAMES } from './result-fields.js';
-import { absoluteHttpUrl, bool, cookieName, documentation, duration, durationAtMost, hostPatterns, integer, serviceName, urlPath } from './value-formats.js';
+import { absoluteHttpUrl, bool, cookieName, documentation, duration, durationAtMost, hostPatterns, integer, serviceName, urlPath, webPageUrl } from './value-formats.js';
 
 /** Every setting, with its environment variable, its default and its rule; the README's table lists the same. */
 export const schema = z.object({
@@ -86,7 +86,7 @@ export const schema = z.object({
   // <forms slidingExpiration>: the pages renew a ticket issued here once half its life has passed.
   FORMS_SLIDING: bool.default(true),
   FORMS_UNKNOWN_MEMBER: z.enum(FORMS_UNKNOWN_MEMBER_POLICIES, { message: `must be one of ${FORMS_UNKNOWN_MEMBER_POLICIES.join(', ')}` }).default('refuse'),
-  ORGANIZATION_NAME: z.string().trim().min(1).max(120).default('Member sign-in'),
+  ORGANIZATION_NAME: z.string().trim().min(1).max(120).optional(),
   LOGO_URL: absoluteHttpUrl.or(urlPath).optional(),
   ACCENT_COLOR: z
     .string()
@@ -94,9 +94,12 @@ export const schema = z.object({
     .regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex colour such as #0b5cad')
     .default('#0b5cad'),
   TEMPLATE_DIR: z.string().trim().min(1).optional(),
+  SUPPORT_URL: webPageUrl.optional(),
+  SUPPORT_EMAIL: bareMailAddress.optional(),
   SMTP_URL: smtpUrl.optional(),
   MAIL_FROM: mailAddress.optional(),
   MAIL_REPLY_TO: mailAddress.optional(),
+  MAIL_LOG: bool.default(false),
   SIGNIN_MAX_FAILURES_PER_ACCOUNT: integer(1, 1000).default(5),
   SIGNIN_MAX_FAILURES_PER_ADDRESS: integer(1, 100000).default(20),
   SIGNIN_FAILURE_WINDOW: duration.default(15 * 60),

@@ -37,17 +37,25 @@ export const integer = (min: number, max: number) =>
     .transform(Number)
     .refine((n) => n >= min && n <= max, `must be between ${min} and ${max}`);
 
-export const absoluteHttpUrl = z
-  .string()
-  .trim()
-  .refine((v) => {
-    try {
-      const url = new URL(v);
-      return (url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash;
-    } catch {
-      return false;
-    }
-  }, 'must be an absolute http:// or https:// URL without query or fragment');
+/** An absolute http:// or https:// URL that passes `more` too, else `message`. */
+function httpUrl(more: (url: URL) => boolean, message: string) {
+  return z
+    .string()
+    .trim()
+    .refine((v) => {
+      try {
+        const url = new URL(v);
+        return (url.protocol === 'http:' || url.protocol === 'https:') && more(url);
+      } catch {
+        return false;
+      }
+    }, message);
+}
+
+export const absoluteHttpUrl = httpUrl((url) => !url.search && !url.hash, 'must be an absolute http:// or https:// URL without query or fragment');
+
+/** A web page's address: an absolute http:// or https:// URL (a query or fragment allowed). */
+export const webPageUrl = httpUrl(() => true, 'must be an absolute http:// or https:// URL');
 
 export const urlPath = z
   .string()

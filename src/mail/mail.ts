@@ -48,3 +48,9 @@ export type Mail =
 export interface Mailer {
   send(mail: Mail): void;
 }
+
+/** The mailer an instance or an admin command runs with, and stops when it ends. */
+export interface ServiceMailer extends Mailer {
+  /** Delivers what waits for up to `graceMs`, then drops the rest; see MailQueue.stop. */
+  stop(graceMs: number): Promise<{ dropped: number }>;
+}

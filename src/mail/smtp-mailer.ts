@@ -1,6 +1,6 @@
 import nodemailer from 'nodemailer';
 import type { Logger } from '../log/logger.js';
-import type { Mail, Mailer } from './mail.js';
+import type { Mail, ServiceMailer } from './mail.js';
 import { MailQueue, type MailMetrics, type MailTimers } from './queue.js';
 import type { RetryPolicy } from './retry.js';
 import { smtpTransportOptions } from './smtp-url.js';
@@ -28,11 +28,9 @@ export interface SmtpMailerOptions {
   random?: (() => number) | undefined;
 }
 
-export interface SmtpMailer extends Mailer {
+export interface SmtpMailer extends ServiceMailer {
   /** Mails waiting or being delivered. */
   readonly pending: number;
-  /** Delivers what waits for up to `graceMs`, then drops the rest; see MailQueue.stop. */
-  stop(graceMs: number): Promise<{ dropped: number }>;
 }
 
 /**

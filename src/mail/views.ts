@@ -3,7 +3,7 @@ import type { Mail } from './mail.js';
 
 /** How the mails are branded, as the pages are (ORGANIZATION_NAME, LOGO_URL, ACCENT_COLOR). */
 export interface MailBranding {
-  organizationName: string;
+  organizationName: string | undefined;
   /** LOGO_URL resolved to an absolute URL: a path means nothing in a mail, and is left out. */
   logoUrl: string | undefined;
   /** A stripe above the text; decoration only, so any colour will do. */

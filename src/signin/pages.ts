@@ -14,7 +14,7 @@ import { CsrfGuard } from './csrf.js';
 import { securityHeaders } from './security-headers.js';
 import { loadTemplates, type PageName } from './templates.js';
 import { deviceName } from './user-agent.js';
-import { messageView } from './views.js';
+import { messageView, supportView } from './views.js';
 
 /** Where sign-in attempts are counted besides the log; the app hands in src/ops/metrics.ts's. */
 export interface SigninMetrics {
@@ -77,11 +77,11 @@ export function createPageKit(deps: SigninDeps): PageKit {
   const { config, services, logger, metrics } = deps;
   const { signin } = config;
   const templates = loadTemplates(signin.branding.templateDir);
-  const branding = brandingView(signin.branding);
+  const common = { ...brandingView(signin.branding), support: supportView(signin.support) };
   const hosts = createHostPolicy(config);
 
   const page = (res: Response, status: number, name: PageName, view: object) => {
-    res.status(status).type('html').send(templates.render(name, { ...branding, nonce: res.locals.styleNonce, ...view }));
+    res.status(status).type('html').send(templates.render(name, { ...common, nonce: res.locals.styleNonce, ...view }));
   };
 
   /** The pages answer only where the request's host can stand for the service's own origin (src/web/host-policy.ts). */

@@ -104,7 +104,8 @@ export function createRecoveryRouter(kit: PageKit): Router {
   route(paths.sent).get((req, res) => {
     const minutes = services.recovery.validMinutes;
     const message = `If an account matches what you entered, we have sent a link to its email address. The link works for ${minutes} minutes. If no mail arrives, check your spam folder, or ask for a new link.`;
-    page(res, 200, 'message', messageView('Check your email', message, { href: withReturn(signin.loginPath, returnParameter(req.query)), text: 'Back to sign in' }));
+    const back = { href: withReturn(signin.loginPath, returnParameter(req.query)), text: 'Back to sign in' };
+    page(res, 200, 'message', { ...messageView('Check your email', message, back), noMailHelp: true });
   });
 
   route(paths.reset)

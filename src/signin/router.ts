@@ -4,6 +4,7 @@ import { createAccountRouter } from './account-router.js';
 import { cookieValues } from './cookies.js';
 import { isSameOrigin } from './csrf.js';
 import { finishSignIn } from './finish.js';
+import { createHomePage } from './home-page.js';
 import { loginForm, returnParameter, stepForm, text } from './form.js';
 import { createPageKit, exactPath, type SigninDeps } from './pages.js';
 import { createRecoveryRouter, PASSWORD_RESET_NOTICE, withReturn } from './recovery-router.js';
@@ -17,7 +18,8 @@ export type { SigninDeps, SigninMetrics } from './pages.js';
 const SIGN_IN_AGAIN_NOTICE = 'The site you came from asks you to sign in again, to be sure it is you.';
 
 /**
- * The sign-in and sign-out pages, the second step of a sign-in, the member's account page and password recovery.
+ * The sign-in and sign-out pages, the second step of a sign-in, the member's account page, password recovery and
+ * the site's root.
  * Templates load here, once, so a broken template directory stops the start.
  */
 export function createSigninRouter(deps: SigninDeps): Router {
@@ -102,6 +104,7 @@ export function createSigninRouter(deps: SigninDeps): Router {
     .get((req, res) => signOut(req, res, returnParameter(req.query)))
     .post(readForm, (req, res) => signOut(req, res, returnParameter(req.body)));
 
+  router.use(createHomePage(kit));
   router.use(createAccountRouter(kit));
   router.use(createRecoveryRouter(kit));
   router.use(unavailablePage(kit));

@@ -8,7 +8,7 @@ import { StartupError } from '../startup-error.js';
 const BUILT_IN = new URL('../../templates/', import.meta.url);
 
 // oidc-consent and oidc-logout are the OpenID provider's (src/oidc/), in the same layout.
-const PAGE_NAMES = ['login', 'signed-in', 'message', 'code', 'setup', 'recovery-codes', 'account', 'forgot', 'reset-password', 'oidc-consent', 'oidc-logout'] as const;
+const PAGE_NAMES = ['home', 'login', 'signed-in', 'message', 'code', 'setup', 'recovery-codes', 'account', 'forgot', 'reset-password', 'oidc-consent', 'oidc-logout'] as const;
 export type PageName = (typeof PAGE_NAMES)[number];
 
 export interface Templates {

@@ -1,3 +1,4 @@
+import type { SigninConfig } from '../config/config.js';
 import type { MemberRow } from '../service/index.js';
 
 export type LoginProblem =
@@ -109,4 +110,17 @@ export function fieldView(id: string, error: string | undefined, hintId?: string
 
 export function messageView(title: string, message: string, link?: { href: string; text: string }): object {
   return { title, message, link };
+}
+
+/**
+ * Whom the pages tell a member to ask for help (SUPPORT_URL, SUPPORT_EMAIL), as links; undefined when neither is
+ * set. Every page's view has it, as `support`.
+ */
+export function supportView({ url, email }: SigninConfig['support']): object | undefined {
+  if (url === undefined && email === undefined) return undefined;
+  return {
+    url: url && { href: url, text: url.replace(/^https?:\/\//, '').replace(/\/$/, '') },
+    email: email && { href: `mailto:${email}`, text: email },
+    both: url !== undefined && email !== undefined,
+  };
 }

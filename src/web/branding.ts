@@ -1,7 +1,7 @@
 import type { SigninConfig } from '../config/config.js';
 
 export interface BrandingView {
-  organizationName: string;
+  organizationName: string | undefined;
   logoUrl: string | undefined;
   accentColor: string;
   /** Text on the accent colour: black or white, whichever contrasts more. */

@@ -7,7 +7,6 @@ import { startTestApp, type TestApp } from '../helpers/test-app.js';
 const COOKIE_DOMAIN = `.${TEST_DOMAIN}`;
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a new and longer passphrase';
-const SCREENSHOTS = new URL('../../docs/', import.meta.url);
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
 const PHONE = { width: 375, height: 740 };
 const STEP_MS = 30_000;
@@ -217,7 +216,7 @@ describeWithBrowser('the account page and the second factor in Chromium', () => 
     expect(await loginCookieOf(here.context)).toBeDefined();
   });
 
-  test('the account page at desktop and phone widths (screenshots for the docs)', async () => {
+  test('the account page fits a phone', async () => {
     // Two sessions on the page: this one and a phone's.
     await app.services.sessions.revokeAllOf(REFERENCE.memberId);
     const elsewhere = await newPage({ userAgent: IPHONE });
@@ -226,21 +225,17 @@ describeWithBrowser('the account page and the second factor in Chromium', () => 
     await signInWithCode(page);
     await page.goto(`${origin}/Account`);
     await page.getByRole('heading', { name: 'Your account' }).waitFor();
-    await page.screenshot({ path: new URL('account-desktop.png', SCREENSHOTS).pathname, fullPage: true });
     await page.setViewportSize(PHONE);
     await page.reload();
     await fitsPhone(page);
-    await page.screenshot({ path: new URL('account-phone.png', SCREENSHOTS).pathname, fullPage: true });
   });
 
-  test('the code step at desktop and phone widths (screenshots for the docs), and with the keyboard alone', async () => {
+  test('the code step fits a phone, and works with the keyboard alone', async () => {
     const { page } = await newPage();
     await signIn(page, origin, 'ada', PASSWORD);
     await page.getByRole('heading', { name: 'Enter your code' }).waitFor();
-    await page.screenshot({ path: new URL('code-step-desktop.png', SCREENSHOTS).pathname });
     await page.setViewportSize(PHONE);
     await fitsPhone(page);
-    await page.screenshot({ path: new URL('code-step-phone.png', SCREENSHOTS).pathname, fullPage: true });
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('code');
     await page.keyboard.type(nextCode(secret));

@@ -1,7 +1,7 @@
 /**
  * Password recovery in Chromium, at a desktop's width (1280) and a phone's (390): from the sign-in page's
  * "Forgot your password?", through the mail a real SMTP server on 127.0.0.1 takes, to the link's page, a new
- * password and a sign-in with it. Writes the screenshots docs/sign-in.md shows.
+ * password and a sign-in with it. The screenshots docs/sign-in.md shows are scripts/screenshots.mjs's.
  */
 import type { Browser, Page } from 'playwright-core';
 import { describeWithBrowser, launchBrowser, TEST_DOMAIN } from '../helpers/browser.js';
@@ -12,7 +12,6 @@ import { waitUntil } from '../helpers/wait.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a brand new passphrase';
-const SCREENSHOTS = new URL('../../docs/', import.meta.url);
 const WIDTHS = [
   { name: 'desktop', viewport: { width: 1280, height: 800 }, login: 'ada', email: 'ada@example.org' },
   { name: 'phone', viewport: { width: 390, height: 780 }, login: 'bob', email: 'bob@example.org' },
@@ -46,12 +45,10 @@ describeWithBrowser('password recovery in Chromium', () => {
     await smtp?.stop();
   });
 
-  const shot = (page: Page, name: string) => page.screenshot({ path: new URL(`${name}.png`, SCREENSHOTS).pathname, fullPage: true });
-
   /** Nothing wider than the viewport: no sideways scrolling on a phone. */
   const fitsWidth = async (page: Page, width: number) => expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
 
-  test.each(WIDTHS)('from "Forgot your password?" to a sign-in with the new password, at the $name width', async ({ name, viewport, login, email }) => {
+  test.each(WIDTHS)('from "Forgot your password?" to a sign-in with the new password, at the $name width', async ({ viewport, login, email }) => {
     const context = await browser.newContext({ viewport });
     const page = await context.newPage();
     try {
@@ -60,7 +57,6 @@ describeWithBrowser('password recovery in Chromium', () => {
       await page.getByRole('heading', { name: 'Reset your password' }).waitFor();
       await page.getByLabel('Username or email').fill(login);
       await fitsWidth(page, viewport.width);
-      await shot(page, `recovery-request-${name}`);
       await page.getByRole('button', { name: 'Send me a link' }).click();
       await page.getByRole('heading', { name: 'Check your email' }).waitFor();
 
@@ -73,12 +69,10 @@ describeWithBrowser('password recovery in Chromium', () => {
       await page.getByRole('heading', { name: 'Choose a new password' }).waitFor();
       await page.getByLabel('New password').fill(NEW_PASSWORD);
       await fitsWidth(page, viewport.width);
-      await shot(page, `recovery-new-password-${name}`);
       await page.getByRole('button', { name: 'Set new password' }).click();
 
       await page.getByText('Your password has been changed').waitFor();
       await fitsWidth(page, viewport.width);
-      await shot(page, `recovery-done-${name}`);
       await page.getByLabel('Username or email').fill(login);
       await page.getByLabel('Password').fill(NEW_PASSWORD);
       await page.getByRole('button', { name: 'Sign in' }).click();

@@ -8,7 +8,6 @@ import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const COOKIE_DOMAIN = `.${TEST_DOMAIN}`;
 const PASSWORD = 'correct horse battery staple';
-const SCREENSHOTS = new URL('../../docs/', import.meta.url);
 
 describeWithBrowser('member sign-in in Chromium', () => {
   let app: TestApp;
@@ -143,9 +142,7 @@ describeWithBrowser('member sign-in in Chromium', () => {
     await page.getByRole('heading', { name: 'You are signed in' }).waitFor({ timeout: 5000 });
   });
 
-  test('the page is usable at a phone width, and the screenshots for the README are saved', async () => {
-    await page.goto(`${loginOrigin}/Login`);
-    await page.screenshot({ path: new URL('signin-desktop.png', SCREENSHOTS).pathname });
+  test('the page is usable at a phone width', async () => {
     await page.setViewportSize({ width: 375, height: 740 });
     await page.goto(`${loginOrigin}/Login`);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
@@ -156,7 +153,6 @@ describeWithBrowser('member sign-in in Chromium', () => {
       expect(box!.x + box!.width).toBeLessThanOrEqual(375);
       expect(box!.height).toBeGreaterThanOrEqual(40);
     }
-    await page.screenshot({ path: new URL('signin-phone.png', SCREENSHOTS).pathname, fullPage: true });
     await page.getByLabel('Username or email').fill('ada');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();

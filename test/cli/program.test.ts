@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,6 +6,7 @@ import type { Command } from 'commander';
 import { ConfigError } from '../../src/config/config.js';
 import { createCliContext, type CliContext } from '../../src/cli/context.js';
 import { createProgram } from '../../src/cli/program.js';
+import { CLI_PATH } from '../helpers/processes.js';
 import { runWith } from './harness.js';
 
 const failingConfig: Omit<CliContext, 'io'> = {
@@ -103,6 +105,26 @@ describe('the root program', () => {
     const groupAlone = await runWith(failingConfig, 'callers');
     expect(groupAlone.code).toBe(2);
     expect(groupAlone.stderr).toContain('Usage: authentication-asmx callers');
+  });
+
+  it('refuses a mistyped command as an unknown command with the nearest name, not as arguments for serve', async () => {
+    for (const [args, word, nearest] of [
+      [['memebrs', 'list'], 'memebrs', 'members'],
+      [['memebrs', 'list', '--json'], 'memebrs', 'members'],
+      [['sevre'], 'sevre', 'serve'],
+      [['members', 'lsit'], 'lsit', 'list'],
+    ] as const) {
+      const result = await runWith(failingConfig, ...args);
+      expect(result).toMatchObject({ code: 2, stdout: '' });
+      expect(result.stderr).toContain(`error: unknown command '${word}'\n(Did you mean ${nearest}?)`);
+      expect(result.stderr).not.toContain('too many arguments');
+    }
+  });
+
+  it('refuses an unknown command so in the compiled CLI too', () => {
+    const run = spawnSync(process.execPath, [CLI_PATH, 'memebrs', 'list'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    expect(run).toMatchObject({ status: 2, stdout: '' });
+    expect(run.stderr).toMatch(/^error: unknown command 'memebrs'\n\(Did you mean members\?\)\n/);
   });
 
   it('reports an unexpected error in one line with exit 70', async () => {

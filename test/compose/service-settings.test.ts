@@ -50,3 +50,7 @@ test("the site's Forms cookie, with its keys: the machine key, FORMS_TIMEOUT, FO
 test("the services' defaults are the configuration's: CACHE_TTL_MS is 1000 ms unless set", () => {
   expect(serviceSettings(loadConfig({})).cacheTtlMs).toBe(1000);
 });
+
+test('without ORGANIZATION_NAME, authenticator apps are given a name still: the pages and mails leave it out, an app cannot', () => {
+  expect(serviceSettings(loadConfig({})).signin.totpIssuer).toBe('Member sign-in');
+});

@@ -47,15 +47,17 @@ describe('defaults', () => {
         cookieName: '.ASPXAUTH',
         tokenCookieName: undefined,
         cookieSecure: true,
-        branding: { organizationName: 'Member sign-in', logoUrl: undefined, accentColor: '#0b5cad', templateDir: undefined },
+        branding: { organizationName: undefined, logoUrl: undefined, accentColor: '#0b5cad', templateDir: undefined },
         throttle: { accountFailures: 5, addressFailures: 20, windowSeconds: 15 * 60, lockoutSeconds: 15 * 60 },
         recoveryTokenTtlSeconds: 30 * 60,
+        support: { url: undefined, email: undefined },
       },
       formsCookie: undefined,
       callerThrottle: { maxFailures: 20, windowSeconds: 15 * 60, lockoutSeconds: 15 * 60 },
       cacheTtlMs: 1000,
       server: { headersTimeoutSeconds: 10, requestTimeoutSeconds: 30, keepAliveTimeoutSeconds: 15 },
       secretKey: undefined,
+      mailLog: false,
       metrics: { enabled: true, port: undefined },
       shutdownTimeoutSeconds: 10,
       purge: { intervalSeconds: 5 * 60, sessionRetentionSeconds: 7 * 86400 },
@@ -222,6 +224,22 @@ describe('each variable', () => {
   it('refuses a SERVICE_NAME that is not a name and a DATABASE_URL that is not postgres', () => {
     for (const name of ['1Auth', 'Auth  Service', 'Auth<x>', 'A'.repeat(101)]) expect(problemsOf({ SERVICE_NAME: name })[0]).toMatch(/^SERVICE_NAME: /);
     expect(problemsOf({ DATABASE_URL: 'mysql://db/auth' })).toEqual(['DATABASE_URL: must be a postgres:// URL']);
+  });
+});
+
+describe('SUPPORT_URL and SUPPORT_EMAIL', () => {
+  it('reads a web page and a bare address', () => {
+    const config = loadConfig({ SUPPORT_URL: ' https://help.example.org/members?topic=password ', SUPPORT_EMAIL: 'help@example.org' });
+    expect(config.signin.support).toEqual({ url: 'https://help.example.org/members?topic=password', email: 'help@example.org' });
+  });
+
+  it('refuses a URL that is not http or https, and an email that is not one bare address', () => {
+    for (const url of ['javascript:alert(1)', 'ftp://help.example.org', 'help.example.org', '/help']) {
+      expect(problemsOf({ SUPPORT_URL: url })).toEqual(['SUPPORT_URL: must be an absolute http:// or https:// URL']);
+    }
+    for (const email of ['help', 'Help <help@example.org>', 'a@example.org, b@example.org', 'help@example.org\nBcc: x@example.org']) {
+      expect(problemsOf({ SUPPORT_EMAIL: email })).toEqual(['SUPPORT_EMAIL: must be one email address, such as help@example.org']);
+    }
   });
 });
 

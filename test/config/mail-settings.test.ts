@@ -87,3 +87,25 @@ describe('the mail settings', () => {
     expect(problems.join('\n')).not.toContain(SMTP_PASSWORD);
   });
 });
+
+describe('MAIL_LOG', () => {
+  const why = "it writes members' mail, recovery links included, to the log, for development only";
+
+  it('is off by default, and on where the service can only be a developer\'s (no mail server, a loopback PUBLIC_URL or none)', () => {
+    expect(loadConfig({}).mailLog).toBe(false);
+    expect(loadConfig({ MAIL_LOG: 'true' }).mailLog).toBe(true);
+    for (const url of ['http://localhost:8080', 'http://127.0.0.1:8080/members', 'http://[::1]:8080']) {
+      expect(loadConfig({ MAIL_LOG: '1', PUBLIC_URL: url }).mailLog).toBe(true);
+    }
+  });
+
+  it('is refused with a mail server, under NODE_ENV=production, with a PUBLIC_URL elsewhere, or with ALLOWED_HOSTS', () => {
+    expect(problemsOf({ MAIL_LOG: 'true', SMTP_URL: URL_WITH_PASSWORD, MAIL_FROM: FROM })).toEqual(['MAIL_LOG: not with SMTP_URL (mail is either sent or written to the log)']);
+    expect(problemsOf({ MAIL_LOG: 'true', NODE_ENV: 'production' })).toEqual([`MAIL_LOG: refused when NODE_ENV=production (${why})`]);
+    expect(problemsOf({ MAIL_LOG: 'true', PUBLIC_URL: 'https://login.example.org' })).toEqual([
+      `MAIL_LOG: refused with a PUBLIC_URL that is not localhost, 127.0.0.1 or [::1] (${why})`,
+    ]);
+    expect(problemsOf({ MAIL_LOG: 'true', ALLOWED_HOSTS: 'login.example.org' })).toEqual([`MAIL_LOG: refused with ALLOWED_HOSTS (${why})`]);
+    expect(loadConfig({ MAIL_LOG: 'false', NODE_ENV: 'production', PUBLIC_URL: 'https://login.example.org' }).mailLog).toBe(false);
+  });
+});

@@ -296,7 +296,7 @@ describe('failures', () => {
 describe('the pages', () => {
   it('sends the security headers, on pages and redirects', async () => {
     await start();
-    for (const res of [await http().get('/Login'), await postLogin({}), await http().get('/Logout')]) {
+    for (const res of [await http().get('/Login'), await postLogin({}), await http().get('/Logout'), await http().get('/')]) {
       const csp = res.headers['content-security-policy'] ?? '';
       expect(csp).toContain("default-src 'none'");
       expect(csp).toContain("frame-ancestors 'none'");
@@ -305,6 +305,20 @@ describe('the pages', () => {
       expect(res.headers['referrer-policy']).toBe('same-origin');
       expect(res.headers['cache-control']).toBe('no-store');
     }
+  });
+
+  it('answers the site root with a page that leads to the sign-in page and the endpoint\'s help page', async () => {
+    await start({ BASE_PATH: '/iservices', ORGANIZATION_NAME: 'Guild of Makers' });
+    const res = await http().get('/').expect(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.text).toContain('<title>Welcome – Guild of Makers</title>');
+    expect(res.text).toContain('<h1>Guild of Makers</h1>');
+    expect(res.text).toContain('<a class="button" href="&#x2F;Login">Sign in</a>');
+    expect(res.text).toContain('<a href="&#x2F;iservices&#x2F;Authentication.asmx">Authentication web service</a>');
+    const help = await http().get('/iservices/Authentication.asmx').expect(200);
+    expect(help.text).toContain('The following operations are supported.');
+    await http().get('/Login').expect(200);
+    await http().get('/nothing-here').expect(404);
   });
 
   it('has an accessible form: language, labelled fields, autocomplete, a real button, a responsive viewport', async () => {
@@ -336,6 +350,14 @@ describe('the pages', () => {
     // A light accent gets dark text on it, and dark links and focus rings.
     expect(res.text).toContain('--accent: #ffcc00; --on-accent: #000000; --ink: #1a1a1a;');
     expect(res.headers['content-security-policy']).toContain("img-src 'self' https://cdn.example.org;");
+  });
+
+  it('without ORGANIZATION_NAME, the title, heading and header leave the name out', async () => {
+    await start();
+    const res = await http().get('/Login');
+    expect(res.text).toContain('<title>Sign in</title>');
+    expect(res.text).toContain('<h1>Sign in</h1>');
+    expect(res.text).toMatch(/<header class="brand">\s*<\/header>/);
   });
 
   it('escapes a hostile organisation name and member name', async () => {

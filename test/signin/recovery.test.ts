@@ -116,6 +116,40 @@ describe('the way in', () => {
   });
 });
 
+describe('whom to ask (SUPPORT_URL, SUPPORT_EMAIL)', () => {
+  const SUPPORT = { SUPPORT_URL: 'https://help.example.org/members?topic=password', SUPPORT_EMAIL: 'help@example.org' };
+  const links = '<a href="https:&#x2F;&#x2F;help.example.org&#x2F;members?topic&#x3D;password">help.example.org&#x2F;members?topic&#x3D;password</a> or <a href="mailto:help@example.org">help@example.org</a>';
+
+  it('without a mail server, the sign-in page tells a member who forgot the password whom to ask', async () => {
+    await start({ SMTP_URL: '', MAIL_FROM: '', ...SUPPORT });
+    expect((await new PageClient(app.baseUrl).get('/Login')).text).toContain(`<p class="after">Forgot your password? Contact ${links}.</p>`);
+    await app.close();
+    await smtp.stop();
+    await start({ SMTP_URL: '', MAIL_FROM: '', SUPPORT_EMAIL: 'help@example.org' });
+    expect((await new PageClient(app.baseUrl).get('/Login')).text).toContain('<p class="after">Forgot your password? Contact <a href="mailto:help@example.org">help@example.org</a>.</p>');
+  });
+
+  it('with a mail server, the sign-in page links to recovery, and its pages name whom to ask when no mail comes', async () => {
+    await start(SUPPORT);
+    const login = await new PageClient(app.baseUrl).get('/Login');
+    expect(login.text).toContain('Forgot your password?</a>');
+    expect(login.text).not.toContain('Contact');
+    expect((await new PageClient(app.baseUrl).get('/Login/forgot')).text).toContain(`<p class="after">Cannot read mail at your account's address? Contact ${links}.</p>`);
+    const sent = await new PageClient(app.baseUrl).get((await ask('ada')).headers.location ?? '');
+    expect(sent.text).toContain(`<p>Still no mail? Contact ${links}.</p>`);
+  });
+
+  it('without either, no page names anyone', async () => {
+    await start({ SMTP_URL: '', MAIL_FROM: '' });
+    expect((await new PageClient(app.baseUrl).get('/Login')).text).not.toContain('Contact');
+    await app.close();
+    await smtp.stop();
+    await start();
+    expect((await new PageClient(app.baseUrl).get('/Login/forgot')).text).not.toContain('Contact');
+    expect((await new PageClient(app.baseUrl).get((await ask('ada')).headers.location ?? '')).text).not.toContain('Contact');
+  });
+});
+
 describe('asking for a link', () => {
   it('answers the same for a known, an unknown, a disabled and a mail-less member, and mails the known one only', async () => {
     await start();
@@ -129,7 +163,7 @@ describe('asking for a link', () => {
     expect(answers[0]).toMatchObject({ status: 303, location: '/Login/forgot/sent' });
     expect(answers[0]?.sent).toContain('If an account matches what you entered, we have sent a link to its email address. The link works for 30 minutes.');
     const delivered = await nthMail('ada@example.org', 1);
-    expect(delivered.mail.subject).toBe('Reset your Member sign-in password');
+    expect(delivered.mail.subject).toBe('Reset your password');
     expect(smtp.delivered).toHaveLength(1);
     expect(smtp.attempts).toBe(1);
     expect(app.logLines.filter((line) => line.message === 'recovery').map((line) => line.outcome)).toEqual(['requested', 'requested', 'requested', 'requested']);
@@ -204,7 +238,7 @@ describe('the link', () => {
     expect(await signsIn(PASSWORD)).toBe(false);
     expect(await signsIn(NEW_PASSWORD)).toBe(true);
     const notice = await nthMail('ada@example.org', 2);
-    expect(notice.mail.subject).toBe('Your Member sign-in password was changed');
+    expect(notice.mail.subject).toBe('Your password was changed');
     expect(notice.mail.text).toContain('was reset with a recovery link sent to this address');
   });
 

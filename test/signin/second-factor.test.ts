@@ -221,7 +221,7 @@ describe('the code step', () => {
     await start();
     await enrol();
     const page = await new PageClient(app.baseUrl).signIn('ada', PASSWORD);
-    expect(page.text).toContain('<title>Enter your code – ');
+    expect(page.text).toContain('<title>Enter your code</title>');
     expect(page.text).toContain('<label for="code">Code from your authenticator app</label>');
     expect(page.text).toContain(
       '<input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" autocapitalize="none" spellcheck="false" aria-describedby="code-hint">',
@@ -255,7 +255,7 @@ describe('MFA=required', () => {
     const visitor = new PageClient(app.baseUrl);
     const page = await setupPage(visitor, { ReturnUrl: `${PORTAL}/home` });
     expect(page.text).toContain('<h1>Set up two-step verification</h1>');
-    expect(page.text).toContain('asks every member to sign in with a code from their phone');
+    expect(page.text).toContain('We ask every member to sign in with a code from their phone');
     expect(page.text).toMatch(/<div class="qr"><svg role="img" aria-label="QR code to scan with your authenticator app"[^>]*viewBox="0 0 \d+ \d+"[^>]*><path /);
     const secret = secretOf(page.text);
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
