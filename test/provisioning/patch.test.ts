@@ -161,8 +161,8 @@ describe('RFC 7644 forms', () => {
     expect(patched(operations({ op: 'remove', path: MEMBER_EXTENSION })).attributes).toEqual({ roles: ADA.attributes.roles });
   });
 
-  test('the Operations key and the member names of an operation in any case', () => {
-    expect(patched({ operations: [{ OP: 'REPLACE', PATH: 'displayName', VALUE: 'X' }] }).displayName).toBe('X');
+  test('the schemas and Operations keys, the PatchOp URN and the member names of an operation in any case', () => {
+    expect(patched({ SCHEMAS: [PATCH_OP.toUpperCase()], operations: [{ OP: 'REPLACE', PATH: 'displayName', VALUE: 'X' }] }).displayName).toBe('X');
   });
 
   test('read-only attributes in a path-less value are skipped', () => {
@@ -173,6 +173,9 @@ describe('RFC 7644 forms', () => {
 describe('refusals', () => {
   test.each([
     ['an op of another name', operations({ op: 'move', path: 'active', value: true }), 'invalidSyntax', 'operation 1: "op" is add, replace or remove'],
+    ['no schemas', { Operations: [{ op: 'replace', path: 'active', value: true }] }, 'invalidSyntax', `"schemas" lists ${PATCH_OP}`],
+    ['schemas without PatchOp', { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], Operations: [{ op: 'replace', path: 'active', value: true }] }, 'invalidSyntax', `"schemas" lists ${PATCH_OP}`],
+    ['schemas that is not a list', { schemas: PATCH_OP, Operations: [{ op: 'replace', path: 'active', value: true }] }, 'invalidSyntax', `"schemas" lists ${PATCH_OP}`],
     ['no Operations', { schemas: [PATCH_OP] }, 'invalidSyntax', 'a PATCH body has a list of Operations'],
     ['an empty list', operations(), 'invalidSyntax', 'a PATCH body has a list of Operations'],
     ['an operation that is not an object', operations('replace'), 'invalidSyntax', 'operation 1 is not an object'],
