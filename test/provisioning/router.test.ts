@@ -9,6 +9,7 @@ import request from 'supertest';
 import type { MemberCondition, MemberFields, MemberQuery, ProvisionedMember, ScimMembers, WriteResult } from '../../src/provisioning/port.js';
 import { createScimRouter } from '../../src/provisioning/router.js';
 import { MEMBER_EXTENSION, PATCH_OP } from '../../src/provisioning/urns.js';
+import { MAX_ATTEMPTS } from '../../src/provisioning/users.js';
 
 const TOKEN = 'entra-token-0123456789';
 const AUTH = { Authorization: `Bearer ${TOKEN}` };
@@ -357,12 +358,12 @@ describe('/Users', () => {
     expect((await scim.delete(`/Users/${id}`).set('If-Match', response.headers.etag as string)).status).toBe(204);
   });
 
-  test('a change by someone else between read and write: retried from a fresh read, or 412 when the client named a version', async () => {
+  test(`a change by someone else between read and write: retried from a fresh read up to ${MAX_ATTEMPTS} times, or 412 when the client named a version`, async () => {
     const { id, etag } = await created();
     const body = { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'displayName', value: 'X' }] };
-    members.staleWrites = 2;
+    members.staleWrites = MAX_ATTEMPTS - 1;
     expect((await scim.send('patch', `/Users/${id}`, body)).body.displayName).toBe('X');
-    members.staleWrites = 3;
+    members.staleWrites = MAX_ATTEMPTS;
     expectScimError(await scim.send('patch', `/Users/${id}`, { ...body, Operations: [{ op: 'replace', path: 'displayName', value: 'Y' }] }), 409);
     const current = `W/"${members.rows.get(id)?.version}"`;
     expect(current).not.toBe(etag);
@@ -371,7 +372,7 @@ describe('/Users', () => {
   });
 
   test('PATCH, PUT and DELETE of a User that does not exist: 404', async () => {
-    expectScimError(await scim.send('patch', '/Users/nobody', { Operations: [{ op: 'replace', path: 'active', value: false }] }), 404);
+    expectScimError(await scim.send('patch', '/Users/nobody', { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] }), 404);
     expectScimError(await scim.send('put', '/Users/nobody', ADA), 404);
     expectScimError(await scim.delete('/Users/nobody'), 404);
   });

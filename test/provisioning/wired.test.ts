@@ -290,6 +290,31 @@ function suite(store: 'sqlite' | 'postgres'): void {
       expect((await scim.delete(`/Users/${id}`, { 'If-Match': 'W/"5"' })).status).toBe(204);
     });
 
+    test('names of Object.prototype: a PATCH naming one 400 invalidPath, a PUT keyed by one ignores it, a filter on one 400 invalidFilter; nothing logged as an error', async () => {
+      const { id } = await created(entraUser('ada@example.com'));
+      for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+        for (const path of [name, `name.${name}`, `${USER_SCHEMA}:${name}`, `${MEMBER_EXTENSION}:${name}`]) {
+          expectScimError(await scim.patch(id, [{ op: 'replace', path, value: 'x' }]), 400, 'invalidPath');
+        }
+        expectScimError(await scim.patch(id, [{ op: 'replace', value: JSON.parse(`{"${name}": "x"}`) }]), 400, 'invalidPath');
+        expectScimError(await scim.get(`/Users?filter=${encodeURIComponent(`${name} eq "x"`)}`), 400, 'invalidFilter');
+      }
+      const put = await scim.send('PUT', `/Users/${id}`, { ...entraUser('ada@example.com'), constructor: 'x', toString: 'y' });
+      expect([put.status, put.headers.get('etag')]).toEqual([200, 'W/"1"']);
+      expect(app.logLines.filter((line) => line.level === 'error')).toEqual([]);
+    });
+
+    test('40 PATCHes of one User at once, each adding its own role: every one succeeds and every role is kept', async () => {
+      const { id } = await created(entraUser('ada@example.com'));
+      const roles = Array.from({ length: 40 }, (_, i) => `role-${i}`);
+      const replies = await Promise.all(roles.map((role) => scim.patch(id, [{ op: 'add', path: 'roles', value: [{ value: role, display: role }] }])));
+      expect(replies.map((reply) => reply.status)).toEqual(roles.map(() => 200));
+      const read = await scim.get(`/Users/${id}`);
+      expect(((read.body.roles as Array<{ value: string }>) ?? []).map(({ value }) => value).sort()).toEqual([...roles].sort());
+      expect(read.headers.get('etag')).toBe(`W/"${roles.length + 1}"`);
+      expect(changes(app).filter(({ outcome }) => outcome === 'modified')).toHaveLength(roles.length);
+    });
+
     test('unknown Users: 404 for GET, PUT, PATCH and DELETE', async () => {
       expectScimError(await scim.get('/Users/nobody'), 404);
       expectScimError(await scim.send('PUT', '/Users/nobody', entraUser('x@example.com')), 404);
