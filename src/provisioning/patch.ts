@@ -44,7 +44,7 @@ function targetIn(scope: Scope, key: string, scimType: ScimType): Target {
 }
 
 function clear(draft: MemberDraft, scope: Exclude<Scope, 'resource'>): void {
-  if (scope === 'name') [draft.givenName, draft.familyName] = ['', ''];
+  if (scope === 'name') [draft.givenName, draft.familyName, draft.formattedName] = ['', '', null];
   else if (scope === 'membership') draft.membership = emptyMembership();
   else draft.membership.extra.clear();
 }

@@ -63,9 +63,10 @@ const CORE_SINGLES = new Map<string, Single>(Object.entries({
 const NAME_PARTS = new Map<string, Single>(Object.entries({
   givenname: { label: 'name.givenName', set: (draft, value) => (draft.givenName = optionalText(value, 'name.givenName') ?? ''), unset: (draft) => (draft.givenName = '') },
   familyname: { label: 'name.familyName', set: (draft, value) => (draft.familyName = optionalText(value, 'name.familyName') ?? ''), unset: (draft) => (draft.familyName = '') },
+  formatted: { label: 'name.formatted', set: (draft, value) => (draft.formattedName = optionalText(value, 'name.formatted')), unset: (draft) => (draft.formattedName = null) },
 } satisfies Record<string, Single>));
-/** Parts of a name the service does not keep; `formatted` is made of the given and family names. */
-const IGNORED_NAME_PARTS = new Set(['formatted', 'middlename', 'honorificprefix', 'honorificsuffix']);
+/** Parts of a name the service does not keep. */
+const IGNORED_NAME_PARTS = new Set(['middlename', 'honorificprefix', 'honorificsuffix']);
 /** Set by the service alone. */
 const READ_ONLY = new Set(['id', 'meta', 'groups', 'schemas']);
 /** The core User attributes (RFC 7643 §4.1) this service does not keep, in lower case. */

@@ -56,6 +56,7 @@ export interface MemberRecord {
   external_id: string | null;
   display_name: string | null;
   updated_at: number;
+  formatted_name: string | null;
   version: number;
 }
 
@@ -115,6 +116,7 @@ export interface SessionMemberRecord extends SessionRecord {
   member_external_id: string | null;
   member_display_name: string | null;
   member_updated_at: number;
+  member_formatted_name: string | null;
   member_version: number;
 }
 
@@ -149,7 +151,7 @@ export const CALLER_COLUMNS = 'id, name, enabled, created_at';
  * The columns a member is inserted with (updated_at is created_at then); a read has its version too
  * (MEMBER_READ_COLUMNS).
  */
-export const MEMBER_COLUMNS = 'id, username, email, first_name, last_name, enabled, created_at, attributes, external_id, display_name, updated_at';
+export const MEMBER_COLUMNS = 'id, username, email, first_name, last_name, enabled, created_at, attributes, external_id, display_name, updated_at, formatted_name';
 export const MEMBER_READ_COLUMNS = `${MEMBER_COLUMNS}, version`;
 export const CALLER_ORIGIN_COLUMNS = 'caller_id, origin, receives_token, created_at';
 export const THROTTLE_COLUMNS = 'key, failures, window_started_at, locked_until';
@@ -172,6 +174,7 @@ export function memberValues(record: NewMemberRecord): unknown[] {
     record.external_id,
     record.display_name,
     record.updated_at,
+    record.formatted_name,
     record.password_hash,
   ];
 }
@@ -291,6 +294,7 @@ export function flagRecordMappers(flags: FlagCodec) {
       updatedAt: record.updated_at,
       externalId: record.external_id,
       displayName: record.display_name,
+      formattedName: record.formatted_name,
     };
   }
 
@@ -312,13 +316,14 @@ export function flagRecordMappers(flags: FlagCodec) {
         external_id: member.externalId ?? null,
         display_name: member.displayName ?? null,
         updated_at: member.createdAt,
+        formatted_name: member.formattedName ?? null,
         password_hash: member.passwordHash ?? null,
       };
     },
 
     toMember,
 
-    /** replaceMember's values of the member's fields: $2 to $10 of its statement, in that order. */
+    /** replaceMember's values of the member's fields: $2 to $11 of its statement, in that order. */
     replacementValues(replacement: MemberReplacement): unknown[] {
       return [
         replacement.username,
@@ -329,6 +334,7 @@ export function flagRecordMappers(flags: FlagCodec) {
         fromAttributes(replacement.attributes),
         replacement.externalId,
         replacement.displayName,
+        replacement.formattedName,
         replacement.updatedAt,
       ];
     },
@@ -362,6 +368,7 @@ export function flagRecordMappers(flags: FlagCodec) {
           updatedAt: record.member_updated_at,
           externalId: record.member_external_id,
           displayName: record.member_display_name,
+          formattedName: record.member_formatted_name,
         },
       };
     },

@@ -13,7 +13,7 @@ function sessionWithMemberSql(where: string): string {
       m.username AS member_username, m.email AS member_email, m.first_name AS member_first_name,
       m.last_name AS member_last_name, m.enabled AS member_enabled, m.created_at AS member_created_at,
       m.attributes AS member_attributes, m.external_id AS member_external_id, m.display_name AS member_display_name,
-      m.updated_at AS member_updated_at, m.version AS member_version
+      m.updated_at AS member_updated_at, m.formatted_name AS member_formatted_name, m.version AS member_version
     FROM sessions s JOIN members m ON m.id = s.member_id
     WHERE ${where}`;
 }
