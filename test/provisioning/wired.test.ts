@@ -389,6 +389,10 @@ function suite(store: 'sqlite' | 'postgres'): void {
       }
       const put = await scim.send('PUT', `/Users/${id}`, { ...entraUser('ada@example.com'), constructor: 'x', toString: 'y' });
       expect([put.status, put.headers.get('etag')]).toEqual([200, 'W/"1"']);
+      // An extra attribute may have such a name: it is the member's own, stored and read back as any other.
+      const extras = await scim.patch(id, [{ op: 'add', path: MEMBER_EXTENSION, value: { extra: JSON.parse('{"__proto__": "p", "constructor": "c"}') } }]);
+      expect(extras.status).toBe(200);
+      expect(JSON.stringify((await scim.get(`/Users/${id}`)).body[MEMBER_EXTENSION])).toBe('{"extra":{"__proto__":"p","constructor":"c"}}');
       expect(app.logLines.filter((line) => line.level === 'error')).toEqual([]);
     });
 
