@@ -23,8 +23,11 @@ export interface Single {
 
 export type MultiName = 'emails' | 'roles';
 export type SubName = 'value' | 'display' | 'type' | 'primary';
-/** The sub-attributes (value, display, type, primary) that emails and roles both have. */
-export const SUB_NAMES: readonly SubName[] = ['value', 'display', 'type', 'primary'];
+/**
+ * The sub-attributes of emails and roles the service keeps, as /Schemas lists them: a path or a filter naming
+ * another is refused, and a value object's others are ignored (Entra ID sends roles with type and primary).
+ */
+export const KEPT_SUBS: Readonly<Record<MultiName, readonly SubName[]>> = { emails: ['value', 'type', 'primary'], roles: ['value', 'display'] };
 
 /** One comparison of a value filter: a sub-attribute eq a value. */
 export interface ElementTerm {
@@ -136,7 +139,7 @@ export function membershipTarget(label: string, scimType: ScimType): Target {
 
 function subName(sub: string, attribute: MultiName, scimType: ScimType): SubName {
   const lower = sub.toLowerCase();
-  const known = SUB_NAMES.find((name) => name === lower);
+  const known = KEPT_SUBS[attribute].find((name) => name === lower);
   if (known === undefined) throw badRequest(scimType, `${attribute} has no sub-attribute "${sub}"`);
   return known;
 }
