@@ -38,7 +38,7 @@ export interface UsersDeps {
  * client is told to try again. Before each new attempt the request waits a random time below a bound that doubles
  * from FIRST_WAIT_MS to MAX_WAIT_MS, so that writers that met do not meet again.
  */
-export const MAX_ATTEMPTS = 8;
+const MAX_ATTEMPTS = 8;
 const FIRST_WAIT_MS = 5;
 const MAX_WAIT_MS = 200;
 
