@@ -4,6 +4,7 @@
  */
 import type { MemberAttributes } from '../service/index.js';
 import { TEXT_ATTRIBUTES } from '../service/member-attributes.js';
+import { badRequest } from './errors.js';
 import type { MemberFields, ProvisionedMember } from './port.js';
 
 export type TextAttribute = (typeof TEXT_ATTRIBUTES)[number];
@@ -28,6 +29,7 @@ export interface MemberDraft {
   userName: string;
   givenName: string;
   familyName: string;
+  formattedName: string | null;
   displayName: string | null;
   emails: MultiValue[];
   active: boolean;
@@ -39,6 +41,11 @@ export interface MemberDraft {
 
 /** The member's one email as SCIM shows it: a work address, the primary one. */
 export const EMAIL_TYPE = 'work';
+
+/** SCIM's name.formatted when none was written: the given and family names. */
+export function namesJoined(givenName: string, familyName: string): string {
+  return [givenName.trim(), familyName.trim()].filter(Boolean).join(' ');
+}
 
 export function emptyMembership(): Membership {
   return { texts: {}, extra: new Map() };
@@ -57,7 +64,7 @@ function membershipOf(attributes: MemberAttributes): Membership {
 
 /** A draft holding nothing (a create starts from it); active, as SCIM's clients expect a new user to be. */
 export function emptyDraft(): MemberDraft {
-  return { externalId: null, userName: '', givenName: '', familyName: '', displayName: null, emails: [], active: true, roles: [], membership: emptyMembership() };
+  return { externalId: null, userName: '', givenName: '', familyName: '', formattedName: null, displayName: null, emails: [], active: true, roles: [], membership: emptyMembership() };
 }
 
 export function draftOf(member: ProvisionedMember): MemberDraft {
@@ -66,6 +73,7 @@ export function draftOf(member: ProvisionedMember): MemberDraft {
     userName: member.username,
     givenName: member.firstName,
     familyName: member.lastName,
+    formattedName: member.formattedName,
     displayName: member.displayName,
     emails: member.email ? [{ value: member.email, type: EMAIL_TYPE, primary: true }] : [],
     active: member.enabled,
@@ -74,10 +82,19 @@ export function draftOf(member: ProvisionedMember): MemberDraft {
   };
 }
 
-/** The address kept of a list of emails: the primary one, else the first; values without an address drop out. */
-function primaryEmail(emails: readonly MultiValue[]): string {
-  const withAddress = emails.filter((email) => email.value);
-  return (withAddress.find((email) => email.primary === true) ?? withAddress[0])?.value ?? '';
+/**
+ * The one address a member keeps, of a list of emails (values without an address drop out); a list that one
+ * address cannot keep as it was sent is refused: two addresses, or one of a type other than work or not primary.
+ */
+function theEmail(emails: readonly MultiValue[]): string {
+  const withAddress = emails.filter((email) => email.value?.trim());
+  const addresses = new Set(withAddress.map((email) => email.value?.trim()));
+  if (addresses.size > 1) throw badRequest('invalidValue', `a User has one email address here, not ${addresses.size}`);
+  for (const { type, primary } of withAddress) {
+    if (type !== undefined && type.toLowerCase() !== EMAIL_TYPE) throw badRequest('invalidValue', `the email address is of type ${EMAIL_TYPE}, not "${type}"`);
+    if (primary === false) throw badRequest('invalidValue', 'the email address is the primary one');
+  }
+  return withAddress[0]?.value ?? '';
 }
 
 /** Roles by id (SCIM's value), in first-seen order, each named by its last display (its id without one). */
@@ -102,10 +119,12 @@ export function fieldsOf(draft: MemberDraft): MemberFields {
   const fields: MemberFields = {
     externalId: draft.externalId,
     username: draft.userName,
-    email: primaryEmail(draft.emails),
+    email: theEmail(draft.emails),
     firstName: draft.givenName,
     lastName: draft.familyName,
     displayName: draft.displayName,
+    // The names joined, as the service shows them without one, are kept as none: they follow the names then.
+    formattedName: draft.formattedName?.trim() === namesJoined(draft.givenName, draft.familyName) ? null : draft.formattedName,
     enabled: draft.active,
     attributes: attributesOf(draft),
   };

@@ -15,7 +15,12 @@ function text(value: Literal, attribute: string): string {
   return value;
 }
 
-const CORE_FIELDS: Record<string, MemberCondition['field']> = { id: 'id', username: 'userName', externalid: 'externalId' };
+/** By lower-cased name, in a Map: a name such as `constructor` finds nothing. */
+const CORE_FIELDS = new Map<string, MemberCondition['field']>([
+  ['id', 'id'],
+  ['username', 'userName'],
+  ['externalid', 'externalId'],
+]);
 
 /** The condition on the member's email that a filter on one element of `emails` makes, or null for "none matches". */
 function emailCondition(terms: Array<{ sub: string; value: Literal }>): MemberCondition | null | undefined {
@@ -51,7 +56,7 @@ function conditionOf(term: Term): MemberCondition | null {
     if (condition === undefined) throw unsupported('a filter on emails compares its value');
     return condition;
   }
-  const field = CORE_FIELDS[name.name];
+  const field = CORE_FIELDS.get(name.name);
   if (term.kind !== 'eq' || field === undefined || name.sub !== undefined) throw unsupported(`"${term.attribute}" cannot be filtered on`);
   return { field, value: text(term.value, term.attribute) };
 }

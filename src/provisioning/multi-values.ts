@@ -6,7 +6,7 @@
  */
 import { badRequest } from './errors.js';
 import type { MemberDraft, MultiValue } from './member-draft.js';
-import { SUB_NAMES, type ElementTerm, type MultiName, type SubName } from './targets.js';
+import { KEPT_SUBS, type ElementTerm, type MultiName, type SubName } from './targets.js';
 import { booleanValue, isObject, optionalText } from './values.js';
 
 /** At most this many values in one list of a draft; the service keeps fewer, this bounds the work on one request. */
@@ -25,11 +25,11 @@ function setSub(element: MultiValue, sub: SubName, value: unknown, attribute: Mu
   else element[sub] = text;
 }
 
-/** Sets the sub-attributes a value object gives; members other than value, display, type and primary are ignored. */
+/** Sets the sub-attributes a value object gives; those the attribute does not keep (KEPT_SUBS) are ignored. */
 function merge(element: MultiValue, value: unknown, attribute: MultiName): void {
   if (!isObject(value)) throw badRequest('invalidValue', `a value of ${attribute} is an object`);
   for (const [key, item] of Object.entries(value)) {
-    const sub = SUB_NAMES.find((name) => name === key.toLowerCase());
+    const sub = KEPT_SUBS[attribute].find((name) => name === key.toLowerCase());
     if (sub !== undefined) setSub(element, sub, item, attribute);
   }
 }

@@ -10,6 +10,7 @@ import { parsePath } from './filter-syntax.js';
 import { emptyMembership, type MemberDraft } from './member-draft.js';
 import { applyToValues, type Operation } from './multi-values.js';
 import { extraTarget, membershipTarget, namePart, targetOf, type Target } from './targets.js';
+import { PATCH_OP } from './urns.js';
 import { isObject, memberOf } from './values.js';
 
 export const MAX_OPERATIONS = 100;
@@ -43,7 +44,7 @@ function targetIn(scope: Scope, key: string, scimType: ScimType): Target {
 }
 
 function clear(draft: MemberDraft, scope: Exclude<Scope, 'resource'>): void {
-  if (scope === 'name') [draft.givenName, draft.familyName] = ['', ''];
+  if (scope === 'name') [draft.givenName, draft.familyName, draft.formattedName] = ['', '', null];
   else if (scope === 'membership') draft.membership = emptyMembership();
   else draft.membership.extra.clear();
 }
@@ -89,9 +90,16 @@ function operationOf(item: unknown, index: number): PatchOperation {
   return { op, target: targetOf(parsePath(path), 'invalidPath'), value: value?.value };
 }
 
-/** The operations of a PATCH body, checked (paths parsed and followed) before any is applied. */
+/** Whether the body's `schemas` lists the PatchOp message's URN (RFC 7644 §3.5.2), in any case as URNs are compared. */
+function isPatchOp(body: Record<string, unknown>): boolean {
+  const schemas = memberOf(body, 'schemas')?.value;
+  return Array.isArray(schemas) && schemas.some((schema) => typeof schema === 'string' && schema.toLowerCase() === PATCH_OP.toLowerCase());
+}
+
+/** The operations of a PATCH body, checked (its schemas, paths parsed and followed) before any is applied. */
 export function patchOperations(body: unknown): PatchOperation[] {
   if (!isObject(body)) throw badRequest('invalidSyntax', 'a PATCH body is a JSON object');
+  if (!isPatchOp(body)) throw badRequest('invalidSyntax', `a PATCH body's "schemas" lists ${PATCH_OP}`);
   const operations = memberOf(body, 'operations')?.value;
   if (!Array.isArray(operations) || operations.length === 0) throw badRequest('invalidSyntax', 'a PATCH body has a list of Operations');
   if (operations.length > MAX_OPERATIONS) throw badRequest('invalidSyntax', `a PATCH body has at most ${MAX_OPERATIONS} operations`);

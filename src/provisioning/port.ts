@@ -16,6 +16,8 @@ export interface MemberData {
   lastName: string;
   /** null when none was given: SCIM then shows the first and last names. */
   displayName: string | null;
+  /** SCIM name.formatted as a client wrote it; null when none was given: SCIM then shows the first and last names. */
+  formattedName: string | null;
   enabled: boolean;
   attributes: MemberAttributes;
 }

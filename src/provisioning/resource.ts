@@ -1,15 +1,15 @@
 /** A member as a SCIM User (RFC 7643 §4.1) with this service's extension; never its password. */
 import { TEXT_ATTRIBUTES } from '../service/member-attributes.js';
 import { etagOf } from './etag.js';
-import { EMAIL_TYPE } from './member-draft.js';
+import { EMAIL_TYPE, namesJoined } from './member-draft.js';
 import type { ProvisionedMember } from './port.js';
 import { MEMBER_EXTENSION, USER_SCHEMA } from './urns.js';
 
 export type ScimUser = Record<string, unknown>;
 
-/** The given and family names, as `name.formatted` shows them. */
+/** `name.formatted`: as a client wrote it, else the given and family names. */
 function formattedName(member: ProvisionedMember): string {
-  return [member.firstName, member.lastName].filter(Boolean).join(' ');
+  return member.formattedName ?? namesJoined(member.firstName, member.lastName);
 }
 
 /** The object without the members whose value is undefined. */

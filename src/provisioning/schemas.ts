@@ -1,6 +1,7 @@
 /**
  * The schemas served at /Schemas (RFC 7643 §7): the attributes of the core User schema this service keeps, and
- * its member extension. They list what targets.ts and resource.ts handle, no more.
+ * its member extension. They list what targets.ts and resource.ts handle, no more: a writable attribute listed
+ * here is read back as it was written (texts trimmed), or its write is refused.
  */
 import { TEXT_ATTRIBUTES } from '../service/member-attributes.js';
 import { MEMBER_EXTENSION, SCHEMA_SCHEMA, USER_SCHEMA } from './urns.js';
@@ -27,13 +28,13 @@ const USER_ATTRIBUTES = [
   attribute('name', "The member's name.", {
     type: 'complex',
     subAttributes: [
-      attribute('formatted', 'The given and family names; a value written is not kept.', { mutability: 'readOnly' }),
+      attribute('formatted', 'The full name as written; when none was given, the given and family names.'),
       attribute('familyName', "The member's last name."),
       attribute('givenName', "The member's first name."),
     ],
   }),
   attribute('displayName', 'The name to show; the formatted name when none was given.'),
-  attribute('emails', "The member's email address: one is kept, the primary one (else the first), shown as a primary work address. Several members may share one.", {
+  attribute('emails', "The member's one email address, a primary work address; more than one address, or one of another type or not primary, is refused. Several members may share one.", {
     type: 'complex',
     multiValued: true,
     subAttributes: [
@@ -44,10 +45,10 @@ const USER_ATTRIBUTES = [
   }),
   attribute('active', "Whether the member may sign in; an inactive member's sessions are no longer accepted.", { type: 'boolean' }),
   attribute('password', "The member's password: set, never returned.", { mutability: 'writeOnly', returned: 'never', caseExact: true }),
-  attribute('roles', "The member's roles.", {
+  attribute('roles', "The member's roles, one per id: a role given twice is kept once, with its last name; type and primary are not kept.", {
     type: 'complex',
     multiValued: true,
-    subAttributes: [attribute('value', "The role's id.", { caseExact: true }), attribute('display', "The role's name.")],
+    subAttributes: [attribute('value', "The role's id.", { caseExact: true }), attribute('display', "The role's name; its id when none is given.")],
   }),
 ];
 

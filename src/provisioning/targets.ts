@@ -3,7 +3,9 @@
  * (schemas.ts describes the same to clients). Attributes of other schemas, and core User attributes it does not
  * keep (title, phoneNumbers, addresses…, which Entra ID maps by default), are ignored, as RFC 7644 §3.3 lets a
  * service provider ignore what it does not store; a sub-attribute that an attribute kept here does not have is an
- * error.
+ * error. A name that no attribute of the User schema has (`constructor`, `shoeSize`) is an error in a PATCH
+ * (invalidPath) and ignored in a POST or PUT body. Names are looked up in Maps, never as an object's properties, so
+ * that `constructor` or `__proto__` finds nothing.
  */
 import { TEXT_ATTRIBUTES } from '../service/member-attributes.js';
 import { attributeName } from './attribute-names.js';
@@ -21,8 +23,11 @@ export interface Single {
 
 export type MultiName = 'emails' | 'roles';
 export type SubName = 'value' | 'display' | 'type' | 'primary';
-/** The sub-attributes (value, display, type, primary) that emails and roles both have. */
-export const SUB_NAMES: readonly SubName[] = ['value', 'display', 'type', 'primary'];
+/**
+ * The sub-attributes of emails and roles the service keeps, as /Schemas lists them: a path or a filter naming
+ * another is refused, and a value object's others are ignored (Entra ID sends roles with type and primary).
+ */
+export const KEPT_SUBS: Readonly<Record<MultiName, readonly SubName[]>> = { emails: ['value', 'type', 'primary'], roles: ['value', 'display'] };
 
 /** One comparison of a value filter: a sub-attribute eq a value. */
 export interface ElementTerm {
@@ -43,7 +48,7 @@ const required = (label: string) => () => {
   throw badRequest('mutability', `${label} cannot be removed`);
 };
 
-const CORE_SINGLES: Record<string, Single> = {
+const CORE_SINGLES = new Map<string, Single>(Object.entries({
   username: {
     label: 'userName',
     set: (draft, value) => {
@@ -56,16 +61,19 @@ const CORE_SINGLES: Record<string, Single> = {
   displayname: { label: 'displayName', set: (draft, value) => (draft.displayName = optionalText(value, 'displayName')), unset: (draft) => (draft.displayName = null) },
   active: { label: 'active', set: (draft, value) => (draft.active = booleanValue(value, 'active')), unset: required('active') },
   password: { label: 'password', set: (draft, value) => (draft.password = value === null ? null : textValue(value, 'password')), unset: (draft) => (draft.password = null) },
-};
+} satisfies Record<string, Single>));
 
-const NAME_PARTS: Record<string, Single> = {
+const NAME_PARTS = new Map<string, Single>(Object.entries({
   givenname: { label: 'name.givenName', set: (draft, value) => (draft.givenName = optionalText(value, 'name.givenName') ?? ''), unset: (draft) => (draft.givenName = '') },
   familyname: { label: 'name.familyName', set: (draft, value) => (draft.familyName = optionalText(value, 'name.familyName') ?? ''), unset: (draft) => (draft.familyName = '') },
-};
-/** Parts of a name the service does not keep; `formatted` is made of the given and family names. */
-const IGNORED_NAME_PARTS = new Set(['formatted', 'middlename', 'honorificprefix', 'honorificsuffix']);
+  formatted: { label: 'name.formatted', set: (draft, value) => (draft.formattedName = optionalText(value, 'name.formatted')), unset: (draft) => (draft.formattedName = null) },
+} satisfies Record<string, Single>));
+/** Parts of a name the service does not keep. */
+const IGNORED_NAME_PARTS = new Set(['middlename', 'honorificprefix', 'honorificsuffix']);
 /** Set by the service alone. */
 const READ_ONLY = new Set(['id', 'meta', 'groups', 'schemas']);
+/** The core User attributes (RFC 7643 §4.1) this service does not keep, in lower case. */
+const NOT_KEPT = new Set(['nickname', 'profileurl', 'title', 'usertype', 'preferredlanguage', 'locale', 'timezone', 'phonenumbers', 'ims', 'photos', 'addresses', 'entitlements', 'x509certificates']);
 
 function textAttribute(key: TextAttribute): Single {
   return {
@@ -79,17 +87,16 @@ function textAttribute(key: TextAttribute): Single {
   };
 }
 
-const MEMBERSHIP_SINGLES: Record<string, Single> = {
-  ismember: {
-    label: 'isMember',
-    set: (draft, value) => {
-      if (value === null) delete draft.membership.isMember;
-      else draft.membership.isMember = booleanValue(value, 'isMember');
-    },
-    unset: (draft) => delete draft.membership.isMember,
+const IS_MEMBER: Single = {
+  label: 'isMember',
+  set: (draft, value) => {
+    if (value === null) delete draft.membership.isMember;
+    else draft.membership.isMember = booleanValue(value, 'isMember');
   },
-  ...Object.fromEntries(TEXT_ATTRIBUTES.map((key) => [key.toLowerCase(), textAttribute(key)])),
+  unset: (draft) => delete draft.membership.isMember,
 };
+
+const MEMBERSHIP_SINGLES = new Map<string, Single>([['ismember', IS_MEMBER], ...TEXT_ATTRIBUTES.map((key) => [key.toLowerCase(), textAttribute(key)] as const)]);
 
 /** At most this many extras in a draft; the service keeps fewer, this only bounds the work on one request. */
 const MAX_DRAFT_EXTRAS = 1000;
@@ -114,7 +121,7 @@ export function extraTarget(key: string): Target {
 /** A name.* sub-attribute. */
 export function namePart(part: string, scimType: ScimType): Target {
   const lower = part.toLowerCase();
-  const single = NAME_PARTS[lower];
+  const single = NAME_PARTS.get(lower);
   if (single) return { kind: 'single', attribute: single };
   if (IGNORED_NAME_PARTS.has(lower)) return { kind: 'ignored' };
   throw badRequest(scimType, `name has no sub-attribute "${part}"`);
@@ -125,14 +132,14 @@ export function membershipTarget(label: string, scimType: ScimType): Target {
   const dot = label.indexOf('.');
   const name = (dot < 0 ? label : label.slice(0, dot)).toLowerCase();
   if (name === 'extra') return dot < 0 ? { kind: 'complex', scope: 'extra' } : extraTarget(label.slice(dot + 1));
-  const single = MEMBERSHIP_SINGLES[name];
+  const single = MEMBERSHIP_SINGLES.get(name);
   if (single === undefined || dot >= 0) throw badRequest(scimType, `the member extension has no attribute "${label}"`);
   return { kind: 'single', attribute: single };
 }
 
 function subName(sub: string, attribute: MultiName, scimType: ScimType): SubName {
   const lower = sub.toLowerCase();
-  const known = SUB_NAMES.find((name) => name === lower);
+  const known = KEPT_SUBS[attribute].find((name) => name === lower);
   if (known === undefined) throw badRequest(scimType, `${attribute} has no sub-attribute "${sub}"`);
   return known;
 }
@@ -170,8 +177,12 @@ export function targetOf(path: AttributePath, scimType: ScimType): Target {
   if (name === 'emails' || name === 'roles') return multiTarget(name, path, sub, scimType);
   if (name === '') throw badRequest(scimType, `"${path.attribute}" names a schema, not an attribute`);
   if (READ_ONLY.has(name)) return { kind: 'readOnly', label: name };
-  const single = CORE_SINGLES[name];
-  if (name !== 'name' && single === undefined) return { kind: 'ignored' };
+  const single = CORE_SINGLES.get(name);
+  if (name !== 'name' && single === undefined) {
+    // scimType invalidPath: a PATCH, whose paths (and the keys of its path-less values) name attributes.
+    if (NOT_KEPT.has(name) || scimType !== 'invalidPath') return { kind: 'ignored' };
+    throw badRequest(scimType, `the User schema has no attribute "${path.attribute}"`);
+  }
   noFilter();
   if (single === undefined) return sub === undefined ? { kind: 'complex', scope: 'name' } : namePart(sub, scimType);
   if (sub !== undefined) throw badRequest(scimType, `${single.label} has no sub-attribute "${sub}"`);

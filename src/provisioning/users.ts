@@ -1,8 +1,10 @@
 /**
  * /Users (RFC 7644 §3): list with a filter and paging, read, create, replace, modify, delete. Changes go through
  * the member's version: If-Match that names another version is answered 412, and a change made by someone else
- * between reading and writing is retried from a fresh read (when the client named no version).
+ * between reading and writing is retried from a fresh read (when the client named no version). The changes of one
+ * member made through this instance take turns.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Logger } from '../log/logger.js';
 import { requestIdOf } from '../web/request-id.js';
@@ -11,6 +13,7 @@ import { badRequest, ScimError } from './errors.js';
 import { parseFilter } from './filter-syntax.js';
 import { draftOf, fieldsOf } from './member-draft.js';
 import { memberQueryOf } from './member-query.js';
+import { oneAtATime } from './one-at-a-time.js';
 import { pageOf } from './paging.js';
 import { applyOperations, patchOperations } from './patch.js';
 import type { MemberFields, ProvisionedMember, ScimMembers, WriteResult } from './port.js';
@@ -30,8 +33,17 @@ export interface UsersDeps {
   readBody: RequestHandler;
 }
 
-/** Reads and writes tried, when others change the member meanwhile, before the client is told to try again. */
-const MAX_ATTEMPTS = 3;
+/**
+ * Reads and writes tried, when others change the member meanwhile (another instance, the admin CLI), before the
+ * client is told to try again. Before each new attempt the request waits a random time below a bound that doubles
+ * from FIRST_WAIT_MS to MAX_WAIT_MS, so that writers that met do not meet again.
+ */
+const MAX_ATTEMPTS = 8;
+const FIRST_WAIT_MS = 5;
+const MAX_WAIT_MS = 200;
+
+/** The wait after failed attempt number `attempt` (1 for the first). */
+const backoff = (attempt: number) => sleep(Math.random() * Math.min(MAX_WAIT_MS, FIRST_WAIT_MS * 2 ** (attempt - 1)));
 
 /** What the authentication set: the provisioning client's name. */
 function clientOf(res: Response): string {
@@ -70,22 +82,29 @@ export function createUsersRouter({ members, logger, baseUrl, readBody }: UsersD
   const logChange = (req: Request, res: Response, outcome: 'created' | 'replaced' | 'modified' | 'removed', member: string) =>
     logger.info('provisioning', { outcome, client: clientOf(res), member, requestId: requestIdOf(req) });
 
+  const oneWriterPerMember = oneAtATime();
+
   /**
    * Reads the member, builds its new fields and writes them if they change it (the service tells: a version that
-   * did not move is a member left as it was).
+   * did not move is a member left as it was); after the writes of the same member that this instance started
+   * before it. Ids are queued as the service looks GUIDs up: trimmed, in lower case.
    */
-  async function change(req: Request, id: string, build: (current: ProvisionedMember) => MemberFields): Promise<{ member: ProvisionedMember; changed: boolean }> {
+  function change(req: Request, id: string, build: (current: ProvisionedMember) => MemberFields): Promise<{ member: ProvisionedMember; changed: boolean }> {
     const ifMatch = req.get('If-Match');
-    for (let attempt = 1; ; attempt++) {
-      const current = await members.get(id);
-      if (current === null) throw notFound();
-      if (!ifMatchAllows(ifMatch, current.version)) throw stale();
-      const result = await members.replace(current, build(current));
-      const retry = !result.ok && result.reason === 'stale' && ifMatch === undefined && attempt < MAX_ATTEMPTS;
-      if (retry) continue;
-      const member = written(result, ifMatch !== undefined);
-      return { member, changed: member.version !== current.version };
-    }
+    return oneWriterPerMember(id.trim().toLowerCase(), async () => {
+      for (let attempt = 1; ; attempt++) {
+        const current = await members.get(id);
+        if (current === null) throw notFound();
+        if (!ifMatchAllows(ifMatch, current.version)) throw stale();
+        const result = await members.replace(current, build(current));
+        const retry = !result.ok && result.reason === 'stale' && ifMatch === undefined && attempt < MAX_ATTEMPTS;
+        if (!retry) {
+          const member = written(result, ifMatch !== undefined);
+          return { member, changed: member.version !== current.version };
+        }
+        await backoff(attempt);
+      }
+    });
   }
 
   router.get('/Users', async (req, res) => {

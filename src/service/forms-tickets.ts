@@ -89,7 +89,7 @@ function lastSignOut(sessions: readonly SessionRow[]): number | null {
 
 /** FORMS_UNKNOWN_MEMBER=minimal: the ticket's name is all there is to answer, as id and username. */
 function minimalMember(ticket: FormsTicket, issuedAt: number): MemberRow {
-  return { id: ticket.name, username: ticket.name, email: '', firstName: '', lastName: '', enabled: true, createdAt: issuedAt, attributes: {}, version: 0, updatedAt: issuedAt, externalId: null, displayName: null };
+  return { id: ticket.name, username: ticket.name, email: '', firstName: '', lastName: '', enabled: true, createdAt: issuedAt, attributes: {}, version: 0, updatedAt: issuedAt, externalId: null, displayName: null, formattedName: null };
 }
 
 /**

@@ -202,11 +202,12 @@ export class MemberService {
 
 /** A member's own fields, as members add and provisioning give them; the external id and display name optional. */
 export type MemberProfile = Pick<MemberRow, 'username' | 'email' | 'firstName' | 'lastName' | 'attributes'> &
-  Partial<Pick<MemberRow, 'externalId' | 'displayName'>>;
+  Partial<Pick<MemberRow, 'externalId' | 'displayName' | 'formattedName'>>;
 
 /**
- * The fields as the service stores them, the others as they are: texts trimmed (an external id or display name
- * left empty is none), a username, none too long or holding invalid text, attributes valid. Throws MEMBER_INVALID.
+ * The fields as the service stores them, the others as they are: texts trimmed (an external id, display name or
+ * formatted name left empty is none), a username, none too long or holding invalid text, attributes valid. Throws
+ * MEMBER_INVALID.
  */
 export function checkedProfile<P extends MemberProfile>(profile: P): P {
   const checked = {
@@ -218,6 +219,7 @@ export function checkedProfile<P extends MemberProfile>(profile: P): P {
     attributes: validateAttributes(profile.attributes),
     ...(profile.externalId == null ? {} : { externalId: profile.externalId.trim() || null }),
     ...(profile.displayName == null ? {} : { displayName: profile.displayName.trim() || null }),
+    ...(profile.formattedName == null ? {} : { formattedName: profile.formattedName.trim() || null }),
   };
   if (!checked.username) throw new ServiceError('MEMBER_INVALID', 'username is required');
   refuseInvalidFields(checked);

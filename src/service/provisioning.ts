@@ -9,7 +9,7 @@ import { hashPassword } from './passwords.js';
 import type { SessionService } from './sessions.js';
 
 /** What a provisioning write sets: every field at once, and a new password (null removes it) or, left out, none. */
-export type ProvisionedFields = Pick<MemberRow, 'externalId' | 'username' | 'email' | 'firstName' | 'lastName' | 'displayName' | 'enabled' | 'attributes'> & {
+export type ProvisionedFields = Pick<MemberRow, 'externalId' | 'username' | 'email' | 'firstName' | 'lastName' | 'displayName' | 'formattedName' | 'enabled' | 'attributes'> & {
   password?: string | null;
 };
 
@@ -97,7 +97,7 @@ export class ProvisioningService {
 
 /** Whether the fields, as stored, are the member's own: attributes compared whatever the order of their keys. */
 function storedAlready(fields: Omit<ProvisionedFields, 'password'>, member: MemberRow): boolean {
-  const scalars = (['externalId', 'username', 'email', 'firstName', 'lastName', 'displayName', 'enabled'] as const).every((key) => fields[key] === member[key]);
+  const scalars = (['externalId', 'username', 'email', 'firstName', 'lastName', 'displayName', 'formattedName', 'enabled'] as const).every((key) => fields[key] === member[key]);
   return scalars && isDeepStrictEqual(fields.attributes, member.attributes);
 }
 

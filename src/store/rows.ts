@@ -59,6 +59,8 @@ export interface MemberRow {
   externalId: string | null;
   /** The name to show, when one was given (SCIM displayName); null otherwise. */
   displayName: string | null;
+  /** The full name as a provisioning client wrote it (SCIM name.formatted); null when none was given. */
+  formattedName: string | null;
 }
 
 /** What updateMember may change; a field left out stays as it is, and attributes are replaced whole. */
@@ -68,8 +70,8 @@ export type MemberChanges = Partial<Pick<MemberRow, 'email' | 'firstName' | 'las
  * A member as created, at version 1, last written when created; without an external id or a display name unless
  * given. passwordHash is a tagged hash from src/service/passwords.ts, or null (no password yet).
  */
-export type NewMember = Omit<MemberRow, 'version' | 'updatedAt' | 'externalId' | 'displayName'> &
-  Partial<Pick<MemberRow, 'externalId' | 'displayName'>> & { passwordHash?: string | null };
+export type NewMember = Omit<MemberRow, 'version' | 'updatedAt' | 'externalId' | 'displayName' | 'formattedName'> &
+  Partial<Pick<MemberRow, 'externalId' | 'displayName' | 'formattedName'>> & { passwordHash?: string | null };
 
 /**
  * One condition of findMembers: username and email equal ignoring case (as findMembersByLogin folds them), id and
@@ -90,7 +92,7 @@ export interface MemberPage {
  * What replaceMember writes: every field a provisioning client sets, when (updatedAt), and a new password hash
  * (null removes the password) or, left out, none.
  */
-export type MemberReplacement = Pick<MemberRow, 'username' | 'email' | 'firstName' | 'lastName' | 'enabled' | 'attributes' | 'externalId' | 'displayName' | 'updatedAt'> & {
+export type MemberReplacement = Pick<MemberRow, 'username' | 'email' | 'firstName' | 'lastName' | 'enabled' | 'attributes' | 'externalId' | 'displayName' | 'formattedName' | 'updatedAt'> & {
   passwordHash?: string | null;
 };
 

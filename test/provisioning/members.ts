@@ -9,6 +9,7 @@ export const ADA: ProvisionedMember = {
   firstName: 'Ada',
   lastName: 'Lovelace',
   displayName: null,
+  formattedName: null,
   enabled: true,
   attributes: {
     isMember: true,

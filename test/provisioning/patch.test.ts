@@ -83,7 +83,7 @@ describe('Entra ID', () => {
         { op: 'Add', path: 'title', value: 'Countess' },
         { op: 'Replace', path: 'addresses[type eq "work"].formatted', value: '1 Street' },
         { op: 'Replace', path: 'phoneNumbers[type eq "work"].value', value: '123' },
-        { op: 'Replace', path: 'name.formatted', value: 'Ada Lovelace' },
+        { op: 'Replace', path: 'name.middleName', value: 'Augusta' },
         { op: 'Add', path: 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department', value: 'Maths' },
       ),
     );
@@ -118,6 +118,14 @@ describe('RFC 7644 forms', () => {
     expect(patched(operations({ op: 'remove', path: 'name' }))).toMatchObject({ firstName: '', lastName: '' });
   });
 
+  test('name.formatted: set as written, unassigned by remove; the given and family names joined are none', () => {
+    expect(patched(operations({ op: 'replace', path: 'name.formatted', value: 'Augusta Ada King' })).formattedName).toBe('Augusta Ada King');
+    expect(patched(operations({ op: 'replace', path: 'name.formatted', value: 'Ada Lovelace' })).formattedName).toBeNull();
+    const countess = { ...ADA, formattedName: 'The Countess' };
+    expect(patched(operations({ op: 'remove', path: 'name.formatted' }), countess).formattedName).toBeNull();
+    expect(patched(operations({ op: 'replace', path: 'name.givenName', value: 'Augusta' }), countess)).toMatchObject({ firstName: 'Augusta', formattedName: 'The Countess' });
+  });
+
   test('displayName and externalId: set, and unassigned by remove or null', () => {
     expect(patched(operations({ op: 'add', path: 'displayName', value: 'The Countess' })).displayName).toBe('The Countess');
     expect(patched(operations({ op: 'remove', path: 'externalId' })).externalId).toBeNull();
@@ -137,9 +145,10 @@ describe('RFC 7644 forms', () => {
     expect(patched(operations({ op: 'remove', path: 'roles' })).attributes.roles).toBeUndefined();
   });
 
-  test('emails: replace of the list keeps the primary address; remove clears it', () => {
-    const fields = patched(operations({ op: 'replace', path: 'emails', value: [{ value: 'home@x.y', type: 'home' }, { value: 'work@x.y', type: 'work', primary: true }] }));
+  test('emails: replace of the list sets the one address; remove clears it', () => {
+    const fields = patched(operations({ op: 'replace', path: 'emails', value: [{ value: 'work@x.y', type: 'work', primary: true }] }));
     expect(fields.email).toBe('work@x.y');
+    expect(patched(operations({ op: 'replace', path: 'emails', value: [{ value: 'bare@x.y' }] })).email).toBe('bare@x.y');
     expect(patched(operations({ op: 'remove', path: 'emails[type eq "work"]' })).email).toBe('');
     expect(patched(operations({ op: 'remove', path: 'emails' })).email).toBe('');
   });
@@ -161,8 +170,8 @@ describe('RFC 7644 forms', () => {
     expect(patched(operations({ op: 'remove', path: MEMBER_EXTENSION })).attributes).toEqual({ roles: ADA.attributes.roles });
   });
 
-  test('the Operations key and the member names of an operation in any case', () => {
-    expect(patched({ operations: [{ OP: 'REPLACE', PATH: 'displayName', VALUE: 'X' }] }).displayName).toBe('X');
+  test('the schemas and Operations keys, the PatchOp URN and the member names of an operation in any case', () => {
+    expect(patched({ SCHEMAS: [PATCH_OP.toUpperCase()], operations: [{ OP: 'REPLACE', PATH: 'displayName', VALUE: 'X' }] }).displayName).toBe('X');
   });
 
   test('read-only attributes in a path-less value are skipped', () => {
@@ -173,6 +182,9 @@ describe('RFC 7644 forms', () => {
 describe('refusals', () => {
   test.each([
     ['an op of another name', operations({ op: 'move', path: 'active', value: true }), 'invalidSyntax', 'operation 1: "op" is add, replace or remove'],
+    ['no schemas', { Operations: [{ op: 'replace', path: 'active', value: true }] }, 'invalidSyntax', `"schemas" lists ${PATCH_OP}`],
+    ['schemas without PatchOp', { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], Operations: [{ op: 'replace', path: 'active', value: true }] }, 'invalidSyntax', `"schemas" lists ${PATCH_OP}`],
+    ['schemas that is not a list', { schemas: PATCH_OP, Operations: [{ op: 'replace', path: 'active', value: true }] }, 'invalidSyntax', `"schemas" lists ${PATCH_OP}`],
     ['no Operations', { schemas: [PATCH_OP] }, 'invalidSyntax', 'a PATCH body has a list of Operations'],
     ['an empty list', operations(), 'invalidSyntax', 'a PATCH body has a list of Operations'],
     ['an operation that is not an object', operations('replace'), 'invalidSyntax', 'operation 1 is not an object'],
@@ -182,6 +194,9 @@ describe('refusals', () => {
     ['an unknown sub-attribute of name', operations({ op: 'replace', path: 'name.nickName', value: 'A' }), 'invalidPath', 'name has no sub-attribute "nickName"'],
     ['a sub-attribute of a simple attribute', operations({ op: 'replace', path: 'userName.first', value: 'A' }), 'invalidPath', 'userName has no sub-attribute "first"'],
     ['an unknown sub-attribute of emails', operations({ op: 'replace', path: 'emails[type eq "work"].country', value: 'A' }), 'invalidPath', 'emails has no sub-attribute "country"'],
+    ['a sub-attribute emails do not keep', operations({ op: 'replace', path: 'emails[type eq "work"].display', value: 'Work' }), 'invalidPath', 'emails has no sub-attribute "display"'],
+    ['a sub-attribute roles do not keep', operations({ op: 'replace', path: 'roles[value eq "r1"].primary', value: true }), 'invalidPath', 'roles has no sub-attribute "primary"'],
+    ['a filter on a sub-attribute roles do not keep', operations({ op: 'remove', path: 'roles[type eq "x"]' }), 'invalidFilter', 'roles has no sub-attribute "type"'],
     ['a filter on a simple attribute', operations({ op: 'replace', path: 'displayName[value eq "x"]', value: 'A' }), 'invalidPath', 'only emails and roles take a filter'],
     ['a filter on an unknown sub-attribute', operations({ op: 'remove', path: 'roles[colour eq "red"]' }), 'invalidFilter', 'roles has no sub-attribute "colour"'],
     ['an unknown extension attribute', operations({ op: 'replace', path: `${MEMBER_EXTENSION}:shoeSize`, value: '9' }), 'invalidPath', 'the member extension has no attribute "shoeSize"'],
@@ -194,6 +209,10 @@ describe('refusals', () => {
     ['active that is not a boolean', operations({ op: 'replace', path: 'active', value: 'yes' }), 'invalidValue', 'active takes true or false'],
     ['a path-less value that is not an object', operations({ op: 'replace', value: 'x' }), 'invalidValue', 'a value without a path is an object of attributes'],
     ['name that is not an object', operations({ op: 'replace', path: 'name', value: 'Ada' }), 'invalidValue', 'name takes an object'],
+    ['two email addresses', operations({ op: 'replace', path: 'emails', value: [{ value: 'home@x.y', type: 'home' }, { value: 'work@x.y', type: 'work', primary: true }] }), 'invalidValue', 'one email address here, not 2'],
+    ['a second email address added', operations({ op: 'add', path: 'emails', value: [{ value: 'new@x.y', type: 'work', primary: true }] }), 'invalidValue', 'one email address here, not 2'],
+    ['an email address of another type', operations({ op: 'replace', path: 'emails', value: [{ value: 'home@x.y', type: 'home' }] }), 'invalidValue', 'of type work, not "home"'],
+    ['an email address that is not primary', operations({ op: 'replace', path: 'emails[type eq "work"].primary', value: false }), 'invalidValue', 'the email address is the primary one'],
     ['a role that is not an object', operations({ op: 'add', path: 'roles', value: ['r1'] }), 'invalidValue', 'a value of roles is an object'],
     [`more than ${MAX_OPERATIONS} operations`, operations(...Array.from({ length: MAX_OPERATIONS + 1 }, () => ({ op: 'replace', path: 'active', value: true }))), 'invalidSyntax', `at most ${MAX_OPERATIONS} operations`],
     [`more than ${MAX_VALUES} roles`, operations({ op: 'add', path: 'roles', value: Array.from({ length: MAX_VALUES }, (_, i) => ({ value: `x${i}` })) }), 'invalidValue', `roles holds at most ${MAX_VALUES} values`],

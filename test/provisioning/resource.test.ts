@@ -64,9 +64,17 @@ describe('POST bodies', () => {
       firstName: 'givenName',
       lastName: 'familyName',
       displayName: null,
+      formattedName: null,
       enabled: true,
       attributes: {},
     });
+  });
+
+  test('name.formatted: kept as written; the given and family names joined are kept as none, and shown so', () => {
+    const user = (formatted: string) => ({ userName: 'ada', name: { formatted, givenName: 'Ada', familyName: 'Lovelace' } });
+    expect(fieldsOf(createdDraft(user('Augusta Ada King')))).toMatchObject({ formattedName: 'Augusta Ada King', firstName: 'Ada' });
+    expect(fieldsOf(createdDraft(user('Ada Lovelace'))).formattedName).toBeNull();
+    expect(userResource({ ...ADA, formattedName: 'Augusta Ada King' }, LOCATION).name).toEqual({ formatted: 'Augusta Ada King', familyName: 'Lovelace', givenName: 'Ada' });
   });
 
   test('the extension, a password, and attributes the service does not keep (ignored)', () => {
@@ -87,6 +95,7 @@ describe('POST bodies', () => {
       firstName: '',
       lastName: '',
       displayName: null,
+      formattedName: null,
       enabled: true,
       password: 'correct horse',
       attributes: { isMember: true, organisationName: 'Analytical Society', roles: [{ id: 'r1', name: 'Reader' }], extra: { dept: 'Maths' } },
@@ -127,7 +136,7 @@ describe('PUT bodies', () => {
 
   test('attributes left out are cleared, except active and the password', () => {
     const fields = fieldsOf(replacementDraft(ADA, { userName: 'ada', [MEMBER_EXTENSION]: { isMember: false } }));
-    expect(fields).toEqual({ externalId: null, username: 'ada', email: '', firstName: '', lastName: '', displayName: null, enabled: true, attributes: { isMember: false } });
+    expect(fields).toEqual({ externalId: null, username: 'ada', email: '', firstName: '', lastName: '', displayName: null, formattedName: null, enabled: true, attributes: { isMember: false } });
   });
 
   test('an extension named in schemas is replaced whole, even without attributes of its own', () => {

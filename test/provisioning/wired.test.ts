@@ -248,6 +248,94 @@ function suite(store: 'sqlite' | 'postgres'): void {
     });
   });
 
+  describe('every attribute declared in /Schemas kept as sent', () => {
+    interface Declared {
+      name: string;
+      type: string;
+      multiValued: boolean;
+      mutability: string;
+      returned: string;
+      canonicalValues?: string[];
+      subAttributes?: Declared[];
+    }
+
+    /** A value for each writable attribute, different in each round: texts name their attribute, booleans are true. */
+    function valueOf(attribute: Declared, path: string, round: string): unknown {
+      if (attribute.type === 'boolean') return true;
+      if (attribute.type === 'string') return attribute.canonicalValues?.[0] ?? `${path} ${round} Zoë`;
+      const subs = attribute.subAttributes ?? [];
+      // A complex attribute without declared sub-attributes is free-form (the extension's extras).
+      const object = subs.length === 0 ? { [`key_${round}`]: `${path} ${round}` } : objectOf(subs, `${path}.`, round);
+      return attribute.multiValued ? [object] : object;
+    }
+
+    function objectOf(attributes: readonly Declared[], prefix: string, round: string): Record<string, unknown> {
+      const writable = attributes.filter(({ mutability }) => mutability === 'readWrite' || mutability === 'writeOnly');
+      return Object.fromEntries(writable.map((attribute) => [attribute.name, valueOf(attribute, `${prefix}${attribute.name}`, round)]));
+    }
+
+    /** The declared attributes' names, sub-attributes as name.sub. */
+    const namesOf = (attributes: readonly Declared[]): string[] =>
+      attributes.flatMap(({ name, subAttributes = [] }) => [name, ...subAttributes.map((sub) => `${name}.${sub.name}`)]);
+
+    /** A whole User of every writable attribute, in the round's values; and the attributes never returned. */
+    async function everyAttribute(round: string): Promise<{ user: Record<string, unknown>; unreturned: string[]; declared: string[] }> {
+      const schemas = (await scim.get('/Schemas')).body.Resources as Array<{ id: string; attributes: Declared[] }>;
+      const [core, extension] = [USER_SCHEMA, MEMBER_EXTENSION].map((id) => schemas.find((schema) => schema.id === id)?.attributes ?? []) as [Declared[], Declared[]];
+      const user = { schemas: [USER_SCHEMA, MEMBER_EXTENSION], ...objectOf(core, '', round), [MEMBER_EXTENSION]: objectOf(extension, '', round) };
+      const unreturned = core.filter(({ returned }) => returned === 'never').map(({ name }) => name);
+      return { user, unreturned, declared: [...namesOf(core), ...namesOf(extension)] };
+    }
+
+    /**
+     * What a GET answers of the attributes sent, against what was sent: equal after a PUT; after a PATCH replace,
+     * which merges a complex value's sub-attributes into those it had (RFC 7644 §3.5.2.3), holding them.
+     */
+    async function expectKept(id: string, { user, unreturned }: { user: Record<string, unknown>; unreturned: string[] }, merged = false): Promise<void> {
+      const read = (await scim.get(`/Users/${id}`)).body;
+      for (const [name, value] of Object.entries(user)) {
+        if (unreturned.includes(name)) expect(read).not.toHaveProperty(name);
+        else if (merged) expect({ [name]: read[name] }).toMatchObject({ [name]: value });
+        else expect({ [name]: read[name] }).toEqual({ [name]: value });
+      }
+    }
+
+    test('PUT then GET, and a path-less PATCH replace then GET, return every attribute as sent; the password signs in', async () => {
+      const { id } = await created(entraUser('ada@example.com'));
+      const put = await everyAttribute('put');
+      expect(put.declared).toEqual(expect.arrayContaining(['userName', 'name.formatted', 'name.givenName', 'emails.value', 'roles.display', 'isMember', 'extra']));
+      expect(put.unreturned).toEqual(['password']);
+      const replaced = await scim.send('PUT', `/Users/${id}`, { ...put.user, password: PASSWORD });
+      expect(replaced.status).toBe(200);
+      await expectKept(id, put);
+      expect(await call(app, 'httppost', 'Login', { username: put.user.userName as string, password: PASSWORD, authenticationToken: '' })).toBe(id);
+
+      const patch = await everyAttribute('patch');
+      const { schemas: _schemas, ...attributes } = patch.user;
+      expect((await scim.patch(id, [{ op: 'replace', value: { ...attributes, password: `${PASSWORD} 2` } }])).status).toBe(200);
+      await expectKept(id, patch, true);
+      expect(await call(app, 'httppost', 'Login', { username: patch.user.userName as string, password: `${PASSWORD} 2`, authenticationToken: '' })).toBe(id);
+    });
+
+    test('name.formatted as Entra ID and the SCIM validator write it: kept, and the names joined when none was written', async () => {
+      const { id } = await created(entraUser('ada@example.com'));
+      const put = await scim.send('PUT', `/Users/${id}`, { ...entraUser('ada@example.com'), name: { formatted: 'NewName', givenName: 'Ada', familyName: 'Lovelace' } });
+      expect([put.status, put.body.name]).toEqual([200, { formatted: 'NewName', givenName: 'Ada', familyName: 'Lovelace' }]);
+      expect((await scim.get(`/Users/${id}`)).body.name).toEqual({ formatted: 'NewName', givenName: 'Ada', familyName: 'Lovelace' });
+      await scim.patch(id, [{ op: 'remove', path: 'name.formatted' }]);
+      expect((await scim.get(`/Users/${id}`)).body.name).toEqual({ formatted: 'Ada Lovelace', givenName: 'Ada', familyName: 'Lovelace' });
+    });
+
+    test('values one email address cannot keep as sent are refused with 400 invalidValue, and nothing is written', async () => {
+      const { id } = await created(entraUser('ada@example.com'));
+      for (const emails of [[{ value: 'a@example.com' }, { value: 'b@example.com' }], [{ value: 'a@example.com', type: 'home' }], [{ value: 'a@example.com', primary: false }]]) {
+        expectScimError(await scim.send('PUT', `/Users/${id}`, { ...entraUser('ada@example.com'), emails }), 400, 'invalidValue');
+      }
+      expectScimError(await scim.patch(id, [{ op: 'add', path: 'emails', value: [{ value: 'b@example.com', type: 'work' }] }]), 400, 'invalidValue');
+      expect((await scim.get(`/Users/${id}`)).headers.get('etag')).toBe('W/"1"');
+    });
+  });
+
   describe('refusals, versions', () => {
     test('a userName taken in any case: 409 uniqueness, on create and on a change; an email shared is fine', async () => {
       const { id } = await created(entraUser('ada@example.com'));
@@ -287,6 +375,35 @@ function suite(store: 'sqlite' | 'postgres'): void {
       const changed = await scim.patch(id, body, { 'If-Match': 'W/"4"' });
       expect([changed.status, changed.headers.get('etag')]).toEqual([200, 'W/"5"']);
       expect((await scim.delete(`/Users/${id}`, { 'If-Match': 'W/"5"' })).status).toBe(204);
+    });
+
+    test('names of Object.prototype: a PATCH naming one 400 invalidPath, a PUT keyed by one ignores it, a filter on one 400 invalidFilter; nothing logged as an error', async () => {
+      const { id } = await created(entraUser('ada@example.com'));
+      for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+        for (const path of [name, `name.${name}`, `${USER_SCHEMA}:${name}`, `${MEMBER_EXTENSION}:${name}`]) {
+          expectScimError(await scim.patch(id, [{ op: 'replace', path, value: 'x' }]), 400, 'invalidPath');
+        }
+        expectScimError(await scim.patch(id, [{ op: 'replace', value: JSON.parse(`{"${name}": "x"}`) }]), 400, 'invalidPath');
+        expectScimError(await scim.get(`/Users?filter=${encodeURIComponent(`${name} eq "x"`)}`), 400, 'invalidFilter');
+      }
+      const put = await scim.send('PUT', `/Users/${id}`, { ...entraUser('ada@example.com'), constructor: 'x', toString: 'y' });
+      expect([put.status, put.headers.get('etag')]).toEqual([200, 'W/"1"']);
+      // An extra attribute may have such a name: it is the member's own, stored and read back as any other.
+      const extras = await scim.patch(id, [{ op: 'add', path: MEMBER_EXTENSION, value: { extra: JSON.parse('{"__proto__": "p", "constructor": "c"}') } }]);
+      expect(extras.status).toBe(200);
+      expect(JSON.stringify((await scim.get(`/Users/${id}`)).body[MEMBER_EXTENSION])).toBe('{"extra":{"__proto__":"p","constructor":"c"}}');
+      expect(app.logLines.filter((line) => line.level === 'error')).toEqual([]);
+    });
+
+    test('40 PATCHes of one User at once, each adding its own role: every one succeeds and every role is kept', async () => {
+      const { id } = await created(entraUser('ada@example.com'));
+      const roles = Array.from({ length: 40 }, (_, i) => `role-${i}`);
+      const replies = await Promise.all(roles.map((role) => scim.patch(id, [{ op: 'add', path: 'roles', value: [{ value: role, display: role }] }])));
+      expect(replies.map((reply) => reply.status)).toEqual(roles.map(() => 200));
+      const read = await scim.get(`/Users/${id}`);
+      expect(((read.body.roles as Array<{ value: string }>) ?? []).map(({ value }) => value).sort()).toEqual([...roles].sort());
+      expect(read.headers.get('etag')).toBe(`W/"${roles.length + 1}"`);
+      expect(changes(app).filter(({ outcome }) => outcome === 'modified')).toHaveLength(roles.length);
     });
 
     test('unknown Users: 404 for GET, PUT, PATCH and DELETE', async () => {

@@ -17,7 +17,7 @@ let services: Services;
 let password: string;
 
 const ADA = { id: '10042', username: 'ada', email: 'ada@example.org', firstName: 'Ada', lastName: 'Lovelace' };
-const ADA_ROW = { ...ADA, enabled: true, createdAt: START, attributes: {}, version: 1, updatedAt: START, externalId: null, displayName: null };
+const ADA_ROW = { ...ADA, enabled: true, createdAt: START, attributes: {}, version: 1, updatedAt: START, externalId: null, displayName: null, formattedName: null };
 
 beforeEach(async () => {
   now = START;

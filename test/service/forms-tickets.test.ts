@@ -89,7 +89,7 @@ function formsTicketSuite(openStore: StoreFactory): void {
         operation: 'AuthenticateCookie',
         caller: 'portal',
         kind: 'member',
-        member: { id: 'stranger@example.org', username: 'stranger@example.org', email: '', firstName: '', lastName: '', enabled: true, createdAt: now, attributes: {}, version: 0, updatedAt: now, externalId: null, displayName: null },
+        member: { id: 'stranger@example.org', username: 'stranger@example.org', email: '', firstName: '', lastName: '', enabled: true, createdAt: now, attributes: {}, version: 0, updatedAt: now, externalId: null, displayName: null, formattedName: null },
         session: null,
       });
     });

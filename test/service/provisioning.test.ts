@@ -26,6 +26,7 @@ const ADA: ProvisionedFields = {
   firstName: ' Ada ',
   lastName: 'Lovelace',
   displayName: ' Countess ',
+  formattedName: ' Ada Lovelace ',
   enabled: true,
   attributes: { organisationId: 'O-1' },
 };
@@ -48,6 +49,7 @@ describe('ProvisioningService', () => {
       firstName: 'Ada',
       lastName: 'Lovelace',
       displayName: 'Countess',
+      formattedName: 'Ada Lovelace',
       enabled: true,
       attributes: { organisationId: 'O-1' },
       createdAt: now,

@@ -28,7 +28,7 @@ const PASSWORD = 'correct horse battery staple';
 const DOMAIN = 'members.example.org';
 const CONTEXT = callContext('192.0.2.10', DOMAIN);
 const ADA = { id: '10042', username: 'ada', email: 'ada@example.org', firstName: 'Ada', lastName: 'Lovelace' };
-const ADA_ROW = { ...ADA, enabled: true, createdAt: START, attributes: {}, version: 1, updatedAt: START, externalId: null, displayName: null };
+const ADA_ROW = { ...ADA, enabled: true, createdAt: START, attributes: {}, version: 1, updatedAt: START, externalId: null, displayName: null, formattedName: null };
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const KEY = randomBytes(32);
 

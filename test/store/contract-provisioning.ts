@@ -12,7 +12,7 @@ function aNewMember(id: string, overrides: Partial<NewMember> = {}): NewMember {
 /** The member as the store reads it back, created from aNewMember with these overrides and never written since. */
 function asCreated(id: string, overrides: Partial<NewMember> = {}): MemberRow {
   const { passwordHash: _passwordHash, ...member } = aNewMember(id, overrides);
-  return { externalId: null, displayName: null, ...member, version: 1, updatedAt: member.createdAt };
+  return { externalId: null, displayName: null, formattedName: null, ...member, version: 1, updatedAt: member.createdAt };
 }
 
 /** replaceMember's fields: every one different from aNewMember's. */
@@ -26,6 +26,7 @@ function aReplacement(overrides: Partial<MemberReplacement> = {}): MemberReplace
     attributes: { organisationId: 'O-2', roles: [{ id: 'r1', name: 'Reader' }] },
     externalId: 'ext-2',
     displayName: 'The Countess',
+    formattedName: 'Augusta Ada King, Countess of Lovelace',
     updatedAt: T0 + MINUTE,
     ...overrides,
   };
@@ -38,9 +39,9 @@ function aReplacement(overrides: Partial<MemberReplacement> = {}): MemberReplace
  */
 export function provisioningStoreContract(store: () => Store, aSession: (id: string, memberId: string) => SessionRow): void {
   describe('members as provisioning writes them', () => {
-    test('a new member is at version 1, written when created, with its external id and display name if given', async () => {
+    test('a new member is at version 1, written when created, with its external id, display name and formatted name if given', async () => {
       expect(await store().createMember(aNewMember('m1'))).toStrictEqual(asCreated('m1'));
-      const given = { externalId: 'ext-1', displayName: 'Zoë "Z"', createdAt: T0 + MINUTE };
+      const given = { externalId: 'ext-1', displayName: 'Zoë "Z"', formattedName: 'Zoë Ångström', createdAt: T0 + MINUTE };
       expect(await store().createMember(aNewMember('m2', given))).toStrictEqual(asCreated('m2', given));
       expect(await store().createMembers([aNewMember('m3', given), aNewMember('m4')])).toEqual(['created', 'created']);
       expect(await store().getMember('m3')).toStrictEqual(asCreated('m3', given));
@@ -70,8 +71,8 @@ export function provisioningStoreContract(store: () => Store, aSession: (id: str
       expect(await store().getMemberCredentials('m1')).toStrictEqual({ member: expected, passwordHash: 'argon2:old' });
       await store().replaceMember('m1', aReplacement({ passwordHash: 'argon2:new' }), 2);
       expect((await store().getMemberCredentials('m1'))?.passwordHash).toBe('argon2:new');
-      await store().replaceMember('m1', aReplacement({ passwordHash: null, externalId: null, displayName: null }), 3);
-      expect(await store().getMemberCredentials('m1')).toMatchObject({ member: { externalId: null, displayName: null, version: 4 }, passwordHash: null });
+      await store().replaceMember('m1', aReplacement({ passwordHash: null, externalId: null, displayName: null, formattedName: null }), 3);
+      expect(await store().getMemberCredentials('m1')).toMatchObject({ member: { externalId: null, displayName: null, formattedName: null, version: 4 }, passwordHash: null });
     });
 
     test('replaceMember() refuses a stale version, an unknown member and a username another has, ignoring case, and writes nothing', async () => {

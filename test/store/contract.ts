@@ -23,6 +23,7 @@ function aMember(id: string, overrides: Partial<MemberRow> = {}): MemberRow {
     updatedAt: T0,
     externalId: null,
     displayName: null,
+    formattedName: null,
     ...overrides,
   };
 }

@@ -14,6 +14,7 @@ export const ADA: MemberRow = {
   updatedAt: Date.UTC(2030, 0, 1),
   externalId: null,
   displayName: null,
+  formattedName: null,
 };
 
 /**

@@ -232,6 +232,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX sessions_previous_cookie_hash ON sessions (previous_cookie_hash);
     `,
   },
+  {
+    version: 11,
+    name: 'SCIM name.formatted as the provisioning client wrote it',
+    // NULL for every member stored before this version: its formatted name is made of its given and family names,
+    // as it was.
+    sql: `
+      ALTER TABLE members ADD COLUMN formatted_name TEXT;
+    `,
+  },
 ];
 
 /**

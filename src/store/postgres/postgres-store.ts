@@ -68,7 +68,7 @@ const INSERT_MEMBERS_IF_FREE_SQL = `
     -- The arrays in MEMBER_COLUMNS order, then password_hash (insertMembersIfFree).
     FROM unnest(
       $1::TEXT[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TEXT[], $6::BOOLEAN[], $7::BIGINT[], $8::TEXT[], $9::TEXT[], $10::TEXT[], $11::BIGINT[],
-      $12::TEXT[]
+      $12::TEXT[], $13::TEXT[]
     ) WITH ORDINALITY AS list (${MEMBER_COLUMNS}, password_hash, position)
   )
   INSERT INTO members (${MEMBER_COLUMNS}, password_hash)
@@ -182,6 +182,7 @@ class PostgresDriver implements SqlDriver {
       column('external_id'),
       column('display_name'),
       column('updated_at'),
+      column('formatted_name'),
       column('password_hash'),
     ];
     return this.transaction(async (tx) => {

@@ -56,8 +56,8 @@ const UPDATE_MEMBER_SQL = `
 const replaceMemberSql = (setsPassword: boolean) => `
   UPDATE members SET
     username = $2, email = $3, first_name = $4, last_name = $5, enabled = $6, attributes = $7, external_id = $8,
-    display_name = $9, ${setsPassword ? 'password_hash = $12, ' : ''}${written('$10')}
-  WHERE id = $1 AND version = $11
+    display_name = $9, formatted_name = $10, ${setsPassword ? 'password_hash = $13, ' : ''}${written('$11')}
+  WHERE id = $1 AND version = $12
     AND NOT EXISTS (SELECT 1 FROM members other WHERE lower(other.username) = lower(CAST($2 AS TEXT)) AND other.id <> $1)
   RETURNING ${MEMBER_READ_COLUMNS}`;
 
@@ -81,7 +81,7 @@ function lookupsOf(ids: readonly string[]): string[][] {
 }
 
 const SQL = {
-  insertMember: `INSERT INTO members (${MEMBER_COLUMNS}, password_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+  insertMember: `INSERT INTO members (${MEMBER_COLUMNS}, password_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
     RETURNING ${MEMBER_READ_COLUMNS}`,
   member: `SELECT ${MEMBER_READ_COLUMNS} FROM members WHERE id = $1`,
   members: `SELECT ${MEMBER_READ_COLUMNS} FROM members ORDER BY id`,

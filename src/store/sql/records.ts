@@ -56,6 +56,7 @@ export interface MemberRecord {
   external_id: string | null;
   display_name: string | null;
   updated_at: number;
+  formatted_name: string | null;
   version: number;
 }
 
@@ -139,7 +140,7 @@ export const CALLER_COLUMNS = 'id, name, enabled, created_at';
  * The columns a member is inserted with (updated_at is created_at then); a read has its version too
  * (MEMBER_READ_COLUMNS).
  */
-const MEMBER_COLUMN_NAMES = ['id', 'username', 'email', 'first_name', 'last_name', 'enabled', 'created_at', 'attributes', 'external_id', 'display_name', 'updated_at'] as const;
+const MEMBER_COLUMN_NAMES = ['id', 'username', 'email', 'first_name', 'last_name', 'enabled', 'created_at', 'attributes', 'external_id', 'display_name', 'updated_at', 'formatted_name'] as const;
 export const MEMBER_COLUMNS = MEMBER_COLUMN_NAMES.join(', ');
 export const MEMBER_READ_COLUMNS = `${MEMBER_COLUMNS}, version`;
 /** The member's columns a session's read joins in: all but the id, which is the session's member_id. */
@@ -176,6 +177,7 @@ export function memberValues(record: NewMemberRecord): unknown[] {
     record.external_id,
     record.display_name,
     record.updated_at,
+    record.formatted_name,
     record.password_hash,
   ];
 }
@@ -295,6 +297,7 @@ export function flagRecordMappers(flags: FlagCodec) {
       updatedAt: record.updated_at,
       externalId: record.external_id,
       displayName: record.display_name,
+      formattedName: record.formatted_name,
     };
   }
 
@@ -316,13 +319,14 @@ export function flagRecordMappers(flags: FlagCodec) {
         external_id: member.externalId ?? null,
         display_name: member.displayName ?? null,
         updated_at: member.createdAt,
+        formatted_name: member.formattedName ?? null,
         password_hash: member.passwordHash ?? null,
       };
     },
 
     toMember,
 
-    /** replaceMember's values of the member's fields: $2 to $10 of its statement, in that order. */
+    /** replaceMember's values of the member's fields: $2 to $11 of its statement, in that order. */
     replacementValues(replacement: MemberReplacement): unknown[] {
       return [
         replacement.username,
@@ -333,6 +337,7 @@ export function flagRecordMappers(flags: FlagCodec) {
         fromAttributes(replacement.attributes),
         replacement.externalId,
         replacement.displayName,
+        replacement.formattedName,
         replacement.updatedAt,
       ];
     },

@@ -33,7 +33,7 @@ const NO_VALUES: readonly unknown[] = [];
  */
 const INSERT_MEMBER_IF_FREE_SQL = `
   INSERT INTO members (${MEMBER_COLUMNS}, password_hash)
-    SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12
+    SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13
     WHERE NOT EXISTS (SELECT 1 FROM members WHERE lower(username) = lower($2))
   ON CONFLICT DO NOTHING`;
 const MEMBER_USERNAME_SQL = 'SELECT username FROM members WHERE id = $1';

@@ -49,6 +49,7 @@ function member(fields: Partial<MemberRow> = {}): MemberRow {
     updatedAt: Date.UTC(2026, 0, 1),
     externalId: null,
     displayName: null,
+    formattedName: null,
     ...fields,
   };
 }
