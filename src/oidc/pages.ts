@@ -37,3 +37,8 @@ export function logoutView(clientName: string | undefined, action: string, xsrf:
 export function messageView(title: string, message: string): object {
   return { title, message };
 }
+
+/** The page of a request the provider refused: the OAuth error code and its description. */
+export function refusalView(error: string, description: string): object {
+  return messageView('Signing in could not continue', `${error}: ${description}`);
+}
