@@ -58,10 +58,14 @@ function oidcPages(config: Config): OidcPages {
   const templates = loadTemplates(branding.templateDir);
   const view = brandingView(branding);
   const headers = securityHeaders(branding.logoUrl);
+  const providerPageHeaders = securityHeaders(branding.logoUrl, { scriptHashes: true });
   return {
     render(req, res, name, page) {
       headers(req as Request, res as Response, () => {});
       return templates.render(name, { ...view, nonce: (res as Response).locals['styleNonce'], ...page });
+    },
+    protect(req, res) {
+      providerPageHeaders(req as Request, res as Response, () => {});
     },
   };
 }

@@ -67,6 +67,8 @@ export function createOidc(deps: OidcDeps): OidcFeature {
   mounted.use(async (req, res, next) => {
     const { listener } = await current();
     statePublicOrigin(req, issuer);
+    // The authorization endpoint's answer may be the form_post page, which carries the code: a page like ours.
+    if (req.path === ROUTES.authorization || req.path.startsWith(`${ROUTES.authorization}/`)) deps.pages.protect(req, res);
     await listener(req, res);
     // A path none of the provider's routes takes goes on to the app's 404, as any unknown path.
     if (!res.headersSent) next();
