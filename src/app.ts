@@ -104,9 +104,10 @@ export async function createApp({ config, services, logger, readiness, metrics, 
   });
   app.use(createOpsRouter({ readiness, metrics: metricsRegistry }, logger));
   app.use(SCIM_PATH, provisioning({ config, services, logger }));
-  app.use(createSigninRouter({ config, services, logger, metrics }));
   const oidc = createOidc({ config, services, logger, metrics, pages: oidcPages(config) });
   onSessionsEnded?.((ended) => oidc.sessionsEnded(ended));
+  // The sites that send members to the sign-in page with a request of their own: the OpenID clients.
+  app.use(createSigninRouter({ config, services, logger, metrics, requestingSite: (returnUrl) => oidc.requestingSite(returnUrl) }));
   app.use(oidc.router);
   app.use(notFound);
   app.use(requestErrorHandler(logger, refuse));

@@ -11,6 +11,7 @@ import { endOidcSessions } from './member-logout.js';
 import { refusalView, type OidcPages } from './pages.js';
 import { GET_ONLY_ROUTES, isProviderPath, ROUTES } from './paths.js';
 import { createProvider, prepareOutgoingRequests } from './provider.js';
+import { requestingClient } from './requesting-site.js';
 import { unavailableAnswer } from './unavailable.js';
 
 export type { OidcMetrics } from './backchannel.js';
@@ -29,6 +30,8 @@ export interface OidcFeature {
   router: Router;
   /** Member sessions ended: their OpenID sessions end too (the services' session events). */
   sessionsEnded(ended: EndedSessions): void;
+  /** The name of the client whose sign-in a return address continues, for the sign-in page to show. */
+  requestingSite(returnUrl: string): Promise<string | undefined>;
 }
 
 /**
@@ -40,7 +43,7 @@ export interface OidcFeature {
 export function createOidc(deps: OidcDeps): OidcFeature {
   const { config, services, logger } = deps;
   const issuer = config.publicUrl;
-  if (issuer === undefined) return { router: express.Router(), sessionsEnded: () => undefined };
+  if (issuer === undefined) return { router: express.Router(), sessionsEnded: () => undefined, requestingSite: async () => undefined };
   const backchannel = new BackchannelLogouts(logger, deps.metrics);
   // Tokens signed with a retired key are checked for as long as they live: the key is published that long.
   const keepRetiredMs = config.oidc.tokenLifetimeSeconds * 1000;
@@ -78,6 +81,7 @@ export function createOidc(deps: OidcDeps): OidcFeature {
 
   return {
     router,
+    requestingSite: requestingClient({ issuer, basePath: config.basePath, services, provider }),
     sessionsEnded(ended) {
       const end = async () => {
         if (await services.oidc.clients.any()) await endOidcSessions(ended, { services, provider, backchannel, logger });
