@@ -134,13 +134,17 @@ export function oidcFlows(store: 'sqlite' | 'postgres'): void {
       expect(await soap12AuthenticateToken(app.baseUrl, token)).toBe(REFERENCE.memberId);
     });
 
-    it('takes a pushed authorization request (PAR) at the endpoint discovery names, and signs the member in with it', async () => {
+    it('takes a pushed authorization request (PAR) at the endpoint discovery names, from the client authenticated, and signs the member in with it', async () => {
       await start();
       const issued = await register(app, { firstParty: true });
       const config = await relyingParty(app, issued);
       const verifier = oidcClient.randomPKCECodeVerifier();
       const nonce = oidcClient.randomNonce();
       const parameters = { redirect_uri: REDIRECT_URI, scope: 'openid', code_challenge: await oidcClient.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', nonce };
+      const wrongSecret = await oidcClient.discovery(new URL(app.baseUrl), issued.client.id, undefined, oidcClient.ClientSecretBasic('not-the-secret'), {
+        execute: [oidcClient.allowInsecureRequests],
+      });
+      await expect(oidcClient.buildAuthorizationUrlWithPAR(wrongSecret, parameters)).rejects.toMatchObject({ status: 401 });
       const url = await oidcClient.buildAuthorizationUrlWithPAR(config, parameters);
       expect([...url.searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
       const back = await signInThrough(new PageClient(app.baseUrl), app, url);
@@ -149,7 +153,10 @@ export function oidcFlows(store: 'sqlite' | 'postgres'): void {
       // A request_uri is used once.
       const again = await follow(new PageClient(app.baseUrl), app, await new PageClient(app.baseUrl).get(url.pathname + url.search));
       expect(again.status).toBe(400);
-      expect(app.logLines.filter((line) => line.message === 'oidc refused').map((line) => line.error)).toEqual(['invalid_request_uri']);
+      expect(app.logLines.filter((line) => line.message === 'oidc refused').map((line) => [line.route, line.error])).toEqual([
+        ['pushed_authorization_request', 'invalid_client'],
+        ['authorization', 'invalid_request_uri'],
+      ]);
     });
 
     it('does not ask a member signed in on the sign-in page again, and says the password alone signed them in', async () => {
