@@ -19,6 +19,7 @@ import { clientAddress } from './web/client-address.js';
 import { siteRootUrl } from './web/endpoint-url.js';
 import { createHostPolicy } from './web/host-policy.js';
 import { REQUEST_ID_HEADER, requestIdOf } from './web/request-id.js';
+import { STRICT_TRANSPORT_SECURITY, strictTransportSecurity } from './web/strict-transport.js';
 
 export interface AppDeps {
   config: Config;
@@ -57,10 +58,14 @@ function oidcPages(config: Config): OidcPages {
   const templates = loadTemplates(branding.templateDir);
   const view = brandingView(branding);
   const headers = securityHeaders(branding.logoUrl);
+  const providerPageHeaders = securityHeaders(branding.logoUrl, { scriptHashes: true });
   return {
     render(req, res, name, page) {
       headers(req as Request, res as Response, () => {});
       return templates.render(name, { ...view, nonce: (res as Response).locals['styleNonce'], ...page });
+    },
+    protect(req, res) {
+      providerPageHeaders(req as Request, res as Response, () => {});
     },
   };
 }
@@ -71,27 +76,38 @@ function oidcPages(config: Config): OidcPages {
  * every request, with nothing else before them; /healthz, /readyz and /metrics; SCIM provisioning at
  * /scim/v2; the sign-in pages; the OpenID provider (docs/oidc.md); ASP.NET's 404 for anything else; one error
  * handler. Every response echoes the request's id (src/web/request-id.ts, given when first asked for) in
- * X-Request-Id and forbids content sniffing.
+ * X-Request-Id and forbids content sniffing; one to a request that came over HTTPS has Strict-Transport-Security.
  */
 export async function createApp({ config, services, logger, readiness, metrics, metricsRegistry, recordRefusal, onSessionsEnded }: AppDeps): Promise<Express> {
   const refuse = createRefusals(recordRefusal, (req) => clientAddress(req, config.trustProxy));
+  const strictTransport = strictTransportSecurity(config);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  if (config.allowedHosts !== undefined) app.use(hostFilter(createHostPolicy(config), new Set([HEALTH_PATH, READY_PATH, METRICS_PATH]), refuse));
+  if (config.allowedHosts !== undefined) {
+    const exempt = new Set([HEALTH_PATH, READY_PATH, METRICS_PATH]);
+    const refuseHost: typeof refuse = (req, res, error) => {
+      strictTransport(req);
+      refuse(req, res, error);
+    };
+    app.use(hostFilter(createHostPolicy(config), exempt, refuseHost));
+  }
   // ASMX responses write both headers among the others they write at once (src/bindings/asmx-response.ts);
   // every other response gets them here: setHeader would put every ASMX response on Node's slower header path.
   await mountAsmx(app, { config, authentication: services.authentication, logger, metrics, refuse });
   app.use((req, res, next) => {
     res.setHeader(REQUEST_ID_HEADER, requestIdOf(req));
     res.setHeader('X-Content-Type-Options', 'nosniff');
+    const strict = strictTransport(req);
+    if (strict !== undefined) res.setHeader(STRICT_TRANSPORT_SECURITY, strict);
     next();
   });
   app.use(createOpsRouter({ readiness, metrics: metricsRegistry }, logger));
   app.use(SCIM_PATH, provisioning({ config, services, logger }));
-  app.use(createSigninRouter({ config, services, logger, metrics }));
   const oidc = createOidc({ config, services, logger, metrics, pages: oidcPages(config) });
   onSessionsEnded?.((ended) => oidc.sessionsEnded(ended));
+  // The sites that send members to the sign-in page with a request of their own: the OpenID clients.
+  app.use(createSigninRouter({ config, services, logger, metrics, requestingSite: (returnUrl) => oidc.requestingSite(returnUrl) }));
   app.use(oidc.router);
   app.use(notFound);
   app.use(requestErrorHandler(logger, refuse));

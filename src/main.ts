@@ -4,6 +4,7 @@ import { composeInstance } from './compose.js';
 import type { Config } from './config/config.js';
 import { loadOrCreateSecretKey } from './config/secret-key.js';
 import { givenSettings } from './config/settings.js';
+import { providerState } from './oidc/provider-state.js';
 import { METRICS_PATH } from './ops/routes.js';
 import { createHttpServer, inFlightRequests, startServer, stopServer } from './server.js';
 import { StartupError } from './startup-error.js';
@@ -70,6 +71,8 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   const purge = instance.startPurge();
 
   logger.info('settings', instance.logFormat === 'json' ? settingsRecord(config) : settingsSummary(config));
+  const oidc = await providerState(config, instance.services).catch(() => ({ state: 'unknown', reason: 'the store did not answer' }));
+  logger.info('oidc provider', oidc);
   logger.info('listening', {
     url: `http://${hostForUrl(config.host)}:${port}${config.basePath}/Authentication.asmx`,
     store: config.databaseUrl ? 'postgresql' : 'sqlite',

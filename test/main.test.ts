@@ -176,6 +176,21 @@ test('the start-up log names the profile and every setting with its source, secr
   await app.serving;
 });
 
+test('the start-up log says why the OpenID provider is off: no PUBLIC_URL, or no client registered', async () => {
+  for (const [env, reason] of [
+    [{}, 'PUBLIC_URL is not set (it is the issuer)'],
+    [{ PUBLIC_URL: 'https://members.example.org' }, 'no client is registered (oidc-clients add)'],
+  ] as const) {
+    const app = await start(env);
+    try {
+      expect(app.lines.filter((line) => line.message === 'oidc provider')).toEqual([expect.objectContaining({ level: 'info', state: 'off', reason })]);
+    } finally {
+      app.signals.emit('SIGTERM', 'SIGTERM');
+      await app.serving;
+    }
+  }
+});
+
 test('a secret read from its file is logged masked, with the file variable as its source', async () => {
   const key = 'c'.repeat(64);
   const keyFile = join(dataDir, 'key.txt');

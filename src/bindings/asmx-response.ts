@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { REQUEST_ID_HEADER, requestIdOf } from '../web/request-id.js';
+import { STRICT_TRANSPORT_SECURITY, strictTransportOf } from '../web/strict-transport.js';
 
 export const CONTENT_TYPE = {
   xml: 'text/xml; charset=utf-8',
@@ -25,7 +26,7 @@ export interface AsmxResponse {
 /**
  * Writes a response the way ASMX does: with a Content-Length, never chunked. Like IIS, 400 and 5xx keep the
  * connection open (PHP SoapClient fails on a close it was not told about; we tell nobody). The request's id
- * is echoed in X-Request-Id. The headers go to writeHead at once, which Node takes without the per-header
+ * is echoed in X-Request-Id, and Strict-Transport-Security given to a request that came over HTTPS. The headers go to writeHead at once, which Node takes without the per-header
  * bookkeeping of setHeader, and the body to res.end as a string: Node then sends it in one write with the
  * headers, where a Buffer takes a writev of two.
  */
@@ -44,6 +45,8 @@ export function sendAsmx(res: ServerResponse, response: AsmxResponse): void {
     requestIdOf(res.req),
   ];
   if (response.retryAfterSeconds !== undefined) headers.push('Retry-After', String(response.retryAfterSeconds));
+  const strictTransport = strictTransportOf(res.req);
+  if (strictTransport !== undefined) headers.push(STRICT_TRANSPORT_SECURITY, strictTransport);
   res.writeHead(response.status, headers);
   if (response.headOnly) res.end();
   else res.end(response.body, 'utf8');

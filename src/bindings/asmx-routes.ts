@@ -4,6 +4,7 @@ import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import type { AuthenticationService } from '../service/authentication.js';
 import { ENDPOINT_FILE } from '../web/endpoint-url.js';
+import { strictTransportSecurity } from '../web/strict-transport.js';
 import { errorResponse } from './asmx-errors.js';
 import { sendAsmx } from './asmx-response.js';
 import { createCallLogger, type CallMetrics } from './call-log.js';
@@ -55,7 +56,7 @@ const isJson = (req: Request) => /^application\/json\s*(;|$)/i.test(req.headers[
  * Adds {BASE_PATH}/Authentication.asmx to the app as ASMX serves it, matched in any letter case as on IIS:
  * - the endpoint itself: GET for ?wsdl, ?disco and the help pages, POST for SOAP 1.1 and 1.2, anything else 405;
  * - below it, the HTTP GET/POST sidecar (src/bindings/http/sidecar.ts): /{Operation}.
- * Each route's first handler (the guard) refuses a body declared larger than MAX_BODY_BYTES unread, and a JSON
+ * Each route's first handler (the guard) gives the request its Strict-Transport-Security value, refuses a body declared larger than MAX_BODY_BYTES unread, and a JSON
  * POST as .NET's script handler refuses a class without [ScriptService]; these and a body that cannot be read
  * are refused calls of the operation the request names (src/bindings/route-refusals.ts). They are two routes on
  * the app itself, with no middleware or router of their own: every call passes them, and each router level or
@@ -87,7 +88,10 @@ export async function mountAsmx(app: Express, deps: AsmxDeps): Promise<void> {
   const methodNotAllowed = (req: Request, res: Response) =>
     sendAsmx(res, errorResponse('endpoint', { code: 'METHOD_NOT_ALLOWED' }, { headOnly: req.method === 'HEAD' }));
 
+  const strictTransport = strictTransportSecurity(config);
   const guard = (req: Request, res: Response, next: NextFunction) => {
+    // Kept for the answer, which sendAsmx writes with every header at once.
+    strictTransport(req);
     // Refused on the declared length alone: body-parser would first read (and drop) all of it.
     if (Number(req.headers['content-length']) > config.maxBodyBytes) return refusals.refuse(req, res, { code: 'REQUEST_TOO_LARGE' }, { close: true });
     if (req.method === 'POST' && isJson(req)) return refusals.refuse(req, res, { code: 'SCRIPT_SERVICE_REQUIRED' });

@@ -40,6 +40,7 @@ export function configFrom(s: ParsedSettings, settings: readonly Setting[], trus
     publicUrl: s.PUBLIC_URL,
     allowedHosts: s.ALLOWED_HOSTS,
     trustProxy: proxyTrust(trustProxySetting, s.TRUST_PROXY),
+    hstsMaxAgeSeconds: s.HSTS_MAX_AGE,
     resultFormat: s.RESULT_FORMAT,
     jsonFields: Object.freeze(s.JSON_FIELDS),
     ibridgeAttributes: Object.freeze(s.IBRIDGE_USER_ATTRIBUTES ?? []),

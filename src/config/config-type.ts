@@ -51,6 +51,8 @@ export interface Config {
   readonly allowedHosts: readonly string[] | undefined;
   /** Whose X-Forwarded-* headers are believed (TRUST_PROXY). */
   readonly trustProxy: ProxyTrust;
+  /** Strict-Transport-Security's max-age on responses to requests that came over HTTPS (HSTS_MAX_AGE); 0: none. */
+  readonly hstsMaxAgeSeconds: number;
   readonly resultFormat: ResultFormat;
   /** The fields of a json result (JSON_FIELDS), in order. */
   readonly jsonFields: readonly ChosenField<JsonFieldName>[];

@@ -7,7 +7,7 @@ import { DEFAULT_OPERATIONS, operationDocumentation, operationList } from './ope
 import { PROFILE_NAMES } from './profiles.js';
 import { trustedProxies } from './proxy-trust.js';
 import { DEFAULT_JSON_FIELDS, IBRIDGE_ATTRIBUTE_NAMES, IBRIDGE_CORE_ATTRIBUTES, JSON_FIELD_NAMES } from './result-fields.js';
-import { absoluteHttpUrl, bool, cookieName, documentation, duration, durationAtMost, hostPatterns, integer, serviceName, urlPath, webPageUrl } from './value-formats.js';
+import { absoluteHttpUrl, bool, cookieName, documentation, duration, durationAtMost, durationOrOff, hostPatterns, integer, serviceName, urlPath, webPageUrl } from './value-formats.js';
 
 /** Every setting, with its environment variable, its default and its rule; the README's table lists the same. */
 export const schema = z.object({
@@ -40,6 +40,8 @@ export const schema = z.object({
   PUBLIC_URL: absoluteHttpUrl.transform((v) => v.replace(/\/+$/, '')).optional(),
   ALLOWED_HOSTS: hostPatterns.optional(),
   TRUST_PROXY: trustedProxies.default(false),
+  // A year, as browsers' preload lists ask at least; 0 sends none.
+  HSTS_MAX_AGE: durationOrOff.default(365 * 86400),
   RESULT_FORMAT: z.enum(RESULT_FORMATS, { message: `must be one of ${RESULT_FORMATS.join(', ')}` }).default('ibridge'),
   JSON_FIELDS: fieldList(JSON_FIELD_NAMES, 'status,contactid,pa_token,attr:account')
     .refine((fields) => fields.some((field) => field.kind === 'known' && field.name === 'status'), 'must include status (every result has one)')

@@ -14,16 +14,21 @@ export const bool = z
   .refine((v) => TRUE_WORDS.includes(v) || FALSE_WORDS.includes(v), 'must be true or false')
   .transform((v) => TRUE_WORDS.includes(v));
 
-export const duration = z
-  .string()
-  .transform((v, ctx) => {
+/** Whole seconds ("900", "30m", "12h", "7d"), at least `least`: 1 for a positive duration, 0 where 0 means off. */
+const durationAtLeast = (least: 0 | 1) =>
+  z.string().transform((v, ctx) => {
     const seconds = parseDurationSeconds(v);
-    if (seconds === null || seconds <= 0) {
-      ctx.addIssue({ code: 'custom', message: 'must be a positive duration such as 900, 30m, 12h or 7d' });
+    if (seconds === null || seconds < least) {
+      ctx.addIssue({ code: 'custom', message: least === 0 ? 'must be 0 (off) or a duration such as 900, 30m, 12h or 365d' : 'must be a positive duration such as 900, 30m, 12h or 7d' });
       return z.NEVER;
     }
     return seconds;
   });
+
+export const duration = durationAtLeast(1);
+
+/** A duration, or 0 for off. */
+export const durationOrOff = durationAtLeast(0);
 
 /** A duration with an upper bound (timers cannot wait longer than about 24 days, and nobody means to). */
 export const durationAtMost = (maxSeconds: number, maxText: string) =>

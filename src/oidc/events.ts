@@ -20,6 +20,7 @@ export function watchEvents(provider: Provider, { logger, backchannel }: { logge
     'revocation.error',
     'userinfo.error',
     'discovery.error',
+    'pushed_authorization_request.error',
   ];
   for (const event of refusals) provider.on(event as 'grant.error', refused);
   provider.on('server_error', (ctx: KoaContextWithOIDC, error: Error) => {

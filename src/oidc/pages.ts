@@ -10,6 +10,11 @@ export type OidcPageName = 'oidc-consent' | 'oidc-logout' | 'message';
 export interface OidcPages {
   /** The page's HTML; sets the pages' security headers on `res`. Values are HTML-escaped. */
   render(req: IncomingMessage, res: ServerResponse, name: OidcPageName, view: object): string;
+  /**
+   * Sets the pages' security headers on `res` for a page oidc-provider writes itself (form_post's, which carries
+   * the code to the client): a `script-src` the provider adds its inline auto-submit script's hash to.
+   */
+  protect(req: IncomingMessage, res: ServerResponse): void;
 }
 
 /** What the scopes let a client see, as the consent page lists them. */
@@ -36,4 +41,9 @@ export function logoutView(clientName: string | undefined, action: string, xsrf:
 
 export function messageView(title: string, message: string): object {
   return { title, message };
+}
+
+/** The page of a request the provider refused: the OAuth error code and its description. */
+export function refusalView(error: string, description: string): object {
+  return messageView('Signing in could not continue', `${error}: ${description}`);
 }

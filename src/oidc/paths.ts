@@ -14,7 +14,14 @@ export const ROUTES = {
   end_session: `${OIDC_PREFIX}/session/end`,
   revocation: `${OIDC_PREFIX}/token/revocation`,
   introspection: `${OIDC_PREFIX}/token/introspection`,
+  pushed_authorization_request: `${OIDC_PREFIX}/request`,
 } as const;
+
+/**
+ * The routes oidc-provider answers by GET only: its HTTP POST methods need session cookies sent on cross-site
+ * POSTs (SameSite=None), which this service does not set.
+ */
+export const GET_ONLY_ROUTES = ['authorization', 'end_session'] as const;
 
 /** The sign-in step of an authorization request (src/oidc/interactions.ts), relative to BASE_PATH. */
 export const INTERACTION_PREFIX = `${OIDC_PREFIX}/interaction`;

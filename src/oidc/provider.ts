@@ -9,7 +9,7 @@ import type { BackchannelLogouts } from './backchannel.js';
 import { memberClaims, MULTI_FACTOR_ACR, SCOPE_CLAIMS } from './claims.js';
 import { watchEvents } from './events.js';
 import { followMemberSession } from './member-session.js';
-import { logoutView, messageView, type OidcPageName, type OidcPages } from './pages.js';
+import { logoutView, messageView, refusalView, type OidcPageName, type OidcPages } from './pages.js';
 import { INTERACTION_PREFIX, ROUTES } from './paths.js';
 import { asProviderRefusal } from './unavailable.js';
 
@@ -42,7 +42,7 @@ export function createProvider(deps: ProviderDeps, issuer: string, keys: Signing
   };
 
   const renderError = (ctx: KoaContextWithOIDC, out: { error?: unknown; error_description?: unknown }) => {
-    page(ctx, 'message', messageView('Signing in could not continue', `${String(out.error)}: ${String(out.error_description ?? '')}`));
+    page(ctx, 'message', refusalView(String(out.error), String(out.error_description ?? '')));
   };
 
   const configuration: Configuration = {
@@ -144,6 +144,12 @@ export function createProvider(deps: ProviderDeps, issuer: string, keys: Signing
   });
   provider.use(async (ctx, next) => {
     await next();
+    // No route of the provider took the request (oidc-provider gives a context to those it routes): it is left
+    // unanswered, for the app to answer as any unknown path (src/oidc/router.ts).
+    if ((ctx as { oidc?: unknown }).oidc === undefined) {
+      ctx.respond = false;
+      return;
+    }
     try {
       await followMemberSession(ctx as KoaContextWithOIDC, deps);
     } catch (error) {

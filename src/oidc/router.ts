@@ -1,15 +1,17 @@
 import type { IncomingMessage, RequestListener } from 'node:http';
-import express, { type Router } from 'express';
+import express, { type RequestHandler, type Router } from 'express';
 import type Provider from 'oidc-provider';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import type { EndedSessions, Services } from '../service/index.js';
+import { requestIdOf } from '../web/request-id.js';
 import { BackchannelLogouts, type OidcMetrics } from './backchannel.js';
 import { createInteractionRouter } from './interactions.js';
 import { endOidcSessions } from './member-logout.js';
-import type { OidcPages } from './pages.js';
-import { isProviderPath } from './paths.js';
+import { refusalView, type OidcPages } from './pages.js';
+import { GET_ONLY_ROUTES, isProviderPath, ROUTES } from './paths.js';
 import { createProvider, prepareOutgoingRequests } from './provider.js';
+import { requestingClient } from './requesting-site.js';
 import { unavailableAnswer } from './unavailable.js';
 
 export type { OidcMetrics } from './backchannel.js';
@@ -28,6 +30,8 @@ export interface OidcFeature {
   router: Router;
   /** Member sessions ended: their OpenID sessions end too (the services' session events). */
   sessionsEnded(ended: EndedSessions): void;
+  /** The name of the client whose sign-in a return address continues, for the sign-in page to show. */
+  requestingSite(returnUrl: string): Promise<string | undefined>;
 }
 
 /**
@@ -39,7 +43,7 @@ export interface OidcFeature {
 export function createOidc(deps: OidcDeps): OidcFeature {
   const { config, services, logger } = deps;
   const issuer = config.publicUrl;
-  if (issuer === undefined) return { router: express.Router(), sessionsEnded: () => undefined };
+  if (issuer === undefined) return { router: express.Router(), sessionsEnded: () => undefined, requestingSite: async () => undefined };
   const backchannel = new BackchannelLogouts(logger, deps.metrics);
   // Tokens signed with a retired key are checked for as long as they live: the key is published that long.
   const keepRetiredMs = config.oidc.tokenLifetimeSeconds * 1000;
@@ -62,22 +66,39 @@ export function createOidc(deps: OidcDeps): OidcFeature {
   // Any other path, and every path while no client is registered, goes on to the app's next routes (404).
   mounted.use(async (req, _res, next) => next(isProviderPath(req.path) && (await services.oidc.clients.any()) ? undefined : 'router'));
   mounted.use(createInteractionRouter({ ...deps, provider }));
-  mounted.use(async (req, res) => {
+  for (const route of GET_ONLY_ROUTES) mounted.post(ROUTES[route], refusedPost(route, deps));
+  mounted.use(async (req, res, next) => {
     const { listener } = await current();
     statePublicOrigin(req, issuer);
-    listener(req, res);
+    // The authorization endpoint's answer may be the form_post page, which carries the code: a page like ours.
+    if (req.path === ROUTES.authorization || req.path.startsWith(`${ROUTES.authorization}/`)) deps.pages.protect(req, res);
+    await listener(req, res);
+    // A path none of the provider's routes takes goes on to the app's 404, as any unknown path.
+    if (!res.headersSent) next();
   });
   mounted.use(unavailableAnswer(deps.pages));
   router.use(config.basePath || '/', mounted);
 
   return {
     router,
+    requestingSite: requestingClient({ issuer, basePath: config.basePath, services, provider }),
     sessionsEnded(ended) {
       const end = async () => {
         if (await services.oidc.clients.any()) await endOidcSessions(ended, { services, provider, backchannel, logger });
       };
       end().catch((error: unknown) => logger.error('oidc session end failed', { error: error instanceof Error ? error.message : String(error) }));
     },
+  };
+}
+
+const POST_REFUSED = 'this endpoint takes GET requests only';
+
+/** A POST to a route the provider answers by GET only: refused as the provider refuses a request, 405 and its page. */
+function refusedPost(route: (typeof GET_ONLY_ROUTES)[number], { logger, pages }: Pick<OidcDeps, 'logger' | 'pages'>): RequestHandler {
+  return (req, res) => {
+    logger.info('oidc refused', { route, error: 'invalid_request', description: POST_REFUSED, requestId: requestIdOf(req) });
+    res.status(405).setHeader('Allow', 'GET');
+    res.type('html').send(pages.render(req, res, 'message', refusalView('invalid_request', POST_REFUSED)));
   };
 }
 

@@ -21,11 +21,19 @@ export interface SigninMetrics {
   signinAttempt(outcome: SignInAttemptOutcome): void;
 }
 
+/**
+ * The display name of the site a return address sends the member back to, when it is the step of another
+ * site's sign-in request (an OpenID client's; a SAML service provider's would be named the same way), or
+ * undefined: the sign-in page names it. The app hands it in from the features that know those sites.
+ */
+export type RequestingSite = (returnUrl: string) => Promise<string | undefined>;
+
 export interface SigninDeps {
   config: Config;
   services: Services;
   logger: Logger;
   metrics?: SigninMetrics | undefined;
+  requestingSite?: RequestingSite | undefined;
 }
 
 /** What a request tells about where it comes from and how it reached the service. */

@@ -13,7 +13,7 @@ import { createSecondStep } from './second-step.js';
 import { unavailablePage } from './unavailable.js';
 import { loginView, messageView, signedInView, type LoginState } from './views.js';
 
-export type { SigninDeps, SigninMetrics } from './pages.js';
+export type { RequestingSite, SigninDeps, SigninMetrics } from './pages.js';
 
 const SIGN_IN_AGAIN_NOTICE = 'The site you came from asks you to sign in again, to be sure it is you.';
 
@@ -29,8 +29,11 @@ export function createSigninRouter(deps: SigninDeps): Router {
 
   // "Forgot your password?" only where a link can be sent (SMTP_URL).
   const forgotHref = (returnUrl: string | undefined) => (services.recovery.enabled ? withReturn(signin.recoveryPaths.request, returnUrl) : undefined);
-  const showLogin = (req: Request, res: Response, status: number, state: Omit<LoginState, 'loginAction' | 'csrfToken'>) =>
-    page(res, status, 'login', loginView({ ...state, loginAction: signin.loginPath, csrfToken: csrf.issue(req, res), forgotHref: forgotHref(state.returnUrl) }));
+  const showLogin = async (req: Request, res: Response, status: number, state: Omit<LoginState, 'loginAction' | 'csrfToken' | 'requestingSite'>) => {
+    const requestingSite = state.returnUrl === undefined ? undefined : await deps.requestingSite?.(state.returnUrl);
+    const fixed = { loginAction: signin.loginPath, csrfToken: csrf.issue(req, res), forgotHref: forgotHref(state.returnUrl), requestingSite };
+    page(res, status, 'login', loginView({ ...state, ...fixed }));
+  };
   const secondStep = createSecondStep(kit, showLogin);
 
   const router = express.Router();
@@ -50,7 +53,7 @@ export function createSigninRouter(deps: SigninDeps): Router {
         return page(res, 200, 'signed-in', signedInView(visit.member, { logoutAction: signin.logoutPath, accountHref: signin.accountPath }, returnUrl));
       }
       const notice = again ? SIGN_IN_AGAIN_NOTICE : req.query.done === 'password-reset' ? PASSWORD_RESET_NOTICE : undefined;
-      showLogin(req, res, 200, { returnUrl, notice });
+      await showLogin(req, res, 200, { returnUrl, notice });
     })
     .post(readForm, async (req, res) => {
       const { ownOrigin, cookieDomain, client, userAgent } = kit.requestContext(req);

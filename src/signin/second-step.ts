@@ -23,7 +23,7 @@ export interface SecondStep {
   answer(req: Request, res: Response, form: StepForm): Promise<void>;
 }
 
-type ShowLogin = (req: Request, res: Response, status: number, state: Omit<LoginState, 'loginAction' | 'csrfToken'>) => void;
+type ShowLogin = (req: Request, res: Response, status: number, state: Omit<LoginState, 'loginAction' | 'csrfToken' | 'requestingSite'>) => Promise<void>;
 
 /**
  * The second step of a sign-in, on the sign-in page's own path: a code from the member's app (or a recovery
@@ -77,7 +77,7 @@ export function createSecondStep(kit: PageKit, showLogin: ShowLogin): SecondStep
 
   const expired = (req: Request, res: Response, form: StepForm, client: string) => {
     kit.logAttempt(req, 'expired', client, { step: form.step });
-    showLogin(req, res, 400, { remember: form.remember, returnUrl: form.returnUrl, problem: { reason: 'expired' } });
+    return showLogin(req, res, 400, { remember: form.remember, returnUrl: form.returnUrl, problem: { reason: 'expired' } });
   };
 
   /** The step's refusal: the same step again, its error on the code field. */
@@ -87,7 +87,7 @@ export function createSecondStep(kit: PageKit, showLogin: ShowLogin): SecondStep
     const status = result.reason === 'throttled' ? 429 : 401;
     if (result.reason === 'throttled') res.setHeader('Retry-After', String(result.retryAfterSeconds));
     if (form.step === 'code') return showCode(req, res, status, form.challenge, form, result, form.recovery);
-    if (!(await showSetup(req, res, status, form.challenge, form, result))) expired(req, res, form, client);
+    if (!(await showSetup(req, res, status, form.challenge, form, result))) await expired(req, res, form, client);
   };
 
   return {
@@ -95,7 +95,7 @@ export function createSecondStep(kit: PageKit, showLogin: ShowLogin): SecondStep
       if (asked.step === 'code') return showCode(req, res, 200, asked.challenge, kept);
       if (!(await showSetup(req, res, 200, asked.challenge, kept))) {
         // The factor was confirmed between the password and now (another tab): sign in again, for a code.
-        showLogin(req, res, 400, { ...kept, problem: { reason: 'expired' } });
+        await showLogin(req, res, 400, { ...kept, problem: { reason: 'expired' } });
       }
     },
 
@@ -105,7 +105,7 @@ export function createSecondStep(kit: PageKit, showLogin: ShowLogin): SecondStep
       if (!form.code) {
         kit.logAttempt(req, 'incomplete', client, { step: form.step });
         if (form.step === 'code') return showCode(req, res, 400, form.challenge, form, { reason: 'missing' });
-        if (!(await showSetup(req, res, 400, form.challenge, form, { reason: 'missing' }))) expired(req, res, form, client);
+        if (!(await showSetup(req, res, 400, form.challenge, form, { reason: 'missing' }))) await expired(req, res, form, client);
         return;
       }
       if (form.step === 'code') {

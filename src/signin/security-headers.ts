@@ -4,16 +4,19 @@ import type { RequestHandler } from 'express';
 /**
  * Headers for every sign-in response. The pages need no script, so the policy allows none; the one inline
  * style runs under a per-response nonce. There is no form-action: browsers apply it to the redirect after
- * a sign-in too, and that goes to partner origins.
+ * a sign-in too, and that goes to partner origins. With `scriptHashes`, the policy has a `script-src` without
+ * sources, to which oidc-provider adds the hash of the one inline script of a page it writes (form_post's
+ * auto-submit); no other script runs.
  */
-export function securityHeaders(logoUrl: string | undefined): RequestHandler {
+export function securityHeaders(logoUrl: string | undefined, options: { scriptHashes?: boolean } = {}): RequestHandler {
   const logoOrigin = logoUrl !== undefined && URL.canParse(logoUrl) ? ` ${new URL(logoUrl).origin}` : '';
+  const scripts = options.scriptHashes === true ? ' script-src;' : '';
   return (_req, res, next) => {
     const nonce = randomBytes(16).toString('base64url');
     res.locals.styleNonce = nonce;
     res.setHeader(
       'Content-Security-Policy',
-      `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'self'${logoOrigin}; base-uri 'none'; frame-ancestors 'none'`,
+      `default-src 'none';${scripts} style-src 'nonce-${nonce}'; img-src 'self'${logoOrigin}; base-uri 'none'; frame-ancestors 'none'`,
     );
     res.setHeader('X-Frame-Options', 'DENY');
     res.setHeader('X-Content-Type-Options', 'nosniff');

@@ -20,6 +20,8 @@ export interface LoginState {
   notice?: string | undefined;
   /** The password recovery page, linked when mail is sent (SMTP_URL); undefined hides the link. */
   forgotHref?: string | undefined;
+  /** The display name of the site the member signs in for (src/signin/pages.ts, RequestingSite), if any. */
+  requestingSite?: string | undefined;
 }
 
 export interface FieldView {
@@ -62,6 +64,7 @@ export function loginView(state: LoginState): object {
     remember: state.remember ?? false,
     notice: state.notice,
     forgotHref: state.forgotHref,
+    requestingSite: state.requestingSite,
     login,
     password,
     errors,

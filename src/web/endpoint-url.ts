@@ -18,7 +18,7 @@ const PATH_PREFIX = /^(?:\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*\/?$/;
 export function endpointUrl(req: IncomingMessage, config: Config): string {
   if (config.publicUrl !== undefined) return `${config.publicUrl}/${ENDPOINT_FILE}`;
   const forwarded = config.trustProxy.trusts(req.socket.remoteAddress) ? forwardedParts(req) : undefined;
-  const scheme = forwarded?.scheme ?? ((req.socket as Partial<TLSSocket>).encrypted === true ? 'https' : 'http');
+  const scheme = forwarded?.scheme ?? connectionScheme(req);
   const host = forwarded?.host ?? validHost(req.headers.host) ?? socketHost(req);
   const prefix = forwarded?.prefix ?? '';
   return `${scheme}://${host}${prefix}${config.basePath}/${ENDPOINT_FILE}`;
@@ -44,6 +44,14 @@ export function sessionCookieDomain(req: IncomingMessage, config: Config): strin
   return config.signin.cookieDomain ?? new URL(endpointUrl(req, config)).hostname;
 }
 
+/** The scheme the request came by: X-Forwarded-Proto on a connection from a trusted proxy, else the connection's. */
+export function requestScheme(req: IncomingMessage, config: Pick<Config, 'trustProxy'>): 'http' | 'https' {
+  const forwarded = config.trustProxy.trusts(req.socket.remoteAddress) ? forwardedParts(req).scheme : undefined;
+  return forwarded ?? connectionScheme(req);
+}
+
+const connectionScheme = (req: IncomingMessage) => ((req.socket as Partial<TLSSocket>).encrypted === true ? 'https' : 'http');
+
 /**
  * The host name a request names, lower-cased and without its port: X-Forwarded-Host on a connection from a
  * trusted proxy, else a valid Host header; undefined when neither names one.
@@ -54,7 +62,7 @@ export function requestHost(req: IncomingMessage, config: Config): string | unde
   return host?.replace(/:\d+$/, '');
 }
 
-function forwardedParts(req: IncomingMessage): { scheme?: string; host?: string; prefix?: string } {
+function forwardedParts(req: IncomingMessage): { scheme?: 'http' | 'https'; host?: string; prefix?: string } {
   const proto = firstValue(req.headers['x-forwarded-proto'])?.toLowerCase();
   const prefix = firstValue(req.headers['x-forwarded-prefix']);
   return {

@@ -36,7 +36,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   app: ['bindings', 'signin', 'ops', 'provisioning', 'oidc', 'service', 'web', 'config', 'log'],
   // The mail is branded as the pages are (web/branding).
   compose: ['app', 'server', 'ops', 'service', 'store', 'mail', 'web/branding', 'config', 'log'],
-  main: ['compose', 'server', 'ops', 'store/open', 'config', 'startup-error'],
+  // The start-up log says whether the OpenID provider is on, and if not why.
+  main: ['compose', 'server', 'ops', 'oidc/provider-state', 'store/open', 'config', 'startup-error'],
   cli: ['main', 'compose/service-settings', 'compose/mailer', 'service', 'store/open', 'config', 'startup-error'],
 };
 

@@ -1,4 +1,5 @@
 import type { CliContext, CliIo } from '../../src/cli/context.js';
+import { loadConfig, type Environment } from '../../src/config/config.js';
 import { runCli } from '../../src/cli/program.js';
 import type { Services } from '../../src/service/index.js';
 import { tempServices } from '../helpers/test-services.js';
@@ -28,8 +29,11 @@ export async function runWith(ctx: Omit<CliContext, 'io'>, ...args: string[]): P
   return { code, stdout: io.stdout, stderr: io.stderr };
 }
 
-/** The CLI over services on a fresh SQLite store, as the admin would run it, with captured output. */
-export async function cliHarness(): Promise<{
+/**
+ * The CLI over services on a fresh SQLite store, as the admin would run it, with captured output; `env` is the
+ * configuration, for the commands that read it.
+ */
+export async function cliHarness(env?: Environment): Promise<{
   services: Services;
   run: (...args: string[]) => Promise<CliResult>;
   cleanup: () => Promise<void>;
@@ -37,7 +41,8 @@ export async function cliHarness(): Promise<{
   const { services, cleanup } = await tempServices({ session: { absoluteTimeoutSeconds: 3600, idleTimeoutSeconds: 600, slidingIdle: true } });
   const ctx: Omit<CliContext, 'io'> = {
     config: () => {
-      throw new Error('the admin commands under test do not read the configuration');
+      if (env === undefined) throw new Error('the admin commands under test do not read the configuration');
+      return loadConfig(env);
     },
     withServices: (fn) => fn(services),
   };

@@ -2,8 +2,10 @@ import { cliHarness } from './harness.js';
 
 let h: Awaited<ReturnType<typeof cliHarness>>;
 
+const PUBLIC_URL = 'https://members.example.org';
+
 beforeEach(async () => {
-  h = await cliHarness();
+  h = await cliHarness({ PUBLIC_URL });
 });
 afterEach(() => h.cleanup());
 
@@ -38,6 +40,23 @@ describe('oidc-clients add', () => {
     expect(client?.secretHash).not.toContain(doc.client_secret);
     expect(h.services.oidc.clients.secretMatches(client?.secretHash ?? '', doc.client_secret)).toBe(true);
     expect(h.services.oidc.clients.secretMatches(client?.secretHash ?? '', `${doc.client_secret}x`)).toBe(false);
+  });
+
+  it('warns, on stderr and in the JSON document, that the provider stays off while PUBLIC_URL is not set', async () => {
+    const unset = await cliHarness({});
+    try {
+      const warning = 'PUBLIC_URL is not set: the OpenID provider is off until it is (it is the issuer), and discovery answers 404';
+      const result = await unset.run(...ADD, '--public', '--json');
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual({ client_id: expect.any(String), warnings: [warning] });
+      expect(result.stderr).toBe(`warning: ${warning}\n`);
+      const text = await unset.run('oidc-clients', 'add', 'forum', '--redirect-uri', 'https://forum.example.org/callback');
+      expect(text.code).toBe(0);
+      expect(text.stdout).toMatch(/^client_id +\S+\nclient_secret +\S+\n$/);
+      expect(text.stderr).toContain(`warning: ${warning}\n`);
+    } finally {
+      await unset.cleanup();
+    }
   });
 
   it('gives a public client no secret', async () => {

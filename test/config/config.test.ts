@@ -26,6 +26,7 @@ describe('defaults', () => {
       basePath: '',
       publicUrl: undefined,
       trustProxy: expect.objectContaining({ any: false, setting: 'false' }),
+      hstsMaxAgeSeconds: 31536000,
       resultFormat: 'ibridge',
       jsonFields: ['status', 'message', 'contactid', 'pa_token', 'emailaddress1', 'firstname', 'lastname', 'fullname'].map((name) => ({ kind: 'known', name })),
       ibridgeAttributes: [],

@@ -18,6 +18,7 @@ import {
   logoutReceiver,
   PASSWORD,
   POST_LOGOUT_URI,
+  REDIRECT_URI,
   register,
   relyingParty,
   signInThrough,
@@ -96,6 +97,7 @@ export function oidcFlows(store: 'sqlite' | 'postgres'): void {
         jwks_uri: `${app.baseUrl}/oidc/jwks`,
         userinfo_endpoint: `${app.baseUrl}/oidc/me`,
         end_session_endpoint: `${app.baseUrl}/oidc/session/end`,
+        pushed_authorization_request_endpoint: `${app.baseUrl}/oidc/request`,
         code_challenge_methods_supported: ['S256'],
         response_types_supported: ['code'],
         backchannel_logout_supported: true,
@@ -130,6 +132,31 @@ export function oidcFlows(store: 'sqlite' | 'postgres'): void {
       });
       const { token } = await memberSession(browser);
       expect(await soap12AuthenticateToken(app.baseUrl, token)).toBe(REFERENCE.memberId);
+    });
+
+    it('takes a pushed authorization request (PAR) at the endpoint discovery names, from the client authenticated, and signs the member in with it', async () => {
+      await start();
+      const issued = await register(app, { firstParty: true });
+      const config = await relyingParty(app, issued);
+      const verifier = oidcClient.randomPKCECodeVerifier();
+      const nonce = oidcClient.randomNonce();
+      const parameters = { redirect_uri: REDIRECT_URI, scope: 'openid', code_challenge: await oidcClient.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', nonce };
+      const wrongSecret = await oidcClient.discovery(new URL(app.baseUrl), issued.client.id, undefined, oidcClient.ClientSecretBasic('not-the-secret'), {
+        execute: [oidcClient.allowInsecureRequests],
+      });
+      await expect(oidcClient.buildAuthorizationUrlWithPAR(wrongSecret, parameters)).rejects.toMatchObject({ status: 401 });
+      const url = await oidcClient.buildAuthorizationUrlWithPAR(config, parameters);
+      expect([...url.searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
+      const back = await signInThrough(new PageClient(app.baseUrl), app, url);
+      const tokens = await oidcClient.authorizationCodeGrant(config, callbackUrl(back), { pkceCodeVerifier: verifier, expectedNonce: nonce });
+      expect(tokens.claims()?.sub).toBe(REFERENCE.memberId);
+      // A request_uri is used once.
+      const again = await follow(new PageClient(app.baseUrl), app, await new PageClient(app.baseUrl).get(url.pathname + url.search));
+      expect(again.status).toBe(400);
+      expect(app.logLines.filter((line) => line.message === 'oidc refused').map((line) => [line.route, line.error])).toEqual([
+        ['pushed_authorization_request', 'invalid_client'],
+        ['authorization', 'invalid_request_uri'],
+      ]);
     });
 
     it('does not ask a member signed in on the sign-in page again, and says the password alone signed them in', async () => {

@@ -19,11 +19,20 @@ function uri(option: string) {
   });
 }
 
-/** The client's id and secret, the secret shown this once (a public client has none). */
-function printIssued(io: CliIo, asJson: boolean, issued: IssuedOidcClient): void {
+/** Why a client just added cannot be used yet (docs/oidc.md: the provider answers only while PUBLIC_URL is set). */
+const NO_PUBLIC_URL = 'PUBLIC_URL is not set: the OpenID provider is off until it is (it is the issuer), and discovery answers 404';
+
+/**
+ * The client's id and secret, the secret shown this once (a public client has none); `warnings` on stderr, and
+ * with --json in the document too.
+ */
+function printIssued(io: CliIo, asJson: boolean, issued: IssuedOidcClient, warnings: readonly string[] = []): void {
   const { client, secret } = issued;
-  printRecord(io, asJson, { client_id: client.id, ...(secret === null ? {} : { client_secret: secret }) });
+  const fields = { client_id: client.id, ...(secret === null ? {} : { client_secret: secret }) };
+  if (asJson && warnings.length > 0) printJson(io, { ...fields, warnings });
+  else printRecord(io, asJson, fields);
   if (secret !== null) warn(io, 'the client secret is shown only once: copy it into the site now');
+  for (const warning of warnings) warn(io, warning);
 }
 
 function clientFields(client: OidcClientRow) {
@@ -66,7 +75,7 @@ function add(ctx: CliContext): Command {
             firstParty: input.firstParty,
           }),
         );
-        printIssued(ctx.io, input.json, issued);
+        printIssued(ctx.io, input.json, issued, ctx.config().publicUrl === undefined ? [NO_PUBLIC_URL] : []);
         return ExitCode.ok;
       }),
     );
