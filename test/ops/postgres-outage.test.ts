@@ -129,8 +129,11 @@ describeRequiring([POSTGRES_SERVER], 'PostgreSQL stopped under load and started 
     },
     '/readyz': async () => {
       const response = await fetch(`${app.baseUrl}/readyz`);
-      const seen = `${response.status} ${await response.text()}`;
-      return [response.status === 200 ? 'ok' : response.status === 503 ? 'unavailable' : 'wrong', seen];
+      const text = (await response.text()).trim();
+      const seen = `${response.status} ${text}`;
+      if (response.status === 200) return ['ok', seen];
+      // A ping slower than its second on a loaded machine is not ready too.
+      return [response.status === 503 && ['unreachable', 'timeout'].includes(text) ? 'unavailable' : 'wrong', seen];
     },
   };
   const kinds = Object.keys(KINDS);
@@ -238,7 +241,9 @@ describeRequiring([POSTGRES_SERVER], 'PostgreSQL stopped under load and started 
     const failures = counted.reduce((sum, reason) => sum + (after[reason] ?? 0) - (before[reason] ?? 0), 0);
     expect(failures).toBeGreaterThanOrEqual(down);
     expect(app.logLines.filter((line) => JSON.stringify(line).includes('    at '))).toEqual([]);
-    const warnings = app.logLines.filter((line) => line.level === 'warn').map((line) => line.message);
-    expect(warnings).toEqual(['not ready: the store cannot be reached']);
+    // The readiness changes alone are warnings (a ping slower than its second under load is one too).
+    const warnings = app.logLines.filter((line) => line.level === 'warn').map((line) => String(line.message));
+    expect(warnings).toContain('not ready: the store cannot be reached');
+    expect(warnings.filter((message) => !message.startsWith('not ready: '))).toEqual([]);
   }, 4 * PHASE_TIMEOUT_MS);
 });
