@@ -34,12 +34,12 @@ const EXPLANATIONS: Record<StoreUnavailableReason, (database: string) => { what:
     todo: 'check its disk space, memory and connection limit (max_connections)',
   }),
   unreachable: (database) => ({
-    what: `the database server of ${database} cannot be reached or takes no connections (stopped, starting up or shutting down)`,
-    todo: 'check that it runs and that the host and port reach it; the service connects again by itself',
+    what: `the database server of ${database} is stopped, starting, shutting down or out of reach`,
+    todo: "check that it runs and that DATABASE_URL's host and port reach it",
   }),
   'connection-lost': (database) => ({
-    what: `the database server of ${database} ended the connections (a stop, a restart, a crash, an administrator or the network)`,
-    todo: "check the server and its log; the service opens new connections by itself",
+    what: `the database server of ${database}, or the network to it, ended the connections`,
+    todo: 'check the server and its log',
   }),
 };
 

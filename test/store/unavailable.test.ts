@@ -92,8 +92,8 @@ test('each cause says what is wrong with which database, with the code, and what
     expect.stringMatching(/^\/data\/authentication\.sqlite cannot be read or written \(an I\/O error\) \(CODE\): check the disk/),
     expect.stringMatching(/^\/data\/authentication\.sqlite cannot be opened \(CODE\): check that its directory exists/),
     expect.stringMatching(/^the database server of \/data\/authentication\.sqlite is out of resources \(CODE\): check its disk space, memory/),
-    expect.stringMatching(/^the database server of \/data\/authentication\.sqlite cannot be reached or takes no connections .*\(CODE\): check that it runs/),
-    expect.stringMatching(/^the database server of \/data\/authentication\.sqlite ended the connections .*\(CODE\): check the server and its log/),
+    expect.stringMatching(/^the database server of \/data\/authentication\.sqlite is stopped, starting, shutting down or out of reach \(CODE\): check that it runs/),
+    'the database server of /data/authentication.sqlite, or the network to it, ended the connections (CODE): check the server and its log',
   ]);
 });
 
