@@ -107,7 +107,9 @@ describeRequiring([POSTGRES_SERVER], "PostgreSQL's errors when its server goes a
   describe('a connection cut on the way (a proxy in front of the server drops it)', () => {
     let proxy: Server;
     let url: string;
-    const cuts = new Set<{ client: Socket; upstream: Socket }>();
+    /** Every socket the proxy made, for afterAll; the pairs of the connections not cut yet. */
+    const sockets = new Set<Socket>();
+    let uncut: Array<{ client: Socket; upstream: Socket }> = [];
     beforeAll(async () => {
       const port = await freePort();
       proxy = createServer((client) => {
@@ -115,12 +117,16 @@ describeRequiring([POSTGRES_SERVER], "PostgreSQL's errors when its server goes a
         client.pipe(upstream).pipe(client);
         client.on('error', () => {});
         upstream.on('error', () => {});
-        cuts.add({ client, upstream });
+        sockets.add(client).add(upstream);
+        uncut.push({ client, upstream });
       });
       await new Promise<void>((resolve) => proxy.listen(port, '127.0.0.1', resolve));
       url = `postgres://postgres@127.0.0.1:${port}/postgres`;
     });
-    afterAll(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
+    afterAll(async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    });
 
     test.each([
       ['closed', (socket: Socket) => socket.end(), { message: 'Connection terminated unexpectedly' }],
@@ -129,12 +135,12 @@ describeRequiring([POSTGRES_SERVER], "PostgreSQL's errors when its server goes a
       const working = await connected(url);
       const idle = await connected(url);
       const inFlight = rejection(working.client.query('SELECT pg_sleep(60)'));
-      for (const { client, upstream } of cuts) {
+      for (const { client, upstream } of uncut) {
         upstream.unpipe(client);
         upstream.destroy();
         cut(client);
       }
-      cuts.clear();
+      uncut = [];
       const dropped = await inFlight;
       expect(dropped).toMatchObject(expected);
       expect(postgresUnavailableReason(dropped)).toBe('connection-lost');
