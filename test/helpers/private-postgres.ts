@@ -57,7 +57,7 @@ export interface PrivatePostgres {
   /** postgres://postgres@127.0.0.1:<port>/postgres (trust authentication). */
   readonly url: string;
   readonly port: number;
-  /** Starts the server again after stop(), on the same port, and waits until it accepts connections. */
+  /** Starts the server again after stop(), on the same port, and waits until it accepts connections; a running server is left so. */
   start(): Promise<void>;
   /**
    * Stops the server and waits until it is down (returns at once with `wait: false`); a server stopped already is
@@ -88,7 +88,12 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const data = join(dir, 'data');
   const port = await freePort();
   const ctl = (...args: string[]) => pg('pg_ctl', ['--pgdata', data, '--silent', ...args]);
+  const running = () => ctl('status').then(
+    () => true,
+    () => false,
+  );
   const start = async () => {
+    if (await running()) return;
     const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`;
     await ctl('--log', join(dir, 'server.log'), '--options', options, '--wait', 'start');
   };
@@ -106,7 +111,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     async stop({ mode = 'fast', wait = true } = {}) {
       await ctl('--mode', mode, wait ? '--wait' : '--no-wait', 'stop').catch(async (error: unknown) => {
         // A smart stop ends by itself once its last session has: stopped already is stopped.
-        if (await ctl('status').then(() => true, () => false)) throw error;
+        if (await running()) throw error;
       });
     },
     async remove() {

@@ -58,6 +58,8 @@ describeRequiring([POSTGRES_SERVER], "PostgreSQL's errors when its server goes a
     server = await startPrivatePostgres();
   }, 60_000);
   afterAll(() => server?.remove(), 60_000);
+  // Each test finds the server running, whatever the one before it left.
+  afterEach(() => server.start(), 60_000);
 
   test('a fast stop ends the statement in flight (57P01, the connection lost); then connections are refused (unreachable)', async () => {
     const { client } = await connected(server.url);
@@ -77,31 +79,32 @@ describeRequiring([POSTGRES_SERVER], "PostgreSQL's errors when its server goes a
     const refused = await rejection(new pg.Client({ connectionString: server.url }).connect());
     expect(refused).toMatchObject({ code: 'ECONNREFUSED' });
     expect(postgresUnavailableReason(refused)).toBe('unreachable');
-    await server.start();
   }, 60_000);
 
   test('a server shutting down and waiting for its sessions refuses new ones (57P03, unreachable)', async () => {
     const { client: holder } = await connected(server.url);
     await server.stop({ mode: 'smart', wait: false });
     let refusal: unknown;
-    await waitUntil(
-      async () => {
-        const attempt = new pg.Client({ connectionString: server.url });
-        attempt.on('error', () => {});
-        refusal = await attempt.connect().then(
-          () => attempt.end().then(() => undefined),
-          (error: unknown) => error,
-        );
-        return refusal !== undefined;
-      },
-      'the server to refuse connections',
-      { timeoutMs: 20_000 },
-    );
+    try {
+      await waitUntil(
+        async () => {
+          const attempt = new pg.Client({ connectionString: server.url });
+          attempt.on('error', () => {});
+          refusal = await attempt.connect().then(
+            () => attempt.end().then(() => undefined),
+            (error: unknown) => error,
+          );
+          return refusal !== undefined;
+        },
+        'the server to refuse connections',
+        { timeoutMs: 20_000 },
+      );
+    } finally {
+      await holder.end();
+      await server.stop({ mode: 'fast' });
+    }
     expect(refusal).toMatchObject({ code: '57P03' });
     expect(postgresUnavailableReason(refusal)).toBe('unreachable');
-    await holder.end();
-    await server.stop({ mode: 'fast' });
-    await server.start();
   }, 60_000);
 
   describe('a connection cut on the way (a proxy in front of the server drops it)', () => {
