@@ -2,15 +2,19 @@
  * PostgreSQL stopped under load, and started again: a server of the test's own (the shared one serves the other
  * tests), stopped in fast mode, which ends the open connections (57P01) and then refuses new ones. Every call made
  * meanwhile is answered in its protocol's own "unavailable" shape, never as an internal error; the cause is logged
- * once per burst, without a stack trace, and counted; once the server is back, calls succeed again with no restart.
+ * once per burst, without a stack trace, and counted; once the server is back, calls succeed again with no restart,
+ * and the end of each burst is logged once.
  */
+import { jest } from '@jest/globals';
+import { RECOVERY_QUIET_MS } from '../../src/ops/store-availability.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { asmxRequest, resultText, type Binding } from '../helpers/asmx-request.js';
 import { freePort } from '../helpers/ports.js';
 import { POSTGRES_SERVER, startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres.js';
 import { describeRequiring } from '../helpers/requirements.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { sleep, waitUntil } from '../helpers/wait.js';
+import { useFakeTimers } from '../helpers/fake-timers.js';
+import { nextTurn, sleep, waitUntil } from '../helpers/wait.js';
 import { PageClient, type Page } from '../signin/page-client.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -203,6 +207,7 @@ describeRequiring([POSTGRES_SERVER], 'PostgreSQL stopped under load and started 
   }, PHASE_TIMEOUT_MS);
 
   afterAll(async () => {
+    jest.useRealTimers();
     loading = false;
     await load;
     await app?.close();
@@ -218,11 +223,15 @@ describeRequiring([POSTGRES_SERVER], 'PostgreSQL stopped under load and started 
     phase = 'down';
     await untilEveryKind('down', 'unavailable');
 
+    // The end of each burst is logged once no call has failed for its cause for a while: that clock is a fake one.
+    useFakeTimers();
     await server.start();
     phase = 'back';
     await untilEveryKind('back', 'ok');
     loading = false;
     await load;
+    await jest.advanceTimersByTimeAsync(RECOVERY_QUIET_MS);
+    await nextTurn();
 
     expect(answers.filter((a) => a.shape === 'wrong')).toEqual([]);
     // Once a kind succeeded again, it goes on succeeding: the pool has put the lost connections behind it.
@@ -233,10 +242,14 @@ describeRequiring([POSTGRES_SERVER], 'PostgreSQL stopped under load and started 
 
     // Logged once per burst: one error line for each cause that was counted, none for each request, no stack.
     const after = await unavailableTotal();
-    const counted = Object.keys(after).filter((reason) => (after[reason] ?? 0) > (before[reason] ?? 0));
+    const counted = Object.keys(after)
+      .filter((reason) => (after[reason] ?? 0) > (before[reason] ?? 0))
+      .sort();
     expect(counted).toContain('unreachable');
     const errors = app.logLines.filter((line) => line.level === 'error');
-    expect(errors.map((line) => [line.message, line.reason]).sort()).toEqual(counted.sort().map((reason) => ['store unavailable', reason]));
+    expect(errors.map((line) => [line.message, line.reason]).sort()).toEqual(counted.map((reason) => ['store unavailable', reason]));
+    const recovered = app.logLines.filter((line) => line.message === 'store available again');
+    expect(recovered.map((line) => [line.level, line.reason]).sort()).toEqual(counted.map((reason) => ['info', reason]));
     const down = answers.filter((a) => a.phase === 'down' && a.shape === 'unavailable').length;
     const failures = counted.reduce((sum, reason) => sum + (after[reason] ?? 0) - (before[reason] ?? 0), 0);
     expect(failures).toBeGreaterThanOrEqual(down);
