@@ -41,7 +41,7 @@ const SCIM_PATH = '/scim/v2';
 
 /** SCIM provisioning, on only while a provisioning client exists: until then its paths are unknown ones (404). */
 function provisioning({ config, services, logger }: Pick<AppDeps, 'config' | 'services' | 'logger'>): RequestHandler {
-  const scim = createScimRouter({
+  return createScimRouter({
     members: services.provisioning,
     clients: services.provisioners,
     logger,
@@ -49,7 +49,6 @@ function provisioning({ config, services, logger }: Pick<AppDeps, 'config' | 'se
     baseUrl: (req) => `${siteRootUrl(req, config)}${SCIM_PATH}`,
     clientAddress: (req) => clientAddress(req, config.trustProxy),
   });
-  return async (req, res, next) => ((await services.provisioners.anyExist()) ? scim(req, res, next) : next());
 }
 
 /** The OpenID provider's pages, in the sign-in pages' layout, branding and security headers. */

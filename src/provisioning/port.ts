@@ -91,5 +91,7 @@ export interface ScimMembers {
 export type ClientCheck = { ok: true; client: string } | { ok: false; retryAfterSeconds: number | null };
 
 export interface ProvisioningClients {
+  /** Whether any provisioning client exists: SCIM is on only then. */
+  anyExist(): Promise<boolean>;
   authenticate(token: string, clientAddress: string): Promise<ClientCheck>;
 }

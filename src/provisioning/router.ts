@@ -84,7 +84,7 @@ function errorHandler(logger: ScimRouterDeps['logger']): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
     if (res.headersSent || (error as { type?: string }).type === 'request.aborted') return void res.destroy();
     if (error instanceof ScimError) return sendError(req, res, error);
-    // The cause (a full disk, a read-only or locked database) is logged once per burst where the store's calls are
+    // The cause (a full disk, a read-only or locked database, a server that cannot be reached) is logged once per burst where the store's calls are
     // watched (src/ops/store-availability.ts); the client is told to try again, as SCIM clients do on a 503.
     if (error instanceof StoreUnavailableError) return sendError(req, res, new ScimError(503, undefined, 'the service cannot write to its database at the moment; try again later'));
     logger.error('provisioning: unhandled error', { path: req.baseUrl + req.path, error: error instanceof Error ? error.message : String(error), requestId: requestIdOf(req) });
@@ -94,6 +94,9 @@ function errorHandler(logger: ScimRouterDeps['logger']): ErrorRequestHandler {
 
 export function createScimRouter(deps: ScimRouterDeps): Router {
   const router = express.Router();
+  // While no provisioning client exists, its paths are unknown ones: they go on to the app's next routes (404). A
+  // store that cannot answer is the error handler's below: SCIM's 503.
+  router.use(async (_req, _res, next) => next((await deps.clients.anyExist()) ? undefined : 'router'));
   router.use(authenticate(deps));
   router.use(readableText);
   router.use(discovery(deps.baseUrl));

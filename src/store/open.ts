@@ -6,6 +6,7 @@ import { storeError } from './sql/driver.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import { sqliteUnavailableReason } from './sqlite/unavailable-reasons.js';
 import type { Store } from './store.js';
+import { StoreUnavailableError } from './unavailable.js';
 
 export const SQLITE_FILENAME = 'authentication.sqlite';
 
@@ -54,9 +55,11 @@ async function openPostgresStore(databaseUrl: string): Promise<Store> {
   const store = new PostgresStore({ connectionString: databaseUrl });
   try {
     await store.ping();
-  } catch (error) {
+  } catch (thrown) {
     await store.close();
     const where = describeDatabaseUrl(databaseUrl);
+    // The driver's own error, which says what failed, also where the store names it the server being unreachable.
+    const error = thrown instanceof StoreUnavailableError ? thrown.cause : thrown;
     // Node's URL parser keeps the whole URL, password included, on its error: that one is not passed on.
     const cause = (error as { code?: unknown }).code === 'ERR_INVALID_URL' ? undefined : error;
     throw new Error(`cannot reach the PostgreSQL database at ${where}: ${connectionFailureReason(error)}`, { cause });

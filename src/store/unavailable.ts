@@ -1,13 +1,22 @@
 /**
  * The store cannot do what it was asked because of where its data lives, not because of the request: the disk is
  * full, the database is read-only or locked by another program, the file cannot be opened, the server is out of
- * resources. Each driver tells these from its own errors (src/store/sql/driver.ts); the shared store throws this
+ * resources, cannot be reached or ended the connections. Each driver tells these from its own errors (src/store/sql/driver.ts); the shared store throws this
  * in their place, so that the CLI, the bindings and the sign-in pages can answer with what the operator and the
  * client need, and the store recovers by itself once the condition ends.
  */
 
 /** Why the store is unavailable. */
-export const STORE_UNAVAILABLE_REASONS = ['disk-full', 'read-only', 'locked', 'io-error', 'cannot-open', 'out-of-resources'] as const;
+export const STORE_UNAVAILABLE_REASONS = [
+  'disk-full',
+  'read-only',
+  'locked',
+  'io-error',
+  'cannot-open',
+  'out-of-resources',
+  'unreachable',
+  'connection-lost',
+] as const;
 export type StoreUnavailableReason = (typeof STORE_UNAVAILABLE_REASONS)[number];
 
 /** What the operator reads: the condition, of the database named, and what to do about it. */
@@ -23,6 +32,14 @@ const EXPLANATIONS: Record<StoreUnavailableReason, (database: string) => { what:
   'out-of-resources': (database) => ({
     what: `the database server of ${database} is out of resources`,
     todo: 'check its disk space, memory and connection limit (max_connections)',
+  }),
+  unreachable: (database) => ({
+    what: `the database server of ${database} is stopped, starting, shutting down or out of reach`,
+    todo: "check that it runs and that DATABASE_URL's host and port reach it",
+  }),
+  'connection-lost': (database) => ({
+    what: `the database server of ${database}, or the network to it, ended the connections`,
+    todo: 'check the server and its log',
   }),
 };
 

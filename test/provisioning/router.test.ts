@@ -120,6 +120,7 @@ beforeEach(() => {
     createScimRouter({
       members,
       clients: {
+        anyExist: async () => true,
         authenticate: async (token, clientAddress) => {
           if (token === TOKEN) return { ok: true, client: 'entra' };
           addresses.push(clientAddress);

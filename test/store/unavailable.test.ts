@@ -46,11 +46,35 @@ test.each([
   ['58030', 'io-error'],
   ['53200', 'out-of-resources'],
   ['53300', 'out-of-resources'],
+  ['57P03', 'unreachable'],
+  ['08001', 'unreachable'],
+  ['08004', 'unreachable'],
+  ['ECONNREFUSED', 'unreachable'],
+  ['ENOTFOUND', 'unreachable'],
+  ['EHOSTUNREACH', 'unreachable'],
+  ['ETIMEDOUT', 'unreachable'],
+  ['57P01', 'connection-lost'],
+  ['57P02', 'connection-lost'],
+  ['08000', 'connection-lost'],
+  ['08003', 'connection-lost'],
+  ['08006', 'connection-lost'],
+  ['ECONNRESET', 'connection-lost'],
+  ['EPIPE', 'connection-lost'],
+  ['08P01', undefined],
   ['23505', undefined],
   ['57014', undefined],
-  ['ECONNREFUSED', undefined],
+  ['57P04', undefined],
+  ['28P01', undefined],
+  ['3D000', undefined],
 ])('PostgreSQL %s is %s', (code, reason) => {
   expect(postgresUnavailableReason(coded(code))).toBe(reason);
+});
+
+test("pg's own errors, which have no code, are told by their message, or by the error they wrap", () => {
+  expect(postgresUnavailableReason(new Error('Connection terminated unexpectedly'))).toBe('connection-lost');
+  expect(postgresUnavailableReason(new Error('timeout exceeded when trying to connect'))).toBe('unreachable');
+  // Node's refusal of a name with several addresses (localhost: ::1 and 127.0.0.1).
+  expect(postgresUnavailableReason(new AggregateError([coded('ECONNREFUSED'), coded('ECONNREFUSED')], ''))).toBe('unreachable');
 });
 
 test('an error without a code is not one of them', () => {
@@ -68,6 +92,8 @@ test('each cause says what is wrong with which database, with the code, and what
     expect.stringMatching(/^\/data\/authentication\.sqlite cannot be read or written \(an I\/O error\) \(CODE\): check the disk/),
     expect.stringMatching(/^\/data\/authentication\.sqlite cannot be opened \(CODE\): check that its directory exists/),
     expect.stringMatching(/^the database server of \/data\/authentication\.sqlite is out of resources \(CODE\): check its disk space, memory/),
+    expect.stringMatching(/^the database server of \/data\/authentication\.sqlite is stopped, starting, shutting down or out of reach \(CODE\): check that it runs/),
+    'the database server of /data/authentication.sqlite, or the network to it, ended the connections (CODE): check the server and its log',
   ]);
 });
 

@@ -70,8 +70,9 @@ export interface UnavailableErrors {
 export function storeError(driver: UnavailableErrors, error: unknown): unknown {
   const reason = driver.unavailableReason(error);
   if (reason === undefined) return error;
-  const code = (error as { code?: unknown }).code;
-  return new StoreUnavailableError(reason, driver.database, typeof code === 'string' ? code : 'unknown', { cause: error });
+  // An error without a code (pg's "Connection terminated unexpectedly") is named by its message.
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return new StoreUnavailableError(reason, driver.database, typeof code === 'string' ? code : typeof message === 'string' ? message : 'unknown', { cause: error });
 }
 
 /** The write's result, or StoreConflictError with the message when it violated a unique constraint. */
