@@ -1,7 +1,3 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 
@@ -128,19 +124,3 @@ export async function startSmtpServer(options: TestSmtpServerOptions = {}): Prom
   };
 }
 
-/** A throwaway self-signed certificate for 127.0.0.1 and localhost, made with the openssl command. */
-export function selfSignedCertificate(): { key: string; cert: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'smtp-cert-'));
-  try {
-    const [keyFile, certFile] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
-    execFileSync(
-      'openssl',
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-        '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', keyFile, '-out', certFile],
-      { stdio: 'ignore' },
-    );
-    return { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8') };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}

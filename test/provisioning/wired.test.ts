@@ -6,7 +6,7 @@
  * changed membership attributes are in the next result of every operation, in each format that carries them;
  * changed on another instance of the same store, within CACHE_TTL_MS here.
  */
-import { asmxRequest, BINDINGS, resultText, type Binding } from '../helpers/asmx-request.js';
+import { BINDINGS, callAsmx, type Binding } from '../helpers/asmx-request.js';
 import { describeWithPostgres } from '../helpers/postgres.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -51,10 +51,7 @@ function scimClient(app: TestApp, token: string) {
 
 /** One operation over one binding, as partner code calls it; the result string, or null when there is none. */
 async function call(app: TestApp, binding: Binding, operation: string, params: Record<string, string>): Promise<string | null> {
-  const { path, element, ...init } = asmxRequest(app.config.soapNamespace, binding, operation, { securityPassword: REFERENCE.password, ...params });
-  const response = await fetch(`${app.baseUrl}${path}`, init);
-  const body = await response.text();
-  return response.status === 200 ? resultText(body, element) : null;
+  return (await callAsmx(app, binding, operation, { securityPassword: REFERENCE.password, ...params })).result;
 }
 
 function expectScimError(reply: ScimReply, status: number, scimType?: string): void {
