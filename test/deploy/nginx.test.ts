@@ -18,6 +18,7 @@ import {
   type ServiceProcess,
   type TestDatabase,
 } from '../helpers/processes.js';
+import { cookieValue, setCookie } from '../helpers/cookies.js';
 import { POSTGRES } from '../helpers/postgres.js';
 import { rawRequest, sendPartly } from '../helpers/raw-http.js';
 import { describeRequiring } from '../helpers/requirements.js';
@@ -40,11 +41,6 @@ const CALLER = 'partner-portal';
 /** The instances' CACHE_TTL_MS: they run with the default. */
 const CACHE_TTL_MS = 1000;
 
-const setCookies = (response: Response) => response.headers['set-cookie'] ?? [];
-const cookieValue = (response: Response, name: string) =>
-  setCookies(response)
-    .map((line) => /^([^=]+)=([^;]*)/.exec(line))
-    .find((match) => match?.[1] === name)?.[2];
 /** The instances' call log lines: they arrive through a pipe, a moment after the response (wait for them with waitUntil). */
 const calls = (instance: ServiceProcess) => instance.logLines.filter((line) => line.message === 'call');
 
@@ -133,9 +129,9 @@ describeRequiring([NGINX, POSTGRES], 'two instances behind nginx', () => {
   async function signIn(returnUrl: string): Promise<{ response: Response; cookie: string; token: string }> {
     const form = await requestTls(nginx, `/Login?ReturnUrl=${encodeURIComponent(returnUrl)}`);
     expect(form.status).toBe(200);
-    const nonce = cookieValue(form, 'signin-csrf');
+    const nonce = cookieValue(setCookie(form, 'signin-csrf'));
     const csrf = /name="csrf" value="([^"]+)"/.exec(form.body)?.[1];
-    expect(nonce).toBeDefined();
+    expect(nonce).not.toBe('');
     expect(csrf).toBeDefined();
     const response = await requestTls(nginx, '/Login', {
       method: 'POST',
@@ -144,7 +140,7 @@ describeRequiring([NGINX, POSTGRES], 'two instances behind nginx', () => {
     });
     expect(response.status).toBe(303);
     const location = new URL(String(response.headers.location));
-    return { response, cookie: decodeURIComponent(cookieValue(response, '.ASPXAUTH') ?? ''), token: location.searchParams.get('token') ?? '' };
+    return { response, cookie: cookieValue(setCookie(response, '.ASPXAUTH')), token: location.searchParams.get('token') ?? '' };
   }
 
   let session: { cookie: string; token: string };
@@ -153,7 +149,7 @@ describeRequiring([NGINX, POSTGRES], 'two instances behind nginx', () => {
     const { response, cookie, token } = await signIn(`${PARTNER}/landing?page=home`);
     expect(response.headers.location).toMatch(new RegExp(`^${PARTNER}/landing\\?page=home&token=[A-Za-z0-9_-]{43}$`));
     expect(cookie).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const loginCookie = setCookies(response).find((line) => line.startsWith('.ASPXAUTH='))!;
+    const loginCookie = setCookie(response, '.ASPXAUTH');
     expect(loginCookie).toMatch(/; Secure(;|$)/);
     expect(loginCookie).toMatch(/; HttpOnly(;|$)/);
     expect(loginCookie).toMatch(new RegExp(`; Domain=${COOKIE_DOMAIN.replace(/\./g, '\\.')}(;|$)`));
@@ -163,7 +159,7 @@ describeRequiring([NGINX, POSTGRES], 'two instances behind nginx', () => {
     const form = await requestTls(nginx, '/Login');
     const forged = await requestTls(nginx, '/Login', {
       method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: `http://localhost:${nginx.ports.https}`, Cookie: `signin-csrf=${cookieValue(form, 'signin-csrf')}` },
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: `http://localhost:${nginx.ports.https}`, Cookie: `signin-csrf=${cookieValue(setCookie(form, 'signin-csrf'))}` },
       body: String(new URLSearchParams({ csrf: /name="csrf" value="([^"]+)"/.exec(form.body)?.[1] ?? '', login: MEMBER.username, password: MEMBER_PASSWORD })),
     });
     expect(forged.status).toBe(403);

@@ -6,11 +6,12 @@ import * as oidcClient from 'openid-client';
 import { totpCode } from '../../src/service/totp.js';
 import { soap12AuthenticateToken } from '../helpers/asmx-calls.js';
 import { asmxRequest, resultText } from '../helpers/asmx-request.js';
+import { setCookie } from '../helpers/cookies.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { servicesOver } from '../helpers/test-services.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { waitUntil } from '../helpers/wait.js';
-import { formOf, PageClient, setCookie, type Page } from '../signin/page-client.js';
+import { formOf, PageClient, type Page } from '../signin/page-client.js';
 import {
   authorizationRequest,
   callbackUrl,

@@ -10,7 +10,8 @@ import type { Environment } from '../../src/config/config.js';
 import { totpCode } from '../../src/service/totp.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { formOf, formsOf, PageClient, recoveryCodesOf, secretOf, setCookie, type Page } from './page-client.js';
+import { setCookie } from '../helpers/cookies.js';
+import { formOf, formsOf, PageClient, recoveryCodesOf, secretOf, type Page } from './page-client.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a new and longer passphrase';

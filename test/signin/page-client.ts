@@ -4,7 +4,7 @@
  * themselves) and reads the forms' hidden fields.
  */
 import request from 'supertest';
-import { REFERENCE } from '../helpers/reference-data.js';
+import { setCookies } from '../helpers/cookies.js';
 
 export type Page = request.Response;
 
@@ -57,15 +57,6 @@ export class PageClient {
   }
 }
 
-export function setCookies(res: Page): string[] {
-  return (res.headers['set-cookie'] as unknown as string[] | undefined) ?? [];
-}
-
-/** The Set-Cookie line for this cookie name. */
-export function setCookie(res: Page, name: string): string | undefined {
-  return setCookies(res).find((line) => line.startsWith(`${name}=`));
-}
-
 /** HTML text as Mustache escapes it, back to the text. */
 export function unescapeHtml(html: string): string {
   return html.replace(/&(#x([0-9a-f]+)|#(\d+)|amp|lt|gt|quot);/gi, (_all, _entity: string, hex?: string, dec?: string) => {
@@ -109,14 +100,4 @@ export function secretOf(html: string): string {
 /** The recovery codes of the page that shows them once. */
 export function recoveryCodesOf(html: string): string[] {
   return [...html.matchAll(/<li><code>([a-z0-9-]+)<\/code><\/li>/g)].map((match) => match[1] ?? '');
-}
-
-/**
- * The member AuthenticateCookie answers for this login cookie over HTTP GET, as the reference caller asks (plain
- * result: the member id), or '' when it is not signed in.
- */
-export async function memberOfCookie(baseUrl: string, cookie: string, cookieDomain: string): Promise<string> {
-  const query = new URLSearchParams({ securityPassword: REFERENCE.password, loginCookie: cookie, cookieDomain });
-  const text = await (await fetch(`${baseUrl}/Authentication.asmx/AuthenticateCookie?${query}`)).text();
-  return /<string[^>]*>([^<]*)<\/string>/.exec(text)?.[1] ?? '';
 }

@@ -4,8 +4,9 @@
  * request ends in an internal error for it.
  */
 import { callAsmx } from '../helpers/asmx-request.js';
+import { setCookie } from '../helpers/cookies.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { PageClient, setCookie } from '../signin/page-client.js';
+import { PageClient } from '../signin/page-client.js';
 
 const PASSWORD = 'correct horse battery staple';
 
