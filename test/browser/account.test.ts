@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { totpCode } from '../../src/service/totp.js';
 import { describeWithBrowser, launchBrowser, TEST_DOMAIN } from '../helpers/browser.js';
-import { REFERENCE } from '../helpers/reference-data.js';
+import { adaAndBobWithPassword, REFERENCE } from '../helpers/reference-data.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const COOKIE_DOMAIN = `.${TEST_DOMAIN}`;
@@ -61,9 +61,7 @@ describeWithBrowser('the account page and the second factor in Chromium', () => 
       env: { COOKIE_DOMAIN, ORGANIZATION_NAME: 'Example Society', SIGNIN_MAX_FAILURES_PER_ACCOUNT: '5', ALLOWED_HOSTS: `login.${TEST_DOMAIN}` },
       clock,
     });
-    await app.services.members.setPassword(REFERENCE.memberId, PASSWORD);
-    await app.services.members.add({ id: 'member-7', username: 'bob', email: 'bob@example.org', firstName: 'Bob', lastName: 'Baker' });
-    await app.services.members.setPassword('member-7', PASSWORD);
+    await adaAndBobWithPassword(app.services, PASSWORD);
     origin = `http://login.${TEST_DOMAIN}:${app.port}`;
     browser = await launchBrowser([origin]);
   });

@@ -5,7 +5,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { describeWithBrowser, launchBrowser, TEST_DOMAIN } from '../helpers/browser.js';
-import { REFERENCE } from '../helpers/reference-data.js';
+import { adaAndBobWithPassword, REFERENCE } from '../helpers/reference-data.js';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp-server.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -34,9 +34,7 @@ describeWithBrowser('password recovery in Chromium', () => {
         MAIL_FROM: 'Example Society <no-reply@example.org>',
       },
     });
-    await app.services.members.setPassword(REFERENCE.memberId, PASSWORD);
-    await app.services.members.add({ id: 'member-7', username: 'bob', email: 'bob@example.org', firstName: 'Bob' });
-    await app.services.members.setPassword('member-7', PASSWORD);
+    await adaAndBobWithPassword(app.services, PASSWORD);
     origin = `http://login.${TEST_DOMAIN}:${app.port}`;
     browser = await launchBrowser([origin]);
   });

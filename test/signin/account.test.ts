@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Environment } from '../../src/config/config.js';
 import { totpCode } from '../../src/service/totp.js';
-import { REFERENCE } from '../helpers/reference-data.js';
+import { adaAndBobWithPassword, REFERENCE } from '../helpers/reference-data.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { setCookie } from '../helpers/cookies.js';
 import { formOf, formsOf, PageClient, recoveryCodesOf, secretOf, type Page } from './page-client.js';
@@ -23,9 +23,7 @@ let now = 0;
 async function start(env: Environment = {}): Promise<void> {
   now = Date.now();
   app = await startTestApp({ env: { COOKIE_DOMAIN: '.example.org', SIGNIN_MAX_FAILURES_PER_ACCOUNT: '3', ...env }, clock: () => now });
-  await app.services.members.setPassword(REFERENCE.memberId, PASSWORD);
-  await app.services.members.add({ id: 'member-7', username: 'bob', email: 'bob@example.org', firstName: 'Bob' });
-  await app.services.members.setPassword('member-7', PASSWORD);
+  await adaAndBobWithPassword(app.services, PASSWORD);
 }
 afterEach(() => app.close());
 

@@ -5,7 +5,7 @@
  */
 import type { Environment } from '../../src/config/config.js';
 import { totpCode } from '../../src/service/totp.js';
-import { REFERENCE } from '../helpers/reference-data.js';
+import { BOB, REFERENCE } from '../helpers/reference-data.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { setCookie } from '../helpers/cookies.js';
 import { formOf, PageClient, recoveryCodesOf, secretOf, type Page } from './page-client.js';
@@ -192,8 +192,8 @@ describe('the code step', () => {
 
   it('refuses a set-up challenge on the code step', async () => {
     await start({ MFA: 'required' });
-    await app.services.members.add({ id: 'member-7', username: 'bob', email: 'bob@example.org' });
-    await app.services.members.setPassword('member-7', PASSWORD);
+    await app.services.members.add(BOB);
+    await app.services.members.setPassword(BOB.id, PASSWORD);
     const visitor = new PageClient(app.baseUrl);
     const setup = await visitor.signIn('bob', PASSWORD);
     const secret = secretOf(setup.text);
