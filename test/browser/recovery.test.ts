@@ -5,7 +5,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { describeWithBrowser, launchBrowser, TEST_DOMAIN } from '../helpers/browser.js';
-import { adaAndBobWithPassword, REFERENCE } from '../helpers/reference-data.js';
+import { adaAndBobWithPassword } from '../helpers/reference-data.js';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp-server.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { waitUntil } from '../helpers/wait.js';
