@@ -15,7 +15,7 @@ import { logCapture } from './helpers/log-capture.js';
 import { freePort } from './helpers/ports.js';
 import { startSmtpServer, type TestSmtpServer } from './helpers/smtp-server.js';
 import { waitUntil } from './helpers/wait.js';
-import { PageClient } from './signin/page-client.js';
+import { PageClient } from './helpers/page-client.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a new and longer passphrase';

@@ -6,10 +6,10 @@
 import { totpCode } from '../../src/service/totp.js';
 import { BINDINGS, callAsmx, type AsmxReply as Reply, type Binding } from '../helpers/asmx-request.js';
 import { iBridge } from '../helpers/ibridge.js';
+import { STEP } from '../helpers/second-factor.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const PASSWORD = 'correct horse battery staple';
-const STEP = 30_000;
 const START = Date.UTC(2026, 0, 1) + 15_000;
 const MESSAGE = 'Multi factor Authenticator token is required.';
 const IBRIDGE_16000 = `<?xml version="1.0" encoding="UTF-16"?><iBridge><Errors><Error Number="16000" Description="${MESSAGE}" /></Errors></iBridge>`;

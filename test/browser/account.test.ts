@@ -2,6 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { totpCode } from '../../src/service/totp.js';
 import { describeWithBrowser, launchBrowser, TEST_DOMAIN } from '../helpers/browser.js';
 import { adaAndBobWithPassword, REFERENCE } from '../helpers/reference-data.js';
+import { STEP } from '../helpers/second-factor.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const COOKIE_DOMAIN = `.${TEST_DOMAIN}`;
@@ -10,7 +11,6 @@ const NEW_PASSWORD = 'a new and longer passphrase';
 const SCREENSHOTS = new URL('../../docs/', import.meta.url);
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
 const PHONE = { width: 375, height: 740 };
-const STEP_MS = 30_000;
 
 /**
  * The service's clock runs ahead of the test's by whole TOTP steps: a code is used once, so each sign-in with
@@ -20,7 +20,7 @@ const STEP_MS = 30_000;
 let ahead = 0;
 const clock = () => Date.now() + ahead;
 const nextCode = (secret: string) => {
-  ahead += STEP_MS;
+  ahead += STEP;
   return totpCode(secret, clock());
 };
 

@@ -8,10 +8,11 @@ import { soap12AuthenticateToken } from '../helpers/asmx-calls.js';
 import { asmxRequest, resultText } from '../helpers/asmx-request.js';
 import { setCookie } from '../helpers/cookies.js';
 import { REFERENCE } from '../helpers/reference-data.js';
+import { STEP } from '../helpers/second-factor.js';
 import { servicesOver } from '../helpers/test-services.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { waitUntil } from '../helpers/wait.js';
-import { formOf, PageClient, type Page } from '../signin/page-client.js';
+import { formOf, PageClient, type Page } from '../helpers/page-client.js';
 import {
   authorizationRequest,
   callbackUrl,
@@ -28,7 +29,6 @@ import {
   type LogoutReceiver,
 } from './relying-party.js';
 
-const STEP_MS = 30_000;
 
 export function oidcFlows(store: 'sqlite' | 'postgres'): void {
   let app: TestApp;
@@ -51,7 +51,7 @@ export function oidcFlows(store: 'sqlite' | 'postgres'): void {
     const { secret } = await app.services.secondFactor.beginSetup(REFERENCE.memberId, 'ada@example.org');
     await app.services.secondFactor.confirmSetup(REFERENCE.memberId, totpCode(secret, Date.now() + skew));
     return () => {
-      skew += STEP_MS;
+      skew += STEP;
       return totpCode(secret, Date.now() + skew);
     };
   };

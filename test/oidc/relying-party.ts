@@ -11,7 +11,7 @@ import type { IssuedOidcClient, OidcClientInput } from '../../src/service/oidc/i
 import { freePort } from '../helpers/ports.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { PageClient, type Page } from '../signin/page-client.js';
+import { PageClient, type Page } from '../helpers/page-client.js';
 
 export const REDIRECT_URI = 'https://rp.example.org/callback';
 export const POST_LOGOUT_URI = 'https://rp.example.org/signed-out';

@@ -22,7 +22,7 @@ import { mountSmallTmpfs, TMPFS, type SmallTmpfs } from '../helpers/small-tmpfs.
 import { holdWriteLock, type HeldLock } from '../helpers/sqlite-lock.js';
 import { startTestApp, type OpenedStore, type TestApp } from '../helpers/test-app.js';
 import { nextTurn } from '../helpers/wait.js';
-import { PageClient } from '../signin/page-client.js';
+import { PageClient } from '../helpers/page-client.js';
 
 const PASSWORD = 'correct horse battery staple';
 const BURST = 8;

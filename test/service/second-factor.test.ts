@@ -10,11 +10,11 @@ import { Secrets } from '../../src/service/secrets.js';
 import { totpCode, totpStep } from '../../src/service/totp.js';
 import type { Store } from '../../src/store/store.js';
 import { describeWithPostgres } from '../helpers/postgres.js';
+import { STEP } from '../helpers/second-factor.js';
 import { serviceErrorOf } from '../helpers/service-error.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 import { servicesOver } from '../helpers/test-services.js';
 
-const STEP = 30_000;
 /** The middle of a time step: a code of "now" is not at the edge of the window. */
 const START = Date.UTC(2026, 0, 1) + 15_000;
 const THROTTLE = { accountFailures: 3, addressFailures: 10, windowSeconds: 600, lockoutSeconds: 900 };

@@ -13,7 +13,7 @@ import { SITE_ENV, SITE_KEY } from '../helpers/site-tickets.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { memberOfCookie as memberOfPageCookie } from '../helpers/asmx-calls.js';
 import { setCookie } from '../helpers/cookies.js';
-import { PageClient } from './page-client.js';
+import { PageClient } from '../helpers/page-client.js';
 
 const PASSWORD = 'correct horse battery staple';
 const T0 = Date.UTC(2026, 0, 1, 9);

@@ -14,6 +14,7 @@ import { StartupError } from '../../src/startup-error.js';
 import type { Store } from '../../src/store/store.js';
 import { memberOfCookie as memberOfCookieAt } from '../helpers/asmx-calls.js';
 import { cookieValue, setCookie } from '../helpers/cookies.js';
+import { PAGE_ENV } from '../helpers/page-client.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -25,7 +26,7 @@ const SHOP = 'https://shop.example.org';
 let app: TestApp;
 
 async function start(env: Environment = {}): Promise<void> {
-  app = await startTestApp({ env: { COOKIE_DOMAIN: '.example.org', SIGNIN_MAX_FAILURES_PER_ACCOUNT: '3', ...env } });
+  app = await startTestApp({ env: { ...PAGE_ENV, ...env } });
   await app.store.setMemberPassword(REFERENCE.memberId, await hashPassword(PASSWORD), Date.now());
   await app.services.callers.addOrigin('reference-client', PORTAL, { receivesToken: true });
   await app.services.callers.addOrigin('reference-client', SHOP);

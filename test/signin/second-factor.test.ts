@@ -6,13 +6,13 @@
 import type { Environment } from '../../src/config/config.js';
 import { totpCode } from '../../src/service/totp.js';
 import { BOB, REFERENCE } from '../helpers/reference-data.js';
+import { STEP } from '../helpers/second-factor.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { setCookie } from '../helpers/cookies.js';
-import { formOf, PageClient, recoveryCodesOf, secretOf, type Page } from './page-client.js';
+import { formOf, PAGE_ENV, PageClient, recoveryCodesOf, secretOf, type Page } from '../helpers/page-client.js';
 
 const PASSWORD = 'correct horse battery staple';
 const PORTAL = 'https://portal.example.org';
-const STEP_MS = 30_000;
 
 let app: TestApp;
 /** The service's clock: tests move it on by a step between codes, as time would. */
@@ -20,7 +20,7 @@ let now = 0;
 
 async function start(env: Environment = {}): Promise<void> {
   now = Date.now();
-  app = await startTestApp({ env: { COOKIE_DOMAIN: '.example.org', SIGNIN_MAX_FAILURES_PER_ACCOUNT: '3', ...env }, clock: () => now });
+  app = await startTestApp({ env: { ...PAGE_ENV, ...env }, clock: () => now });
   await app.services.members.setPassword(REFERENCE.memberId, PASSWORD);
   await app.services.callers.addOrigin('reference-client', PORTAL, { receivesToken: true });
 }
@@ -31,7 +31,7 @@ async function enrol(): Promise<{ secret: string; recoveryCodes: string[] }> {
   const { secret } = await app.services.secondFactor.beginSetup(REFERENCE.memberId, 'ada@example.org');
   const recoveryCodes = await app.services.secondFactor.confirmSetup(REFERENCE.memberId, totpCode(secret, now));
   if (!recoveryCodes) throw new Error('set-up refused its own code');
-  now += STEP_MS;
+  now += STEP;
   return { secret, recoveryCodes };
 }
 
@@ -93,7 +93,7 @@ describe('the code step', () => {
     expect(replay.text).toContain('<a href="#code">');
     expect(second.loginCookie).toBeUndefined();
     // The next step's code is a new one.
-    now += STEP_MS;
+    now += STEP;
     expect((await second.submit(replay, { code: codeNow(secret) })).status).toBe(303);
     expect(second.loginCookie).toBeDefined();
   });
@@ -286,7 +286,7 @@ describe('MFA=required', () => {
     await expect(app.services.secondFactor.status(REFERENCE.memberId)).resolves.toEqual({ enabled: true, pending: false, recoveryCodesLeft: 10 });
 
     // From now on, sign-in asks for a code.
-    now += STEP_MS;
+    now += STEP;
     const later = new PageClient(app.baseUrl);
     const code = await later.signIn('ada', PASSWORD);
     expect(code.text).toContain('<h1>Enter your code</h1>');

@@ -6,7 +6,7 @@
 import { callAsmx } from '../helpers/asmx-request.js';
 import { setCookie } from '../helpers/cookies.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { PageClient } from '../signin/page-client.js';
+import { PageClient } from '../helpers/page-client.js';
 
 const PASSWORD = 'correct horse battery staple';
 

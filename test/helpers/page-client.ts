@@ -4,7 +4,7 @@
  * themselves) and reads the forms' hidden fields.
  */
 import request from 'supertest';
-import { setCookies } from '../helpers/cookies.js';
+import { setCookies } from './cookies.js';
 
 export type Page = request.Response;
 
@@ -36,6 +36,13 @@ export class PageClient {
     return this.submit(form, { login, password, ...fields });
   }
 
+  /** Opens the account page and posts its form that goes to `action`. */
+  async act(action: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Page> {
+    const page = await this.get('/Account');
+    expect(page.status).toBe(200);
+    return this.submit(page, fields, { action, headers });
+  }
+
   get loginCookie(): string | undefined {
     return this.cookies.get('.ASPXAUTH');
   }
@@ -56,6 +63,17 @@ export class PageClient {
     return res;
   }
 }
+
+/** A browser signed in with the password alone (no second step); throws when the sign-in did not end signed in. */
+export async function signedInVisitor(baseUrl: string, login: string, password: string, userAgent?: string): Promise<PageClient> {
+  const visitor = new PageClient(baseUrl, userAgent);
+  const res = await visitor.signIn(login, password);
+  if (res.status !== 303 || !visitor.loginCookie) throw new Error(`sign-in failed: ${res.status}`);
+  return visitor;
+}
+
+/** The settings the page tests start from: cookies for .example.org, an account locked after three failures. */
+export const PAGE_ENV = { COOKIE_DOMAIN: '.example.org', SIGNIN_MAX_FAILURES_PER_ACCOUNT: '3' } as const;
 
 /** HTML text as Mustache escapes it, back to the text. */
 export function unescapeHtml(html: string): string {
