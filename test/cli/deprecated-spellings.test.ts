@@ -1,5 +1,5 @@
 import { totpCode } from '../../src/service/totp.js';
-import { cliHarness } from './harness.js';
+import { cliHarness } from '../helpers/cli-harness.js';
 
 /**
  * The spellings the CLI took before its one grammar still work: the same stdout as the current spelling (scripts

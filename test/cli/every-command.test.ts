@@ -6,7 +6,7 @@ import { createProgram } from '../../src/cli/program.js';
 import { ExitCode } from '../../src/cli/handle-error.js';
 import { loadConfig } from '../../src/config/config.js';
 import { totpCode } from '../../src/service/totp.js';
-import { cliHarness, runWith } from './harness.js';
+import { cliHarness, runWith } from '../helpers/cli-harness.js';
 
 /** Every command of the program that runs something, by its words: "members mfa status". */
 function leafCommands(command: Command, prefix: string[] = []): Array<{ path: string; command: Command }> {

@@ -9,7 +9,7 @@ import { changedAfterEveryRead, raceGroundForEachTest, readingTogether } from '.
 import { describeWithPostgres, tempPostgresStore } from '../helpers/postgres.js';
 import { type OpenStore, tempSqliteStore } from '../helpers/temp-store.js';
 import { servicesOver } from '../helpers/test-services.js';
-import { runWith } from './harness.js';
+import { runWith } from '../helpers/cli-harness.js';
 
 /** The CLI with its services over this store. */
 const cliOver = (over: Store): Omit<CliContext, 'io'> => ({

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { ConfigError } from '../../src/config/config.js';
 import { createCliContext, type CliContext } from '../../src/cli/context.js';
 import { createProgram } from '../../src/cli/program.js';
-import { runWith } from './harness.js';
+import { runWith } from '../helpers/cli-harness.js';
 
 const failingConfig: Omit<CliContext, 'io'> = {
   config: () => {

@@ -15,7 +15,7 @@ import { writeRefusingDatabase, type WriteRefusingDatabase } from '../helpers/re
 import { describeRequiring } from '../helpers/requirements.js';
 import { mountSmallTmpfs, TMPFS, type SmallTmpfs } from '../helpers/small-tmpfs.js';
 import { holdWriteLock } from '../helpers/sqlite-lock.js';
-import { runWith } from './harness.js';
+import { runWith } from '../helpers/cli-harness.js';
 
 const STORAGE_UNAVAILABLE = 74;
 

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 
@@ -124,3 +127,25 @@ export async function startSmtpServer(options: TestSmtpServerOptions = {}): Prom
   };
 }
 
+
+/** A data directory and an SMTP server, fresh for each test: user `mailer` with the given password sends through SMTP_URL. */
+export interface MailGround {
+  dataDir: string;
+  smtp: TestSmtpServer;
+  smtpUrl: string;
+}
+
+/** Starts a MailGround before each test of the file and removes it after. */
+export function mailGroundForEachTest(prefix: string, password: string): MailGround {
+  const ground = {} as MailGround;
+  beforeEach(async () => {
+    ground.dataDir = await mkdtemp(join(tmpdir(), prefix));
+    ground.smtp = await startSmtpServer({ credentials: { user: 'mailer', pass: password } });
+    ground.smtpUrl = `smtp://mailer:${password}@127.0.0.1:${ground.smtp.port}`;
+  });
+  afterEach(async () => {
+    await ground.smtp.stop();
+    await rm(ground.dataDir, { recursive: true, force: true });
+  });
+  return ground;
+}
