@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { OPENSSL } from '../helpers/certificate.js';
+import { cookieValue, setCookie } from '../helpers/cookies.js';
 import {
   CLI_PATH,
   createTestDatabase,
@@ -18,7 +20,6 @@ import {
   type ServiceProcess,
   type TestDatabase,
 } from '../helpers/processes.js';
-import { cookieValue, setCookie } from '../helpers/cookies.js';
 import { POSTGRES } from '../helpers/postgres.js';
 import { rawRequest, sendPartly } from '../helpers/raw-http.js';
 import { describeRequiring } from '../helpers/requirements.js';
@@ -70,7 +71,7 @@ function slowCall(port: number, securityPassword: string, token: string) {
   };
 }
 
-describeRequiring([NGINX, POSTGRES], 'two instances behind nginx', () => {
+describeRequiring([NGINX, OPENSSL, POSTGRES], 'two instances behind nginx', () => {
   let database: TestDatabase;
   let dataDir: string;
   let env: Record<string, string>;

@@ -1,8 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { program, type Requirement } from './requirements.js';
 
 export const OPENSSL_PATH = process.env.OPENSSL_PATH ?? '/usr/bin/openssl';
+
+/** The openssl command, which makes the certificates (test/helpers/requirements.ts: CI fails where it is missing). */
+export const OPENSSL: Requirement = program('openssl', OPENSSL_PATH, 'apt-get install openssl');
 
 export interface Certificate {
   certPath: string;

@@ -16,8 +16,9 @@ import type { RetryPolicy } from '../../src/mail/retry.js';
 import { createSmtpMailer, type SmtpMailer, type SmtpMailerOptions } from '../../src/mail/smtp-mailer.js';
 import { smtpTransportOptions } from '../../src/mail/smtp-url.js';
 import type { MailBranding } from '../../src/mail/views.js';
-import { selfSignedCertificate, type Certificate } from '../helpers/certificate.js';
+import { OPENSSL, selfSignedCertificate, type Certificate } from '../helpers/certificate.js';
 import { logCapture } from '../helpers/log-capture.js';
+import { describeRequiring } from '../helpers/requirements.js';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp-server.js';
 import { waitUntil } from '../helpers/wait.js';
 import { ManualTimers } from './manual-timers.js';
@@ -294,7 +295,7 @@ test('the logs never hold the link, its token, the SMTP password, the recipient,
   }
 });
 
-describe('smtps://', () => {
+describeRequiring([OPENSSL], 'smtps://', () => {
   let tlsServer: TestSmtpServer;
   let certificateDir: string;
   let certificate: Certificate;
