@@ -12,6 +12,7 @@ import type { MfaPolicy } from '../../src/service/signin.js';
 import { totpCode } from '../../src/service/totp.js';
 import type { Store } from '../../src/store/store.js';
 import { callContext } from '../helpers/call-context.js';
+import { refusalsOf } from '../helpers/outcomes.js';
 import { confirmedFactor, STEP, wrongCode } from '../helpers/second-factor.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 import { servicesOver } from '../helpers/test-services.js';
@@ -84,9 +85,7 @@ function call(operation: 'AuthenticateUser' | 'Login' | 'ValidateUser', given: C
   }
 }
 
-const refusal = (operation: string, kind: string, extra: object = {}) => ({ operation, caller: 'portal', kind: 'refused', refusal: { kind, ...extra } });
-const SECOND_FACTOR_REQUIRED = (operation: string) => refusal(operation, 'second-factor-required');
-const LOCKED = (operation: string, retryAfterSeconds: number) => refusal(operation, 'locked', { retryAfterSeconds });
+const { invalidCredentials, locked: LOCKED, secondFactorRequired: SECOND_FACTOR_REQUIRED } = refusalsOf('portal');
 
 describe.each(['AuthenticateUser', 'Login'] as const)('%s for a member with a second factor', (operation) => {
   let secret: string;
@@ -136,7 +135,7 @@ describe.each(['AuthenticateUser', 'Login'] as const)('%s for a member with a se
 
   it('a wrong password with the right code is invalid-credentials, and the code is not used up', async () => {
     const code = totpCode(secret, now);
-    await expect(call(operation, { password: 'wrong password', authenticationToken: code })).resolves.toEqual(refusal(operation, 'invalid-credentials'));
+    await expect(call(operation, { password: 'wrong password', authenticationToken: code })).resolves.toEqual(invalidCredentials(operation));
     await expect(call(operation, { authenticationToken: code })).resolves.toMatchObject({ kind: 'member' });
   });
 
@@ -153,7 +152,7 @@ describe.each(['AuthenticateUser', 'Login'] as const)('%s for a member with a se
   });
 
   it('wrong codes add up with wrong passwords', async () => {
-    await expect(call(operation, { password: 'wrong password' })).resolves.toEqual(refusal(operation, 'invalid-credentials'));
+    await expect(call(operation, { password: 'wrong password' })).resolves.toEqual(invalidCredentials(operation));
     await expect(call(operation, { authenticationToken: wrongCode(secret, now) })).resolves.toEqual(SECOND_FACTOR_REQUIRED(operation));
     await expect(call(operation, { password: 'wrong password' })).resolves.toEqual(LOCKED(operation, 900));
   });
@@ -184,14 +183,14 @@ describe('MFA=required', () => {
     await expect(call(operation, { over: required, authenticationToken: '123456' })).resolves.toEqual(SECOND_FACTOR_REQUIRED(operation));
     await expect(services.sessions.list()).resolves.toEqual([]);
     // A wrong password is still just that.
-    await expect(call(operation, { over: required, password: 'wrong password' })).resolves.toEqual(refusal(operation, 'invalid-credentials'));
+    await expect(call(operation, { over: required, password: 'wrong password' })).resolves.toEqual(invalidCredentials(operation));
   });
 
   it('a token from a member who has no factor yet counts nothing: no code could be right', async () => {
     const required = servicesWith('required');
     for (let i = 0; i < 5; i += 1) await call('AuthenticateUser', { over: required, authenticationToken: '123456' });
     // Had those counted, the account (three failures here) would be locked and this would be `locked`.
-    await expect(call('Login', { over: required, password: 'wrong password' })).resolves.toEqual(refusal('Login', 'invalid-credentials'));
+    await expect(call('Login', { over: required, password: 'wrong password' })).resolves.toEqual(invalidCredentials('Login'));
   });
 
   it('a member with a factor is the member with the right code', async () => {

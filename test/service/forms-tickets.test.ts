@@ -10,6 +10,7 @@ import type { Services } from '../../src/service/index.js';
 import type { NotSignedInReason } from '../../src/service/sessions.js';
 import type { Store } from '../../src/store/store.js';
 import { callContext } from '../helpers/call-context.js';
+import { refusalsOf } from '../helpers/outcomes.js';
 import { describeWithPostgres, tempPostgresStore } from '../helpers/postgres.js';
 import { recorded } from '../helpers/recorded-store.js';
 import { DOTNET_COOKIE, OTHER_SITE_COOKIE, SESSIONS_OUTLIVING_TICKETS, SITE_FORMS, SITE_KEY, siteCookie, ticketIn } from '../helpers/site-tickets.js';
@@ -48,7 +49,7 @@ function formsTicketSuite(openStore: OpenStore): void {
 
   const authenticateCookie = (loginCookie: string, cookieDomain = DOMAIN, over = services) =>
     over.authentication.authenticateCookie({ securityPassword, loginCookie, cookieDomain }, CONTEXT);
-  const notSignedIn = (reason: NotSignedInReason): Outcome => ({ operation: 'AuthenticateCookie', caller: 'portal', kind: 'refused', refusal: { kind: 'not-signed-in', reason } });
+  const notSignedIn = (reason: NotSignedInReason) => refusalsOf('portal').notSignedIn('AuthenticateCookie', reason);
   const memberOf = (outcome: Outcome) => (outcome.kind === 'member' ? { id: outcome.member.id, session: outcome.session } : outcome);
 
   describe('a ticket the site issued', () => {
