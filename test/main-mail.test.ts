@@ -9,10 +9,10 @@ import { loadConfig, type Environment } from '../src/config/config.js';
 import { serve } from '../src/main.js';
 import { capturingIo } from './helpers/cli-harness.js';
 import { logCapture } from './helpers/log-capture.js';
+import { PageClient } from './helpers/page-client.js';
 import { freePort } from './helpers/ports.js';
 import { mailGroundForEachTest } from './helpers/smtp-server.js';
 import { waitUntil } from './helpers/wait.js';
-import { PageClient } from './helpers/page-client.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a new and longer passphrase';

@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { totpCode } from '../../src/service/totp.js';
-import { describeWithBrowser, launchBrowser, TEST_DOMAIN } from '../helpers/browser.js';
+import { browserOnPages, describeWithBrowser, TEST_DOMAIN } from '../helpers/browser.js';
 import { adaAndBobWithPassword, REFERENCE } from '../helpers/reference-data.js';
 import { STEP } from '../helpers/second-factor.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -62,8 +62,7 @@ describeWithBrowser('the account page and the second factor in Chromium', () => 
       clock,
     });
     await adaAndBobWithPassword(app.services, PASSWORD);
-    origin = `http://login.${TEST_DOMAIN}:${app.port}`;
-    browser = await launchBrowser([origin]);
+    ({ origin, browser } = await browserOnPages(app.port));
   });
   afterAll(async () => {
     await browser?.close();
@@ -255,8 +254,7 @@ describeWithBrowser('MFA=required in Chromium', () => {
   beforeAll(async () => {
     app = await startTestApp({ env: { COOKIE_DOMAIN, ORGANIZATION_NAME: 'Example Society', MFA: 'required', ALLOWED_HOSTS: `login.${TEST_DOMAIN}` }, clock });
     await app.services.members.setPassword(REFERENCE.memberId, PASSWORD);
-    origin = `http://login.${TEST_DOMAIN}:${app.port}`;
-    browser = await launchBrowser([origin]);
+    ({ origin, browser } = await browserOnPages(app.port));
   });
   afterAll(async () => {
     await browser?.close();

@@ -4,7 +4,7 @@
  * password and a sign-in with it. Writes the screenshots docs/sign-in.md shows.
  */
 import type { Browser, Page } from 'playwright-core';
-import { describeWithBrowser, launchBrowser, TEST_DOMAIN } from '../helpers/browser.js';
+import { browserOnPages, describeWithBrowser, TEST_DOMAIN } from '../helpers/browser.js';
 import { adaAndBobWithPassword } from '../helpers/reference-data.js';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp-server.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -35,8 +35,7 @@ describeWithBrowser('password recovery in Chromium', () => {
       },
     });
     await adaAndBobWithPassword(app.services, PASSWORD);
-    origin = `http://login.${TEST_DOMAIN}:${app.port}`;
-    browser = await launchBrowser([origin]);
+    ({ origin, browser } = await browserOnPages(app.port));
   });
   afterAll(async () => {
     await browser?.close();

@@ -9,8 +9,8 @@ import { createCliContext } from '../../src/cli/context.js';
 import { runCli } from '../../src/cli/program.js';
 import type { Environment } from '../../src/config/config.js';
 import { totpCode } from '../../src/service/totp.js';
-import { mailGroundForEachTest } from '../helpers/smtp-server.js';
 import { capturingIo } from '../helpers/cli-harness.js';
+import { mailGroundForEachTest } from '../helpers/smtp-server.js';
 
 const NEW_PASSWORD = 'set by the admin desk';
 const SMTP_PASSWORD = 'smtp-Secret-never-logged';

@@ -14,6 +14,7 @@ import { StoreUnavailableError } from '../../src/store/unavailable.js';
 import { callAsmx, type Binding } from '../helpers/asmx-request.js';
 import { useFakeTimers } from '../helpers/fake-timers.js';
 import { sample } from '../helpers/metrics.js';
+import { PageClient } from '../helpers/page-client.js';
 import { freePort } from '../helpers/ports.js';
 import { POSTGRES } from '../helpers/postgres.js';
 import { writeRefusingDatabase, type WriteRefusingDatabase } from '../helpers/read-only-postgres.js';
@@ -22,7 +23,6 @@ import { mountSmallTmpfs, TMPFS, type SmallTmpfs } from '../helpers/small-tmpfs.
 import { holdWriteLock, type HeldLock } from '../helpers/sqlite-lock.js';
 import { startTestApp, type OpenedStore, type TestApp } from '../helpers/test-app.js';
 import { nextTurn } from '../helpers/wait.js';
-import { PageClient } from '../helpers/page-client.js';
 
 const PASSWORD = 'correct horse battery staple';
 const BURST = 8;

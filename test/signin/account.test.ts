@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Environment } from '../../src/config/config.js';
 import { totpCode } from '../../src/service/totp.js';
+import { setCookie } from '../helpers/cookies.js';
+import { formOf, formsOf, PAGE_ENV, PageClient, recoveryCodesOf, secretOf, signedInVisitor, type Page } from '../helpers/page-client.js';
 import { adaAndBobWithPassword, REFERENCE } from '../helpers/reference-data.js';
 import { STEP } from '../helpers/second-factor.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { setCookie } from '../helpers/cookies.js';
-import { formOf, formsOf, PAGE_ENV, PageClient, recoveryCodesOf, secretOf, signedInVisitor, type Page } from '../helpers/page-client.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a new and longer passphrase';

@@ -8,12 +8,12 @@
 import request from 'supertest';
 import type { Environment } from '../../src/config/config.js';
 import { totpCode } from '../../src/service/totp.js';
+import { PageClient, recoveryCodesOf, secretOf, signedInVisitor } from '../helpers/page-client.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { STEP } from '../helpers/second-factor.js';
 import { startSmtpServer, type Delivered, type TestSmtpServer } from '../helpers/smtp-server.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { waitUntil } from '../helpers/wait.js';
-import { PageClient, recoveryCodesOf, secretOf, signedInVisitor } from '../helpers/page-client.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a new and longer passphrase';

@@ -7,11 +7,11 @@
  */
 import type { Environment } from '../../src/config/config.js';
 import { totpCode } from '../../src/service/totp.js';
+import { PAGE_ENV, PageClient, type Page } from '../helpers/page-client.js';
 import { BOB, REFERENCE } from '../helpers/reference-data.js';
 import { startSmtpServer, type Delivered, type TestSmtpServer } from '../helpers/smtp-server.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { waitUntil } from '../helpers/wait.js';
-import { PAGE_ENV, PageClient, type Page } from '../helpers/page-client.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a brand new passphrase';

@@ -5,11 +5,11 @@
  */
 import type { Environment } from '../../src/config/config.js';
 import { totpCode } from '../../src/service/totp.js';
+import { setCookie } from '../helpers/cookies.js';
+import { formOf, PAGE_ENV, PageClient, recoveryCodesOf, secretOf, type Page } from '../helpers/page-client.js';
 import { BOB, REFERENCE } from '../helpers/reference-data.js';
 import { STEP } from '../helpers/second-factor.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { setCookie } from '../helpers/cookies.js';
-import { formOf, PAGE_ENV, PageClient, recoveryCodesOf, secretOf, type Page } from '../helpers/page-client.js';
 
 const PASSWORD = 'correct horse battery staple';
 const PORTAL = 'https://portal.example.org';

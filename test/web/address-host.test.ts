@@ -5,8 +5,8 @@
  */
 import { callAsmx } from '../helpers/asmx-request.js';
 import { setCookie } from '../helpers/cookies.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { PageClient } from '../helpers/page-client.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const PASSWORD = 'correct horse battery staple';
 
