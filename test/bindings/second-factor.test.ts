@@ -6,6 +6,7 @@
 import { totpCode } from '../../src/service/totp.js';
 import { BINDINGS, callAsmx, type AsmxReply as Reply, type Binding } from '../helpers/asmx-request.js';
 import { iBridge } from '../helpers/ibridge.js';
+import { scrape } from '../helpers/metrics.js';
 import { STEP } from '../helpers/second-factor.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -151,7 +152,7 @@ for (const format of ['ibridge', 'json'] as const) {
         expect.objectContaining({ message: 'call', operation: 'Login', caller: 'portal', outcome: 'second-factor-required' }),
       );
       expect(JSON.stringify(app.logLines)).not.toContain(right);
-      const metrics = await (await fetch(`${app.baseUrl}/metrics`)).text();
+      const metrics = await scrape(app.baseUrl);
       expect(metrics).toMatch(/asmx_calls_total\{binding="soap11",operation="Login",outcome="second_factor_required"\} [1-9]/);
     });
   });

@@ -5,6 +5,7 @@
  */
 import { BINDINGS, callAsmx, type AsmxReply as Reply, type Binding } from '../helpers/asmx-request.js';
 import { iBridge } from '../helpers/ibridge.js';
+import { scrape } from '../helpers/metrics.js';
 import { describeWithPostgres } from '../helpers/postgres.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -137,7 +138,7 @@ for (const store of ['sqlite', 'postgres'] as const) {
       await call('soap11', 'Login', credentials);
       await call('soap11', 'DeleteUserSession', { securityPassword, token });
       await call('soap11', 'DeleteUserSession', { securityPassword, token });
-      const metrics = await (await fetch(`${app.baseUrl}/metrics`)).text();
+      const metrics = await scrape(app.baseUrl);
       for (const [operation, outcome] of [
         ['AuthenticateUser', 'signed_in'],
         ['AuthenticateUser', 'invalid_credentials'],

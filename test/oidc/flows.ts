@@ -7,12 +7,13 @@ import { totpCode } from '../../src/service/totp.js';
 import { soap12AuthenticateToken } from '../helpers/asmx-calls.js';
 import { asmxRequest, resultText } from '../helpers/asmx-request.js';
 import { setCookie } from '../helpers/cookies.js';
+import { scrape } from '../helpers/metrics.js';
+import { formOf, PageClient, type Page } from '../helpers/page-client.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { STEP } from '../helpers/second-factor.js';
 import { servicesOver } from '../helpers/test-services.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { waitUntil } from '../helpers/wait.js';
-import { formOf, PageClient, type Page } from '../helpers/page-client.js';
 import {
   authorizationRequest,
   callbackUrl,
@@ -310,7 +311,7 @@ export function oidcFlows(store: 'sqlite' | 'postgres'): void {
         ['delivered', 2],
       ]);
       expect(lines()[0]).toMatchObject({ reason: 'status 500' });
-      const metrics = await (await fetch(`${app.baseUrl}/metrics`)).text();
+      const metrics = await scrape(app.baseUrl);
       expect(metrics).toContain('oidc_backchannel_logouts_total{outcome="retried"} 1');
       expect(metrics).toContain('oidc_backchannel_logouts_total{outcome="delivered"} 1');
     });
