@@ -12,8 +12,8 @@ import { REFERENCE } from '../helpers/reference-data.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { waitUntil } from '../helpers/wait.js';
 import { MEMBER_EXTENSION, PATCH_OP, USER_SCHEMA } from '../../src/provisioning/urns.js';
+import { expectScimError } from './refusal.js';
 
-const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
 const PASSWORD = 'correct horse battery staple';
 const MEMBER_OPERATIONS = ['AuthenticateCookie', 'AuthenticateToken', 'AuthenticateUser', 'Login', 'ValidateUser'] as const;
 /**
@@ -52,12 +52,6 @@ function scimClient(app: TestApp, token: string) {
 /** One operation over one binding, as partner code calls it; the result string, or null when there is none. */
 async function call(app: TestApp, binding: Binding, operation: string, params: Record<string, string>): Promise<string | null> {
   return (await callAsmx(app, binding, operation, { securityPassword: REFERENCE.password, ...params })).result;
-}
-
-function expectScimError(reply: ScimReply, status: number, scimType?: string): void {
-  expect(reply.status).toBe(status);
-  expect(reply.headers.get('content-type')).toBe('application/scim+json; charset=utf-8');
-  expect(reply.body).toEqual({ schemas: [ERROR], status: String(status), ...(scimType ? { scimType } : {}), detail: expect.any(String) });
 }
 
 /** As Entra ID creates a user (its default mappings; the tenant URL's aadOptscim062020 flag). */

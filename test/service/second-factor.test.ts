@@ -10,7 +10,7 @@ import { Secrets } from '../../src/service/secrets.js';
 import { totpCode, totpStep } from '../../src/service/totp.js';
 import type { Store } from '../../src/store/store.js';
 import { describeWithPostgres } from '../helpers/postgres.js';
-import { STEP } from '../helpers/second-factor.js';
+import { confirmedFactor, STEP } from '../helpers/second-factor.js';
 import { serviceErrorOf } from '../helpers/service-error.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 import { servicesOver } from '../helpers/test-services.js';
@@ -48,11 +48,9 @@ for (const kind of ['sqlite', 'postgres'] as const) {
 
     /** Sets up and confirms the member's factor now; the next step begins, so that its code is not the confirming one's. */
     async function enable(memberId = 'm1', over: Services = services): Promise<{ secret: string; recoveryCodes: string[] }> {
-      const { secret } = await over.secondFactor.beginSetup(memberId, `${memberId}@example.org`);
-      const recoveryCodes = await over.secondFactor.confirmSetup(memberId, totpCode(secret, now));
-      if (!recoveryCodes) throw new Error('the set-up was not confirmed');
+      const factor = await confirmedFactor(over, memberId, now);
       now += STEP;
-      return { secret, recoveryCodes };
+      return factor;
     }
 
     describe('set-up', () => {

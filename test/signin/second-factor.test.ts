@@ -8,7 +8,7 @@ import { totpCode } from '../../src/service/totp.js';
 import { setCookie } from '../helpers/cookies.js';
 import { formOf, PAGE_ENV, PageClient, recoveryCodesOf, secretOf, type Page } from '../helpers/page-client.js';
 import { BOB, REFERENCE } from '../helpers/reference-data.js';
-import { STEP } from '../helpers/second-factor.js';
+import { confirmedFactor, STEP } from '../helpers/second-factor.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -28,11 +28,9 @@ afterEach(() => app.close());
 
 /** Gives ada a confirmed second factor, as the account page would; returns its key and recovery codes. */
 async function enrol(): Promise<{ secret: string; recoveryCodes: string[] }> {
-  const { secret } = await app.services.secondFactor.beginSetup(REFERENCE.memberId, 'ada@example.org');
-  const recoveryCodes = await app.services.secondFactor.confirmSetup(REFERENCE.memberId, totpCode(secret, now));
-  if (!recoveryCodes) throw new Error('set-up refused its own code');
+  const factor = await confirmedFactor(app.services, REFERENCE.memberId, now);
   now += STEP;
-  return { secret, recoveryCodes };
+  return factor;
 }
 
 /** The code of the service's present moment. */
