@@ -6,7 +6,7 @@
  */
 import { sample, scrape } from '../helpers/metrics.js';
 import { REFERENCE } from '../helpers/reference-data.js';
-import { rawRequest, sendRaw, type RawResponse } from '../helpers/raw-http.js';
+import { sendChecked, type RawResponse } from '../helpers/raw-http.js';
 import { operationElement, SOAP_NS, soapEnvelope, XSI_XSD } from '../helpers/soap-envelopes.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -31,11 +31,8 @@ const tokenCall = (password: string) => operationElement(NS, 'AuthenticateToken'
 
 let app: TestApp;
 
-async function send(from: string, method: string, target: string, headers: Record<string, string>, body = ''): Promise<RawResponse> {
-  const response = await sendRaw(app.port, rawRequest(app.port, { method, target, headers: { 'X-Forwarded-For': from, ...headers }, body }));
-  expect(response.headers.get('content-length')).toBe(String(response.body.length));
-  return response;
-}
+const send = (from: string, method: string, target: string, headers: Record<string, string>, body = '') =>
+  sendChecked(app.port, { method, target, headers: { 'X-Forwarded-For': from, ...headers }, body });
 
 const soap11 = (from: string, password: string) =>
   send(
