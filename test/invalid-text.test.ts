@@ -10,7 +10,7 @@ import { REFERENCE } from './helpers/reference-data.js';
 import type { TestApp } from './helpers/test-app.js';
 import { nextTurn } from './helpers/wait.js';
 import { PASSWORD, REDIRECT_URI, register, startOidcApp } from './oidc/relying-party.js';
-import { PageClient } from './signin/page-client.js';
+import { PageClient } from './helpers/page-client.js';
 import { PATCH_OP, USER_SCHEMA } from '../src/provisioning/urns.js';
 
 const NUL = '\u0000';

@@ -5,6 +5,7 @@
  * log and asmx_calls_total, or, when it named none, as a refusal before any binding (http_refusals_total).
  */
 import { connect, type Socket } from 'node:net';
+import { sample, scrape } from './helpers/metrics.js';
 import { REFERENCE } from './helpers/reference-data.js';
 import { operationElement, soapEnvelope } from './helpers/soap-envelopes.js';
 import { startTestApp, type TestApp } from './helpers/test-app.js';
@@ -38,13 +39,10 @@ async function refusalsLogged(status: number, from: number): Promise<Array<Recor
   return app.logLines.slice(from).filter((line) => line.message === 'refused');
 }
 
-async function sample(series: string): Promise<number> {
-  const text = await (await fetch(`${app.baseUrl}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? 0 : Number(line.split(' ')[1]);
-}
-const refusalCount = (status: number) => sample(`http_refusals_total{status="${status}"}`);
-const refusedCalls = () => sample('asmx_calls_total{binding="soap11",operation="AuthenticateToken",outcome="refused"}');
+/** A counter's count so far: its series is written once first counted, so before that it is 0. */
+const count = async (series: string) => sample(await scrape(app.baseUrl), series) ?? 0;
+const refusalCount = (status: number) => count(`http_refusals_total{status="${status}"}`);
+const refusedCalls = () => count('asmx_calls_total{binding="soap11",operation="AuthenticateToken",outcome="refused"}');
 
 async function callLogged(outcome: string, from: number): Promise<Record<string, unknown>> {
   const find = () => app.logLines.slice(from).find((line) => line.message === 'call' && line.outcome === outcome);

@@ -1,45 +1,44 @@
 /**
- * Imports point one way: the entry points (cli, main, compose, app) → the features (bindings, signin, ops) →
- * service → store, with web (request helpers shared by the features), config and log beside them. Log and
- * the store import nothing of ours but themselves, config only the generated contract types, the extra
- * attributes' key rule and the machine key's rules; the service is told its settings and imports no
- * configuration; features never import each other.
+ * The layers as docs/architecture.md states them, checked against the imports of src/: its table names, for
+ * each part of src/ (a top folder or a top-level file), its layer and what it imports of the other parts. Every
+ * import between parts must be one its row names, and everything a row names must be imported, so that the
+ * table says exactly what the code does. The layers themselves: imports point from the entry points to the
+ * features to the service to the store; features never import each other; a part beside them (web, config, log,
+ * mail, startup-error) imports no entry point and no feature; the service imports no configuration.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+const ARCHITECTURE = readFileSync(new URL('../../docs/architecture.md', import.meta.url), 'utf8');
 
-/** What each part of src/ may import besides itself: a folder, a top-level file, or one module by its path. */
-const MAY_IMPORT: Record<string, readonly string[]> = {
-  // The generated contract types name the operations that OPERATIONS may list; JSON_FIELDS and
-  // IBRIDGE_USER_ATTRIBUTES may name members' extra attributes, whose keys the service defines; MACHINE_KEY_*
-  // are checked by the rules the service reads the membership site's tickets with; SMTP_URL by the mailer's.
-  config: ['service/wsdl-types', 'service/extra-key', 'service/forms-ticket/machine-key', 'mail/smtp-url'],
-  log: [],
-  'startup-error': [],
-  store: [],
-  // The entry points hand the service its settings (src/compose/service-settings.ts).
-  // The mail port (src/mail/mail.ts): the service says what to send, compose gives it the mailer.
-  service: ['store', 'mail/mail'],
-  web: ['config'],
-  bindings: ['service', 'web', 'config', 'log'],
-  signin: ['service', 'web', 'config', 'log', 'startup-error', 'mail/mail'],
-  // Mail is sent for the service and the pages, through a port of its own; it knows neither.
-  mail: ['log', 'startup-error'],
-  provisioning: ['service', 'web', 'config', 'log'],
-  // The mail metrics are counted by kind and result, as the mailer names them.
-  ops: ['service', 'mail/mail', 'mail/queue', 'config', 'log'],
-  oidc: ['service', 'web', 'config', 'log'],
-  server: ['config', 'startup-error'],
-  app: ['bindings', 'signin', 'ops', 'provisioning', 'oidc', 'service', 'web', 'config', 'log'],
-  // The mail is branded as the pages are (web/branding).
-  compose: ['app', 'server', 'ops', 'service', 'store', 'mail', 'web/branding', 'config', 'log'],
-  // The start-up log says whether the OpenID provider is on, and if not why.
-  main: ['compose', 'server', 'ops', 'oidc/provider-state', 'store/open', 'config', 'startup-error'],
-  cli: ['main', 'compose/service-settings', 'compose/mailer', 'service', 'store/open', 'config', 'startup-error'],
-};
+/** The layers, from the top; a part beside them stands outside this order. */
+const RANKED = ['entry point', 'feature', 'service', 'store'] as const;
+type Layer = (typeof RANKED)[number] | 'beside';
+
+interface Row {
+  part: string;
+  layer: Layer;
+  /** Parts and single modules (as paths under src/ without extension) the part imports of the others. */
+  imports: string[];
+}
+
+/** The text of the architecture page's Layers section. */
+function layersSection(): string {
+  const start = ARCHITECTURE.indexOf('\n## Layers\n');
+  const end = ARCHITECTURE.indexOf('\n## ', start + 1);
+  return ARCHITECTURE.slice(start, end < 0 ? undefined : end);
+}
+
+/** The rows of the Layers table: what is in parentheses explains, and names nothing imported. */
+function documentedRows(): Row[] {
+  return [...layersSection().matchAll(/^\| `([^`]+)` \| ([a-z ]+) \| (.+) \|$/gm)].map(([, part = '', layer = '', cell = '']) => ({
+    part,
+    layer: layer as Layer,
+    imports: [...cell.replace(/\([^)]*\)/g, '').matchAll(/`([^`]+)`/g)].map((match) => match[1] ?? ''),
+  }));
+}
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -50,42 +49,78 @@ function sourceFiles(dir: string): string[] {
 /** The part of src/ a module belongs to: its top folder, or its own name for a top-level file. */
 const partOf = (module: string) => module.split('/')[0]?.replace(/\.ts$/, '') ?? module;
 
-/** Every relative import of a file (static, re-exports and dynamic), as a path under src/ without extension. */
+/** Every relative import of a file (static, side-effect, re-exports and dynamic), as a path under src/ without extension. */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  const specifiers = [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*)'(\.{1,2}\/[^']+)'/g)].map((match) => match[1] ?? '');
+  const specifiers = [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^import\s*)'(\.{1,2}\/[^']+)'/gm)].map((match) => match[1] ?? '');
   return specifiers.map((specifier) => relative(SRC, resolve(dirname(file), specifier)).replace(/\.js$/, ''));
 }
 
 const FILES = sourceFiles(SRC);
-const EDGES = FILES.flatMap((file) => {
+const MODULES = new Set(FILES.map((file) => relative(SRC, file).replace(/\.ts$/, '')));
+const PARTS = new Set([...MODULES].map(partOf));
+/** Every import of src/, by module. */
+const IMPORTS = FILES.flatMap((file) => {
   const from = relative(SRC, file).replace(/\.ts$/, '');
   return importsOf(file).map((to) => ({ from, to }));
 });
+/** The imports from one part of src/ to another. */
+const EDGES = IMPORTS.filter(({ from, to }) => partOf(from) !== partOf(to));
+const ROWS = documentedRows();
+const ROW = new Map(ROWS.map((row) => [row.part, row]));
 
-test('every part of src/ has its place in the layers', () => {
-  const parts = new Set(FILES.map((file) => partOf(relative(SRC, file))));
-  expect([...parts].filter((part) => !(part in MAY_IMPORT))).toEqual([]);
-});
+/** Whether an entry of a row (a whole part, or one module) covers an imported module. */
+const covers = (entry: string, module: string) => entry === module || entry === partOf(module);
 
-test('the scan sees the imports (it found a known one)', () => {
+test('the scan sees the imports and the table (a known import, a known row)', () => {
   expect(EDGES).toContainEqual({ from: 'app', to: 'bindings/asmx-routes' });
+  expect(ROW.get('web')).toEqual({ part: 'web', layer: 'beside', imports: ['config'] });
 });
 
-test('imports point downward only', () => {
-  const violations = EDGES.filter(({ from, to }) => {
-    const [source, target] = [partOf(from), partOf(to)];
-    if (source === target) return false;
-    const allowed = MAY_IMPORT[source] ?? [];
-    return !allowed.includes(target) && !allowed.includes(to);
-  }).map(({ from, to }) => `${from} → ${to}`);
-  expect(violations).toEqual([]);
+test('every part of src/ has one row in the table, with a layer, and every row is a part of src/', () => {
+  expect(ROWS.map((row) => row.part).sort()).toEqual([...PARTS].sort());
+  expect(ROWS.filter((row) => ![...RANKED, 'beside'].includes(row.layer))).toEqual([]);
 });
 
-/** The npm packages a file imports (static, re-exports and dynamic): bare specifiers, without node: built-ins. */
+test("the layers' sentence names the table's entry points and features", () => {
+  const named = (layer: string) => [...(new RegExp(`the ${layer} \\(([^)]*)\\)`).exec(layersSection())?.[1] ?? '').matchAll(/`([^`]+)`/g)].map((match) => match[1]);
+  expect(named('entry points').sort()).toEqual(ROWS.filter((row) => row.layer === 'entry point').map((row) => row.part).sort());
+  expect(named('features').sort()).toEqual(ROWS.filter((row) => row.layer === 'feature').map((row) => row.part).sort());
+});
+
+test('every import between parts is one its row names', () => {
+  const violations = EDGES.filter(({ from, to }) => !(ROW.get(partOf(from))?.imports ?? []).some((entry) => covers(entry, to)));
+  expect(violations.map(({ from, to }) => `${from} → ${to}`)).toEqual([]);
+});
+
+test('everything a row names is a part or module of src/, and is imported', () => {
+  const unused = ROWS.flatMap(({ part, imports }) =>
+    imports.filter((entry) => !EDGES.some(({ from, to }) => partOf(from) === part && covers(entry, to))).map((entry) => `${part} → ${entry}`),
+  );
+  const unknown = ROWS.flatMap(({ part, imports }) => imports.filter((entry) => !PARTS.has(entry) && !MODULES.has(entry)).map((entry) => `${part} → ${entry}`));
+  expect({ unused, unknown }).toEqual({ unused: [], unknown: [] });
+});
+
+test('imports point downward: no feature imports another, no part beside imports an entry point or a feature', () => {
+  const layerOf = (module: string) => ROW.get(partOf(module))?.layer ?? 'beside';
+  const rank = (layer: Layer) => RANKED.indexOf(layer as (typeof RANKED)[number]);
+  const upward = EDGES.filter(({ from, to }) => {
+    const [source, target] = [layerOf(from), layerOf(to)];
+    if (target === 'beside') return false;
+    if (source === 'beside') return target === 'entry point' || target === 'feature';
+    return !(rank(source) < rank(target) || (source === 'entry point' && target === 'entry point'));
+  });
+  expect(upward.map(({ from, to }) => `${from} → ${to}`)).toEqual([]);
+});
+
+test('the service imports no configuration: it is told its settings', () => {
+  expect(EDGES.filter(({ from, to }) => partOf(from) === 'service' && partOf(to) === 'config')).toEqual([]);
+});
+
+/** The npm packages a file imports (static, side-effect, re-exports and dynamic): bare specifiers, without node: built-ins. */
 function packagesOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*)'([^.'][^']*)'/g)]
+  return [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^import\s*)'([^.'][^']*)'/gm)]
     .map((match) => match[1] ?? '')
     .filter((specifier) => !specifier.startsWith('node:'));
 }
@@ -97,7 +132,7 @@ test('inside a part, siblings stay apart: the HTTP binding imports nothing of th
     ['store/sqlite/', 'store/postgres/'],
     ['store/postgres/', 'store/sqlite/'],
   ];
-  const violations = EDGES.filter(({ from, to }) => apart.some(([source, target]) => from.startsWith(source) && to.startsWith(target))).map(
+  const violations = IMPORTS.filter(({ from, to }) => apart.some(([source, target]) => from.startsWith(source) && to.startsWith(target))).map(
     ({ from, to }) => `${from} → ${to}`,
   );
   expect(violations).toEqual([]);

@@ -4,8 +4,9 @@
  * the call log's outcome `throttled` and the metrics' outcome="throttled". Requests go out as exact bytes.
  * Addresses come from X-Forwarded-For (TRUST_PROXY=true), as behind the deployment's proxy.
  */
+import { sample, scrape } from '../helpers/metrics.js';
 import { REFERENCE } from '../helpers/reference-data.js';
-import { rawRequest, sendRaw, type RawResponse } from '../helpers/raw-http.js';
+import { sendChecked, type RawResponse } from '../helpers/raw-http.js';
 import { operationElement, SOAP_NS, soapEnvelope, XSI_XSD } from '../helpers/soap-envelopes.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -30,11 +31,8 @@ const tokenCall = (password: string) => operationElement(NS, 'AuthenticateToken'
 
 let app: TestApp;
 
-async function send(from: string, method: string, target: string, headers: Record<string, string>, body = ''): Promise<RawResponse> {
-  const response = await sendRaw(app.port, rawRequest(app.port, { method, target, headers: { 'X-Forwarded-For': from, ...headers }, body }));
-  expect(response.headers.get('content-length')).toBe(String(response.body.length));
-  return response;
-}
+const send = (from: string, method: string, target: string, headers: Record<string, string>, body = '') =>
+  sendChecked(app.port, { method, target, headers: { 'X-Forwarded-For': from, ...headers }, body });
 
 const soap11 = (from: string, password: string) =>
   send(
@@ -67,14 +65,6 @@ function summary(response: RawResponse) {
   };
 }
 
-async function scrape(): Promise<string> {
-  const response = await fetch(`${app.baseUrl}/metrics`);
-  return response.text();
-}
-const sample = (text: string, series: string) => {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-};
 
 beforeEach(async () => {
   app = await startTestApp({ env: { CALLER_MAX_FAILURES_PER_ADDRESS: '2', TRUST_PROXY: 'true' }, clock: () => START });
@@ -153,7 +143,7 @@ describe('log and metrics', () => {
   it('count outcome="throttled" per binding, apart from the wrong passwords', async () => {
     await lockGuesser();
     for (const call of [soap11, soap12, httpGet, httpPost]) await call(GUESSER, REFERENCE.password);
-    const text = await scrape();
+    const text = await scrape(app.baseUrl);
     for (const binding of ['soap11', 'soap12', 'httpget', 'httppost']) {
       expect(sample(text, `asmx_calls_total{binding="${binding}",operation="AuthenticateToken",outcome="throttled"}`)).toBe(1);
     }

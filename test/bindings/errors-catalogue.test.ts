@@ -16,6 +16,7 @@ import { CallerThrottledError, SERVICE_ERRORS, ServiceError, type ServiceErrorCo
 import { StoreUnavailableError } from '../../src/service/index.js';
 import type { OperationName } from '../../src/service/wsdl-types.js';
 import { asmxRequest, BINDINGS, resultText } from '../helpers/asmx-request.js';
+import { refusalsOf } from '../helpers/outcomes.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { rawRequest, sendRaw, type RawRequest } from '../helpers/raw-http.js';
 import { escapeXml, SOAP_NS } from '../helpers/soap-envelopes.js';
@@ -342,7 +343,7 @@ test.each(ROWS)('%s on the %s binding', async (code, binding) => {
 });
 
 const IN_BAND_ROWS = Object.entries(IN_BAND_CASES) as Array<[InBandCode, InBandCase]>;
-const refusedOutcome = ({ operation, refusal }: InBandCase): Outcome => ({ operation, caller: 'reference-client', kind: 'refused', refusal });
+const refusedOutcome = ({ operation, refusal }: InBandCase): Outcome => refusalsOf('reference-client').refused(operation, refusal);
 
 describe.each(IN_BAND_ROWS)('%s', (code, inBand) => {
   const entry = ERRORS[code];

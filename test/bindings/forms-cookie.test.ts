@@ -5,10 +5,10 @@
  * ticket the site accepts, which AuthenticateCookie answers as the session until DeleteUserSession ends it.
  * In every result format the ticket's answer is the member's, without what only a session has.
  */
-import { parseStringPromise } from 'xml2js';
 import { machineKey } from '../../src/service/forms-ticket/machine-key.js';
 import { readFormsTicket } from '../../src/service/forms-ticket/ticket.js';
-import { asmxRequest, BINDINGS, resultText, type Binding } from '../helpers/asmx-request.js';
+import { BINDINGS, callAsmx, type Binding } from '../helpers/asmx-request.js';
+import { iBridge } from '../helpers/ibridge.js';
 import { describeWithPostgres } from '../helpers/postgres.js';
 import { DOTNET_COOKIE, OTHER_SITE_COOKIE, SITE_ENV, SITE_KEY, siteCookie } from '../helpers/site-tickets.js';
 import { startTestApp } from '../helpers/test-app.js';
@@ -39,20 +39,12 @@ async function appBesideTheSite(store: 'sqlite' | 'postgres', env: Record<string
     await app.services.members.setPassword(member.id, PASSWORD);
   }
   const call = async (binding: Binding, operation: string, params: Record<string, string>): Promise<string | null> => {
-    const { path, element, ...init } = asmxRequest(app.config.soapNamespace, binding, operation, params);
-    const response = await fetch(`${app.baseUrl}${app.config.basePath}${path}`, init);
-    expect(response.status).toBe(200);
-    return resultText(await response.text(), element);
+    const reply = await callAsmx(app, binding, operation, params);
+    expect(reply.status).toBe(200);
+    return reply.result;
   };
   const authenticateCookie = (binding: Binding, loginCookie: string) => call(binding, 'AuthenticateCookie', { securityPassword, loginCookie, cookieDomain: '.example.org' });
   return { app, clock, securityPassword, call, authenticateCookie };
-}
-
-/** The User or Error attributes of an iBridge result, as the ISGweb PHP client reads them. */
-async function iBridge(result: string | null): Promise<{ user?: Record<string, string>; error?: Record<string, string> }> {
-  const doc = await parseStringPromise((result ?? '').replace('encoding="UTF-16"', 'encoding="UTF-8"'));
-  const root = doc.iBridge as Record<string, Array<{ $: Record<string, string>; Error?: Array<{ $: Record<string, string> }> }>>;
-  return { user: root.User?.[0]?.$, error: root.Errors?.[0]?.Error?.[0]?.$ };
 }
 
 for (const store of ['sqlite', 'postgres'] as const) {

@@ -3,30 +3,18 @@
  * code. Without it (or with a wrong one) the answer is the vendor's in-band error 16000; with the right code
  * the member; the code's failures count on the sign-in throttle, whose lock is 1005 even for the right code.
  */
-import { parseStringPromise } from 'xml2js';
-import { asmxRequest, BINDINGS, resultText, type Binding } from '../helpers/asmx-request.js';
 import { totpCode } from '../helpers/authenticator-app.js';
+import { BINDINGS, callAsmx, type AsmxReply as Reply, type Binding } from '../helpers/asmx-request.js';
+import { iBridge } from '../helpers/ibridge.js';
+import { scrape } from '../helpers/metrics.js';
+import { confirmedFactor, STEP } from '../helpers/second-factor.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const PASSWORD = 'correct horse battery staple';
-const STEP = 30_000;
 const START = Date.UTC(2026, 0, 1) + 15_000;
 const MESSAGE = 'Multi factor Authenticator token is required.';
 const IBRIDGE_16000 = `<?xml version="1.0" encoding="UTF-16"?><iBridge><Errors><Error Number="16000" Description="${MESSAGE}" /></Errors></iBridge>`;
 const JSON_16000 = JSON.stringify({ status: 'Failure', message: MESSAGE });
-
-interface Reply {
-  status: number;
-  body: string;
-  result: string | null;
-}
-
-/** The iBridge document's User or Error attributes, as the ISGweb PHP client reads them. */
-async function iBridge(result: string | null): Promise<{ user?: Record<string, string>; error?: Record<string, string> }> {
-  const doc = await parseStringPromise((result ?? '').replace('encoding="UTF-16"', 'encoding="UTF-8"'));
-  const root = doc.iBridge as Record<string, Array<{ $: Record<string, string>; Error?: Array<{ $: Record<string, string> }> }>>;
-  return { user: root.User?.[0]?.$, error: root.Errors?.[0]?.Error?.[0]?.$ };
-}
 
 for (const format of ['ibridge', 'json'] as const) {
   describe(`RESULT_FORMAT=${format}`, () => {
@@ -36,12 +24,7 @@ for (const format of ['ibridge', 'json'] as const) {
     /** Each member's factor's secret, by username: every binding has two members, so that tests share no codes or counts. */
     const secrets = new Map<string, string>();
 
-    const call = async (binding: Binding, operation: string, params: Record<string, string>): Promise<Reply> => {
-      const { path, element, ...init } = asmxRequest(app.config.soapNamespace, binding, operation, params);
-      const response = await fetch(`${app.baseUrl}${app.config.basePath}${path}`, init);
-      const body = await response.text();
-      return { status: response.status, body, result: response.status === 200 ? resultText(body, element) : null };
-    };
+    const call = (binding: Binding, operation: string, params: Record<string, string>) => callAsmx(app, binding, operation, params);
 
     /** The member id a success carries, in either format; null for a failure. */
     const memberOf = async (reply: Reply): Promise<string | null> => {
@@ -99,9 +82,7 @@ for (const format of ['ibridge', 'json'] as const) {
         await app.services.members.add({ id, username: name, email: `${name}@example.org` });
         await app.services.members.setPassword(id, PASSWORD);
         // A factor set up and confirmed as the account page does, with the app's first code.
-        const { secret } = await app.services.secondFactor.beginSetup(id, `${name}@example.org`);
-        if (!(await app.services.secondFactor.confirmSetup(id, totpCode(secret, now)))) throw new Error('not confirmed');
-        secrets.set(name, secret);
+        secrets.set(name, (await confirmedFactor(app.services, id, now)).secret);
       }
     });
     afterAll(() => app.close());
@@ -169,7 +150,7 @@ for (const format of ['ibridge', 'json'] as const) {
         expect.objectContaining({ message: 'call', operation: 'Login', caller: 'portal', outcome: 'second-factor-required' }),
       );
       expect(JSON.stringify(app.logLines)).not.toContain(right);
-      const metrics = await (await fetch(`${app.baseUrl}/metrics`)).text();
+      const metrics = await scrape(app.baseUrl);
       expect(metrics).toMatch(/asmx_calls_total\{binding="soap11",operation="Login",outcome="second_factor_required"\} [1-9]/);
     });
   });
@@ -198,10 +179,9 @@ describe('AUTHENTICATION_TOKEN_PARAMETER=false (CRM4M\'s three parameters) and V
     const { secret } = await app.services.secondFactor.beginSetup(withFactor, withFactor);
     await app.services.secondFactor.confirmSetup(withFactor, totpCode(secret, now - STEP));
     const call = async (operation: string, params: Record<string, string>) => {
-      const { path, element, ...init } = asmxRequest(app.config.soapNamespace, binding, operation, { securityPassword, password: PASSWORD, ...params });
-      const response = await fetch(`${app.baseUrl}${app.config.basePath}${path}`, init);
-      expect(response.status).toBe(200);
-      return resultText(await response.text(), element);
+      const reply = await callAsmx(app, binding, operation, { securityPassword, password: PASSWORD, ...params });
+      expect(reply.status).toBe(200);
+      return reply.result;
     };
     // The code is not a parameter of the operation: sent anyway, it is not read.
     expect(await call('AuthenticateUser', { username: withFactor, authenticationToken: totpCode(secret, now) })).toBe(JSON_16000);

@@ -3,8 +3,9 @@
  * WordPress plugin (AuthenticateUser, then AuthenticateToken with USER_COOKIE, DeleteUserSession) and a CRM4M
  * client (JSON with GUIDs), each against its PROFILE.
  */
-import { parseStringPromise } from 'xml2js';
-import { asmxRequest, BINDINGS, resultText, type Binding } from '../helpers/asmx-request.js';
+import { BINDINGS, callAsmx, type AsmxReply as Reply, type Binding } from '../helpers/asmx-request.js';
+import { iBridge } from '../helpers/ibridge.js';
+import { scrape } from '../helpers/metrics.js';
 import { describeWithPostgres } from '../helpers/postgres.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -20,27 +21,8 @@ const profileEnv = (profile: string, env: Record<string, string> = {}) => ({
   ...env,
 });
 
-interface Reply {
-  status: number;
-  body: string;
-  result: string | null;
-}
-
 function caller(app: TestApp) {
-  return async (binding: Binding, operation: string, params: Record<string, string>): Promise<Reply> => {
-    const { path, element, ...init } = asmxRequest(app.config.soapNamespace, binding, operation, params);
-    const response = await fetch(`${app.baseUrl}${app.config.basePath}${path}`, init);
-    const body = await response.text();
-    return { status: response.status, body, result: response.status === 200 ? resultText(body, element) : null };
-  };
-}
-
-/** The inner document as the ISGweb PHP client reads it: the UTF-16 declaration rewritten, then parsed. */
-async function iBridge(result: string | null): Promise<{ user?: Record<string, string>; error?: { Number: string; Description: string }; root: Record<string, unknown> }> {
-  expect(result).toMatch(/^<\?xml version="1\.0" encoding="UTF-16"\?><iBridge>/);
-  const doc = await parseStringPromise((result ?? '').replace('encoding="UTF-16"', 'encoding="UTF-8"'));
-  const root = doc.iBridge as Record<string, Array<{ $: Record<string, string>; Error?: Array<{ $: { Number: string; Description: string } }> }>>;
-  return { user: root.User?.[0]?.$, error: root.Errors?.[0]?.Error?.[0]?.$, root };
+  return (binding: Binding, operation: string, params: Record<string, string>): Promise<Reply> => callAsmx(app, binding, operation, params);
 }
 
 for (const store of ['sqlite', 'postgres'] as const) {
@@ -156,7 +138,7 @@ for (const store of ['sqlite', 'postgres'] as const) {
       await call('soap11', 'Login', credentials);
       await call('soap11', 'DeleteUserSession', { securityPassword, token });
       await call('soap11', 'DeleteUserSession', { securityPassword, token });
-      const metrics = await (await fetch(`${app.baseUrl}/metrics`)).text();
+      const metrics = await scrape(app.baseUrl);
       for (const [operation, outcome] of [
         ['AuthenticateUser', 'signed_in'],
         ['AuthenticateUser', 'invalid_credentials'],

@@ -1,7 +1,8 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { totpCode } from '../helpers/authenticator-app.js';
-import { describeWithBrowser, launchBrowser, TEST_DOMAIN } from '../helpers/browser.js';
-import { REFERENCE } from '../helpers/reference-data.js';
+import { browserOnPages, describeWithBrowser, TEST_DOMAIN } from '../helpers/browser.js';
+import { adaAndBobWithPassword, REFERENCE } from '../helpers/reference-data.js';
+import { STEP } from '../helpers/second-factor.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const COOKIE_DOMAIN = `.${TEST_DOMAIN}`;
@@ -9,7 +10,6 @@ const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a new and longer passphrase';
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
 const PHONE = { width: 375, height: 740 };
-const STEP_MS = 30_000;
 
 /**
  * The service's clock runs ahead of the test's by whole TOTP steps: a code is used once, so each sign-in with
@@ -19,7 +19,7 @@ const STEP_MS = 30_000;
 let ahead = 0;
 const clock = () => Date.now() + ahead;
 const nextCode = (secret: string) => {
-  ahead += STEP_MS;
+  ahead += STEP;
   return totpCode(secret, clock());
 };
 
@@ -60,11 +60,8 @@ describeWithBrowser('the account page and the second factor in Chromium', () => 
       env: { COOKIE_DOMAIN, ORGANIZATION_NAME: 'Example Society', SIGNIN_MAX_FAILURES_PER_ACCOUNT: '5', ALLOWED_HOSTS: `login.${TEST_DOMAIN}` },
       clock,
     });
-    await app.services.members.setPassword(REFERENCE.memberId, PASSWORD);
-    await app.services.members.add({ id: 'member-7', username: 'bob', email: 'bob@example.org', firstName: 'Bob', lastName: 'Baker' });
-    await app.services.members.setPassword('member-7', PASSWORD);
-    origin = `http://login.${TEST_DOMAIN}:${app.port}`;
-    browser = await launchBrowser([origin]);
+    await adaAndBobWithPassword(app.services, PASSWORD);
+    ({ origin, browser } = await browserOnPages(app.port));
   });
   afterAll(async () => {
     await browser?.close();
@@ -252,8 +249,7 @@ describeWithBrowser('MFA=required in Chromium', () => {
   beforeAll(async () => {
     app = await startTestApp({ env: { COOKIE_DOMAIN, ORGANIZATION_NAME: 'Example Society', MFA: 'required', ALLOWED_HOSTS: `login.${TEST_DOMAIN}` }, clock });
     await app.services.members.setPassword(REFERENCE.memberId, PASSWORD);
-    origin = `http://login.${TEST_DOMAIN}:${app.port}`;
-    browser = await launchBrowser([origin]);
+    ({ origin, browser } = await browserOnPages(app.port));
   });
   afterAll(async () => {
     await browser?.close();

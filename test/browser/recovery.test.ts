@@ -4,8 +4,8 @@
  * password and a sign-in with it. The screenshots docs/sign-in.md shows are scripts/screenshots.mjs's.
  */
 import type { Browser, Page } from 'playwright-core';
-import { describeWithBrowser, launchBrowser, TEST_DOMAIN } from '../helpers/browser.js';
-import { REFERENCE } from '../helpers/reference-data.js';
+import { browserOnPages, describeWithBrowser, TEST_DOMAIN } from '../helpers/browser.js';
+import { adaAndBobWithPassword } from '../helpers/reference-data.js';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp-server.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -33,11 +33,8 @@ describeWithBrowser('password recovery in Chromium', () => {
         MAIL_FROM: 'Example Society <no-reply@example.org>',
       },
     });
-    await app.services.members.setPassword(REFERENCE.memberId, PASSWORD);
-    await app.services.members.add({ id: 'member-7', username: 'bob', email: 'bob@example.org', firstName: 'Bob' });
-    await app.services.members.setPassword('member-7', PASSWORD);
-    origin = `http://login.${TEST_DOMAIN}:${app.port}`;
-    browser = await launchBrowser([origin]);
+    await adaAndBobWithPassword(app.services, PASSWORD);
+    ({ origin, browser } = await browserOnPages(app.port));
   });
   afterAll(async () => {
     await browser?.close();

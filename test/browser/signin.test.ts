@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeWithBrowser, launchBrowser, TEST_DOMAIN } from '../helpers/browser.js';
 import { httpGetAuthenticateToken, soap11AuthenticateCookie, soap12AuthenticateToken } from '../helpers/asmx-calls.js';
-import { REFERENCE } from '../helpers/reference-data.js';
+import { adaAndBobWithPassword, REFERENCE } from '../helpers/reference-data.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const COOKIE_DOMAIN = `.${TEST_DOMAIN}`;
@@ -21,9 +21,7 @@ describeWithBrowser('member sign-in in Chromium', () => {
     // The pages answer at the service's own host names only; the ASMX calls below go to 127.0.0.1.
     const ALLOWED_HOSTS = `login.${TEST_DOMAIN}, 127.0.0.1`;
     app = await startTestApp({ env: { COOKIE_DOMAIN, ORGANIZATION_NAME: 'Example Society', SIGNIN_MAX_FAILURES_PER_ACCOUNT: '3', ALLOWED_HOSTS } });
-    await app.services.members.setPassword(REFERENCE.memberId, PASSWORD);
-    await app.services.members.add({ id: 'member-7', username: 'bob', email: 'bob@example.org', firstName: 'Bob' });
-    await app.services.members.setPassword('member-7', PASSWORD);
+    await adaAndBobWithPassword(app.services, PASSWORD);
     partner = createServer((req, res) => {
       partnerRequests.push(req.url ?? '');
       res.setHeader('Content-Type', 'text/html; charset=utf-8');

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExitCode } from '../../src/cli/handle-error.js';
 import { loadConfig } from '../../src/config/config.js';
+import { runWith, type CliResult } from '../helpers/cli-harness.js';
 import { SITE_KEY } from '../helpers/site-tickets.js';
-import { runWith, type CliResult } from './harness.js';
 
 const WRITTEN = [
   'MACHINE_KEY_VALIDATION_KEY',

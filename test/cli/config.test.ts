@@ -1,5 +1,5 @@
 import { loadConfig, type Environment } from '../../src/config/config.js';
-import { runWith } from './harness.js';
+import { runWith } from '../helpers/cli-harness.js';
 
 const showing = (env: Environment, ...args: string[]) =>
   runWith({ config: () => loadConfig(env), withServices: () => Promise.reject(new Error('config show opens no store')) }, 'config', 'show', ...args);

@@ -1,5 +1,5 @@
-import { totpCode } from '../helpers/authenticator-app.js';
-import { cliHarness } from './harness.js';
+import { cliHarness } from '../helpers/cli-harness.js';
+import { confirmedFactor } from '../helpers/second-factor.js';
 
 /**
  * The spellings the CLI took before its one grammar still work: the same stdout as the current spelling (scripts
@@ -18,10 +18,7 @@ function notice(former: string, current: string): string {
   return `warning: "${former}" is deprecated; use "${current}"\n`;
 }
 
-async function enableSecondFactor(id: string): Promise<void> {
-  const { secret } = await h.services.secondFactor.beginSetup(id, 'ada@example.org');
-  await h.services.secondFactor.confirmSetup(id, totpCode(secret, Date.now()));
-}
+const enableSecondFactor = (id: string) => confirmedFactor(h.services, id, Date.now());
 
 describe('--id ID, now the argument ID', () => {
   it('members set-password --id ID sets the password, as set-password ID does', async () => {

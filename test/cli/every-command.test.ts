@@ -5,8 +5,8 @@ import type { Command } from 'commander';
 import { createProgram } from '../../src/cli/program.js';
 import { ExitCode } from '../../src/cli/handle-error.js';
 import { loadConfig } from '../../src/config/config.js';
-import { cliHarness, runWith } from './harness.js';
 import { totpCode } from '../helpers/authenticator-app.js';
+import { cliHarness, runWith } from '../helpers/cli-harness.js';
 
 /** Every command of the program that runs something, by its words: "members mfa status". */
 function leafCommands(command: Command, prefix: string[] = []): Array<{ path: string; command: Command }> {

@@ -12,7 +12,7 @@ import type { Store } from '../../src/store/store.js';
 import { describeWithPostgres, tempPostgresStore } from '../helpers/postgres.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 import { servicesOver } from '../helpers/test-services.js';
-import { runWith } from './harness.js';
+import { runWith } from '../helpers/cli-harness.js';
 
 const REASON = 'holds a character that is not valid text (U+0000 or an unpaired surrogate)';
 

@@ -5,34 +5,22 @@
  * and holds neither the password nor the SMTP credentials. A member without an email, or no SMTP_URL, gets
  * nothing.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createCliContext } from '../../src/cli/context.js';
 import { runCli } from '../../src/cli/program.js';
 import type { Environment } from '../../src/config/config.js';
 import { totpCode } from '../helpers/authenticator-app.js';
-import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp-server.js';
-import { capturingIo } from './harness.js';
+import { capturingIo } from '../helpers/cli-harness.js';
+import { mailGroundForEachTest } from '../helpers/smtp-server.js';
 
 const NEW_PASSWORD = 'set by the admin desk';
 const SMTP_PASSWORD = 'smtp-Secret-never-logged';
 
-let dataDir: string;
-let smtp: TestSmtpServer;
-beforeEach(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'asmx-cli-mail-'));
-  smtp = await startSmtpServer({ credentials: { user: 'mailer', pass: SMTP_PASSWORD } });
-});
-afterEach(async () => {
-  await smtp.stop();
-  await rm(dataDir, { recursive: true, force: true });
-});
+const ground = mailGroundForEachTest('asmx-cli-mail-', SMTP_PASSWORD);
 
 const mailEnv = (): Environment => ({
-  DATA_DIR: dataDir,
+  DATA_DIR: ground.dataDir,
   LOG_FORMAT: 'json',
-  SMTP_URL: `smtp://mailer:${SMTP_PASSWORD}@127.0.0.1:${smtp.port}`,
+  SMTP_URL: ground.smtpUrl,
   MAIL_FROM: 'no-reply@example.org',
   ORGANIZATION_NAME: 'Example Society',
 });
@@ -55,8 +43,8 @@ it('members set-password mails the member that an administrator set it, delivere
   expect(result.code).toBe(0);
   expect(result.stdout).toBe('Password of member m1 set.\n');
   // No waiting: the command gives its mail the time to go before it ends.
-  expect(smtp.delivered).toHaveLength(1);
-  const [mail] = smtp.delivered;
+  expect(ground.smtp.delivered).toHaveLength(1);
+  const [mail] = ground.smtp.delivered;
   expect(mail?.envelope.to).toEqual(['ada@example.org']);
   expect(mail?.mail.subject).toBe('Your Example Society password was changed');
   expect(mail?.mail.text).toContain('Hello Ada,');
@@ -78,12 +66,12 @@ it('members mfa reset mails the member that an administrator turned two-step ver
     const { secret } = await services.secondFactor.beginSetup('m1', 'ada@example.org');
     expect(await services.secondFactor.confirmSetup('m1', totpCode(secret, Date.now()))).not.toBeNull();
   });
-  expect(smtp.delivered).toHaveLength(0);
+  expect(ground.smtp.delivered).toHaveLength(0);
   const result = await run(env, 'members', 'mfa', 'reset', 'm1');
   expect(result.code).toBe(0);
-  expect(smtp.delivered).toHaveLength(1);
-  expect(smtp.delivered[0]?.mail.subject).toBe('Two-step verification was turned off for your Example Society account');
-  expect(smtp.delivered[0]?.mail.text).not.toContain('From the address');
+  expect(ground.smtp.delivered).toHaveLength(1);
+  expect(ground.smtp.delivered[0]?.mail.subject).toBe('Two-step verification was turned off for your Example Society account');
+  expect(ground.smtp.delivered[0]?.mail.text).not.toContain('From the address');
 });
 
 it('sends nothing to a member without an email, nor without SMTP_URL', async () => {
@@ -98,5 +86,5 @@ it('sends nothing to a member without an email, nor without SMTP_URL', async () 
   const noSmtp = await run(withoutMail, 'members', 'set-password', 'm1', '--password', NEW_PASSWORD);
   expect(noSmtp.code).toBe(0);
   expect(noSmtp.stderr).toBe('');
-  expect(smtp.attempts).toBe(0);
+  expect(ground.smtp.attempts).toBe(0);
 });

@@ -7,10 +7,10 @@ import type { Services } from '../../src/service/index.js';
 import type { MemberService } from '../../src/service/members.js';
 import type { Store } from '../../src/store/store.js';
 import { CALL } from '../helpers/call-context.js';
+import { runWith, type CliResult } from '../helpers/cli-harness.js';
 import { describeWithPostgres, tempPostgresStore } from '../helpers/postgres.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 import { servicesOver } from '../helpers/test-services.js';
-import { runWith, type CliResult } from './harness.js';
 
 /**
  * `members import --update --disable-missing` keeping the members in step with the old store's weekly export:

@@ -10,7 +10,7 @@ import type { Store } from '../../src/store/store.js';
 import { tempServices } from '../helpers/test-services.js';
 import { runCli } from '../../src/cli/program.js';
 import type { MemberService } from '../../src/service/members.js';
-import { capturingIo, runWith, type CliResult } from './harness.js';
+import { capturingIo, runWith, type CliResult } from '../helpers/cli-harness.js';
 
 const HEADER = 'id,username,email,first_name,last_name,password_hash,password_format,salt';
 

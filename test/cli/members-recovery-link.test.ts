@@ -7,7 +7,7 @@ import { loadConfig, type Environment } from '../../src/config/config.js';
 import { ExitCode } from '../../src/cli/handle-error.js';
 import type { Services } from '../../src/service/index.js';
 import { tempServices } from '../helpers/test-services.js';
-import { runWith } from './harness.js';
+import { runWith } from '../helpers/cli-harness.js';
 
 let services: Services;
 let cleanup: () => Promise<void>;

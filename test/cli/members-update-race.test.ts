@@ -5,11 +5,11 @@
  */
 import type { CliContext } from '../../src/cli/context.js';
 import type { Store } from '../../src/store/store.js';
-import { changedAfterEveryRead, raceGroundForEachTest, readingTogether, type OpenStore } from '../helpers/member-races.js';
+import { runWith } from '../helpers/cli-harness.js';
+import { changedAfterEveryRead, raceGroundForEachTest, readingTogether } from '../helpers/member-races.js';
 import { describeWithPostgres, tempPostgresStore } from '../helpers/postgres.js';
-import { tempSqliteStore } from '../helpers/temp-store.js';
+import { type OpenStore, tempSqliteStore } from '../helpers/temp-store.js';
 import { servicesOver } from '../helpers/test-services.js';
-import { runWith } from './harness.js';
 
 /** The CLI with its services over this store. */
 const cliOver = (over: Store): Omit<CliContext, 'io'> => ({

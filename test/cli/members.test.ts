@@ -1,5 +1,5 @@
-import { totpCode } from '../helpers/authenticator-app.js';
-import { cliHarness } from './harness.js';
+import { cliHarness } from '../helpers/cli-harness.js';
+import { confirmedFactor } from '../helpers/second-factor.js';
 
 let h: Awaited<ReturnType<typeof cliHarness>>;
 
@@ -260,12 +260,7 @@ describe('members disable, enable and remove', () => {
 });
 
 /** Sets up and confirms the member's second factor, as the account page does; returns its recovery codes. */
-async function enableSecondFactor(id: string): Promise<string[]> {
-  const { secret } = await h.services.secondFactor.beginSetup(id, 'ada@example.com');
-  const codes = await h.services.secondFactor.confirmSetup(id, totpCode(secret, Date.now()));
-  if (!codes) throw new Error('the set-up was not confirmed');
-  return codes;
-}
+const enableSecondFactor = async (id: string) => (await confirmedFactor(h.services, id, Date.now())).recoveryCodes;
 
 describe('members show and the second factor', () => {
   it('says whether the member has a confirmed second factor', async () => {
@@ -320,8 +315,7 @@ describe('members mfa status', () => {
   });
 
   it('never prints the secret or a recovery code', async () => {
-    const { secret } = await h.services.secondFactor.beginSetup('m1', 'ada@example.com');
-    const codes = (await h.services.secondFactor.confirmSetup('m1', totpCode(secret, Date.now()))) ?? [];
+    const { secret, recoveryCodes: codes } = await confirmedFactor(h.services, 'm1', Date.now());
     for (const args of [['members', 'mfa', 'status', 'm1'], ['members', 'mfa', 'status', 'm1', '--json'], ['members', 'show', 'm1', '--json']]) {
       const output = JSON.stringify(await h.run(...args));
       for (const value of [secret, ...codes]) expect(output).not.toContain(value);

@@ -1,4 +1,4 @@
-import { cliHarness } from './harness.js';
+import { cliHarness } from '../helpers/cli-harness.js';
 
 let h: Awaited<ReturnType<typeof cliHarness>>;
 

@@ -1,5 +1,5 @@
 import { printJson, printList, StreamedJsonObject } from '../../src/cli/output.js';
-import { capturingIo } from './harness.js';
+import { capturingIo } from '../helpers/cli-harness.js';
 
 describe('printList', () => {
   it('aligns the columns of 200,000 rows (the widths were once spread as arguments, which overflowed the stack)', () => {

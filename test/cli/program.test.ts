@@ -6,8 +6,8 @@ import type { Command } from 'commander';
 import { ConfigError } from '../../src/config/config.js';
 import { createCliContext, type CliContext } from '../../src/cli/context.js';
 import { createProgram } from '../../src/cli/program.js';
+import { runWith } from '../helpers/cli-harness.js';
 import { CLI_PATH } from '../helpers/processes.js';
-import { runWith } from './harness.js';
 
 const failingConfig: Omit<CliContext, 'io'> = {
   config: () => {

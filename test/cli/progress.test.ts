@@ -1,6 +1,6 @@
 import { duration, ImportProgressDisplay } from '../../src/cli/progress.js';
 import type { ImportProgress } from '../../src/service/member-import.js';
-import { capturingIo } from './harness.js';
+import { capturingIo } from '../helpers/cli-harness.js';
 
 const ERASE = '\r\x1b[2K';
 

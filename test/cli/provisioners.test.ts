@@ -1,5 +1,5 @@
 import { ExitCode } from '../../src/cli/handle-error.js';
-import { cliHarness } from './harness.js';
+import { cliHarness } from '../helpers/cli-harness.js';
 
 let h: Awaited<ReturnType<typeof cliHarness>>;
 

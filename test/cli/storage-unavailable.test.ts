@@ -10,12 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCliContext } from '../../src/cli/context.js';
 import { openStore, SQLITE_FILENAME } from '../../src/store/open.js';
+import { runWith } from '../helpers/cli-harness.js';
 import { POSTGRES } from '../helpers/postgres.js';
 import { writeRefusingDatabase, type WriteRefusingDatabase } from '../helpers/read-only-postgres.js';
 import { describeRequiring } from '../helpers/requirements.js';
 import { mountSmallTmpfs, TMPFS, type SmallTmpfs } from '../helpers/small-tmpfs.js';
 import { holdWriteLock } from '../helpers/sqlite-lock.js';
-import { runWith } from './harness.js';
 
 const STORAGE_UNAVAILABLE = 74;
 

@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { OPENSSL } from '../helpers/certificate.js';
+import { cookieValue, setCookie } from '../helpers/cookies.js';
 import {
   CLI_PATH,
   createTestDatabase,
@@ -40,11 +42,6 @@ const CALLER = 'partner-portal';
 /** The instances' CACHE_TTL_MS: they run with the default. */
 const CACHE_TTL_MS = 1000;
 
-const setCookies = (response: Response) => response.headers['set-cookie'] ?? [];
-const cookieValue = (response: Response, name: string) =>
-  setCookies(response)
-    .map((line) => /^([^=]+)=([^;]*)/.exec(line))
-    .find((match) => match?.[1] === name)?.[2];
 /** The instances' call log lines: they arrive through a pipe, a moment after the response (wait for them with waitUntil). */
 const calls = (instance: ServiceProcess) => instance.logLines.filter((line) => line.message === 'call');
 
@@ -74,7 +71,7 @@ function slowCall(port: number, securityPassword: string, token: string) {
   };
 }
 
-describeRequiring([NGINX, POSTGRES], 'two instances behind nginx', () => {
+describeRequiring([NGINX, OPENSSL, POSTGRES], 'two instances behind nginx', () => {
   let database: TestDatabase;
   let dataDir: string;
   let env: Record<string, string>;
@@ -133,9 +130,9 @@ describeRequiring([NGINX, POSTGRES], 'two instances behind nginx', () => {
   async function signIn(returnUrl: string): Promise<{ response: Response; cookie: string; token: string }> {
     const form = await requestTls(nginx, `/Login?ReturnUrl=${encodeURIComponent(returnUrl)}`);
     expect(form.status).toBe(200);
-    const nonce = cookieValue(form, 'signin-csrf');
+    const nonce = cookieValue(setCookie(form, 'signin-csrf'));
     const csrf = /name="csrf" value="([^"]+)"/.exec(form.body)?.[1];
-    expect(nonce).toBeDefined();
+    expect(nonce).not.toBe('');
     expect(csrf).toBeDefined();
     const response = await requestTls(nginx, '/Login', {
       method: 'POST',
@@ -144,7 +141,7 @@ describeRequiring([NGINX, POSTGRES], 'two instances behind nginx', () => {
     });
     expect(response.status).toBe(303);
     const location = new URL(String(response.headers.location));
-    return { response, cookie: decodeURIComponent(cookieValue(response, '.ASPXAUTH') ?? ''), token: location.searchParams.get('token') ?? '' };
+    return { response, cookie: cookieValue(setCookie(response, '.ASPXAUTH')), token: location.searchParams.get('token') ?? '' };
   }
 
   let session: { cookie: string; token: string };
@@ -153,7 +150,7 @@ describeRequiring([NGINX, POSTGRES], 'two instances behind nginx', () => {
     const { response, cookie, token } = await signIn(`${PARTNER}/landing?page=home`);
     expect(response.headers.location).toMatch(new RegExp(`^${PARTNER}/landing\\?page=home&token=[A-Za-z0-9_-]{43}$`));
     expect(cookie).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const loginCookie = setCookies(response).find((line) => line.startsWith('.ASPXAUTH='))!;
+    const loginCookie = setCookie(response, '.ASPXAUTH');
     expect(loginCookie).toMatch(/; Secure(;|$)/);
     expect(loginCookie).toMatch(/; HttpOnly(;|$)/);
     expect(loginCookie).toMatch(new RegExp(`; Domain=${COOKIE_DOMAIN.replace(/\./g, '\\.')}(;|$)`));
@@ -163,7 +160,7 @@ describeRequiring([NGINX, POSTGRES], 'two instances behind nginx', () => {
     const form = await requestTls(nginx, '/Login');
     const forged = await requestTls(nginx, '/Login', {
       method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: `http://localhost:${nginx.ports.https}`, Cookie: `signin-csrf=${cookieValue(form, 'signin-csrf')}` },
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: `http://localhost:${nginx.ports.https}`, Cookie: `signin-csrf=${cookieValue(setCookie(form, 'signin-csrf'))}` },
       body: String(new URLSearchParams({ csrf: /name="csrf" value="([^"]+)"/.exec(form.body)?.[1] ?? '', login: MEMBER.username, password: MEMBER_PASSWORD })),
     });
     expect(forged.status).toBe(403);

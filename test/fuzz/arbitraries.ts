@@ -1,6 +1,6 @@
 import { METHODS } from 'node:http';
 import fc from 'fast-check';
-import { SOAP_NS } from '../helpers/soap-envelopes.js';
+import { SOAP_NS, xmlText } from '../helpers/soap-envelopes.js';
 import { MARKUP_MARKER } from './asmx-shapes.js';
 
 /**
@@ -149,20 +149,19 @@ export interface EnvelopeShape {
   operationAttributes: string;
 }
 
-const escapeText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 function encodeValue(value: string, style: EnvelopeShape['valueStyle']): string {
   switch (style) {
     case 'cdata':
-      return value.includes(']]>') ? escapeText(value) : `<![CDATA[${value}]]>`;
+      return value.includes(']]>') ? xmlText(value) : `<![CDATA[${value}]]>`;
     case 'charrefs':
-      return [...value].map((c, i) => (i % 2 === 0 ? `&#x${(c.codePointAt(0) ?? 0).toString(16)};` : escapeText(c))).join('');
+      return [...value].map((c, i) => (i % 2 === 0 ? `&#x${(c.codePointAt(0) ?? 0).toString(16)};` : xmlText(c))).join('');
     case 'split': {
       const half = Math.floor(value.length / 2);
-      return `${escapeText(value.slice(0, half))}<![CDATA[${value.slice(half).replace(/]]>/g, ']]]]><![CDATA[>')}]]>`;
+      return `${xmlText(value.slice(0, half))}<![CDATA[${value.slice(half).replace(/]]>/g, ']]]]><![CDATA[>')}]]>`;
     }
     default:
-      return escapeText(value);
+      return xmlText(value);
   }
 }
 
@@ -292,7 +291,7 @@ export function oddEnvelopeShape(credentials: Credentials): fc.Arbitrary<Envelop
             .map(({ name, namespace, value, nil, child }) => {
               const nsDecl = namespace === undefined ? '' : ` xmlns="${namespace}"`;
               const nilAttr = nil ? ' xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:nil="true"' : '';
-              return `<${name}${nsDecl}${nilAttr}>${child ? '<inner>x</inner>' : escapeText(value)}</${name}>`;
+              return `<${name}${nsDecl}${nilAttr}>${child ? '<inner>x</inner>' : xmlText(value)}</${name}>`;
             }),
           { maxLength: 3 },
         ),

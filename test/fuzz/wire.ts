@@ -32,6 +32,20 @@ export function requestBytes(request: WireRequest, port: number, close = true): 
   return rawRequest(port, { method: request.method, target: request.target, headers, body: request.body });
 }
 
+/** A response's status and headers (names lower-cased, a header sent twice keeping every value), or why it is no HTTP response. */
+function parseHead(headText: string): { status: number; headers: Map<string, string[]> } | Error {
+  const [statusLine = '', ...lines] = headText.split('\r\n');
+  const status = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(statusLine);
+  if (!status) return new Error(`not an HTTP status line: ${JSON.stringify(statusLine)}`);
+  const headers = new Map<string, string[]>();
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    const name = line.slice(0, colon).toLowerCase();
+    headers.set(name, [...(headers.get(name) ?? []), line.slice(colon + 1).trim()]);
+  }
+  return { status: Number(status[1]), headers };
+}
+
 /**
  * Sends one request on a fresh connection and reads until the server closes it (the request asked for
  * `Connection: close`). It fails, with what arrived, when the connection closes or resets before one
@@ -61,15 +75,9 @@ export function exchange(port: number, request: WireRequest, options: { timeoutM
       const split = received.indexOf('\r\n\r\n');
       if (split < 0) return ended ? new Error(`connection closed before the headers ended: ${JSON.stringify(describe())}`) : null;
       const headText = received.subarray(0, split).toString('latin1');
-      const [statusLine = '', ...lines] = headText.split('\r\n');
-      const status = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(statusLine);
-      if (!status) return new Error(`not an HTTP status line: ${JSON.stringify(statusLine)}`);
-      const headers = new Map<string, string[]>();
-      for (const line of lines) {
-        const colon = line.indexOf(':');
-        const name = line.slice(0, colon).toLowerCase();
-        headers.set(name, [...(headers.get(name) ?? []), line.slice(colon + 1).trim()]);
-      }
+      const parsedHead = parseHead(headText);
+      if (parsedHead instanceof Error) return parsedHead;
+      const { status, headers } = parsedHead;
       if (headers.has('transfer-encoding')) return new Error(`a ${headers.get('transfer-encoding')?.join(',')} response: ${headText}`);
       const lengths = headers.get('content-length');
       if (lengths?.length !== 1 || !/^\d+$/.test(lengths[0] ?? '')) return new Error(`no single Content-Length: ${headText}`);
@@ -79,7 +87,7 @@ export function exchange(port: number, request: WireRequest, options: { timeoutM
       if (rest > expected) return new Error(`${rest} bytes after the head, Content-Length says ${expected}: ${headText}`);
       if (rest < expected) return ended ? new Error(`connection closed after ${rest} of ${expected} body bytes: ${headText}`) : null;
       if (!ended) return null;
-      return { status: Number(status[1]), headers, body: received.subarray(split + 4), head: headText };
+      return { status, headers, body: received.subarray(split + 4), head: headText };
     };
 
     socket.on('data', (chunk: Buffer) => {
@@ -135,21 +143,15 @@ export function exchangePipelined(port: number, requests: readonly WireRequest[]
         const split = received.indexOf('\r\n\r\n', offset);
         if (split < 0) return new Error(`response ${responses.length + 1} cut in its head: ${JSON.stringify(received.subarray(offset).toString('latin1'))}`);
         const headText = received.subarray(offset, split).toString('latin1');
-        const [statusLine = '', ...lines] = headText.split('\r\n');
-        const status = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(statusLine);
-        if (!status) return new Error(`not an HTTP status line: ${JSON.stringify(statusLine)}`);
-        const headers = new Map<string, string[]>();
-        for (const line of lines) {
-          const colon = line.indexOf(':');
-          const name = line.slice(0, colon).toLowerCase();
-          headers.set(name, [...(headers.get(name) ?? []), line.slice(colon + 1).trim()]);
-        }
+        const parsedHead = parseHead(headText);
+        if (parsedHead instanceof Error) return parsedHead;
+        const { status, headers } = parsedHead;
         const lengths = headers.get('content-length');
         if (lengths?.length !== 1) return new Error(`no single Content-Length: ${headText}`);
         const length = request.method === 'HEAD' ? 0 : Number(lengths[0]);
         const end = split + 4 + length;
         if (end > received.length) return new Error(`response ${responses.length + 1} cut in its body: ${headText}`);
-        responses.push({ status: Number(status[1]), headers, body: received.subarray(split + 4, end), head: headText });
+        responses.push({ status, headers, body: received.subarray(split + 4, end), head: headText });
         offset = end;
       }
       if (offset !== received.length) return new Error(`${received.length - offset} bytes after the last response`);

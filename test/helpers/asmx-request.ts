@@ -65,3 +65,25 @@ export function resultText(body: string, element: string): string | null {
   const match = new RegExp(`<${element}(?: [^>]*)?(?:/>|>([^<]*)</${element}>)`).exec(body);
   return match ? unescapeXml(match[1] ?? '') : null;
 }
+
+/** An answer to a call: its status, Content-Type and body, and the result string of a 200 (null otherwise). */
+export interface AsmxReply {
+  status: number;
+  contentType: string | null;
+  body: string;
+  result: string | null;
+}
+
+/** Where a test app answers: its URL, and the endpoint's namespace and base path as configured. */
+export interface AsmxEndpoint {
+  baseUrl: string;
+  config: { soapNamespace: string; basePath: string };
+}
+
+/** Sends the operation's call on a binding (asmxRequest) to an app's endpoint. */
+export async function callAsmx(app: AsmxEndpoint, binding: Binding, operation: string, params: Record<string, string>): Promise<AsmxReply> {
+  const { path, element, ...init } = asmxRequest(app.config.soapNamespace, binding, operation, params);
+  const response = await fetch(`${app.baseUrl}${app.config.basePath}${path}`, init);
+  const body = await response.text();
+  return { status: response.status, contentType: response.headers.get('content-type'), body, result: response.status === 200 ? resultText(body, element) : null };
+}

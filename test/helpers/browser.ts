@@ -12,6 +12,12 @@ export function describeWithBrowser(name: string, suite: () => void): void {
   describeRequiring([program('Chromium', CHROMIUM_PATH, 'apt-get install chromium')], name, suite);
 }
 
+/** Chromium for an app's pages, opened at the service's login host on its port: that origin, and the browser. */
+export async function browserOnPages(port: number): Promise<{ origin: string; browser: Browser }> {
+  const origin = `http://login.${TEST_DOMAIN}:${port}`;
+  return { origin, browser: await launchBrowser([origin]) };
+}
+
 /**
  * Headless Chromium with every *.example.test host mapped to loopback. The given http origins count as
  * secure, so that Secure cookies behave as they would over HTTPS.

@@ -1,9 +1,7 @@
 import type { MemberAttributes, Services } from '../../src/service/index.js';
 import type { MemberRow, Store } from '../../src/store/store.js';
+import type { OpenStore } from './temp-store.js';
 import { servicesOver } from './test-services.js';
-
-/** A store a test opens, and how to close it. */
-export type OpenStore = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
 
 /** The store and the services over it that each test of a suite gets (set before each). */
 export interface RaceGround {

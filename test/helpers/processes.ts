@@ -5,6 +5,7 @@ import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { selfSignedCertificate, type Certificate } from './certificate.js';
 import { freePort } from './ports.js';
 import { POSTGRES_TEST_URL } from './postgres.js';
 import { program, type Requirement } from './requirements.js';
@@ -19,7 +20,6 @@ import { waitUntil } from './wait.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const CLI_PATH = join(ROOT, 'dist', 'cli', 'index.js');
 export const NGINX_PATH = process.env.NGINX_PATH ?? '/usr/sbin/nginx';
-export const OPENSSL_PATH = process.env.OPENSSL_PATH ?? '/usr/bin/openssl';
 export const NGINX_CONFIG = join(ROOT, 'deploy', 'nginx', 'authentication-asmx.conf');
 
 const running = new Set<ChildProcess>();
@@ -246,25 +246,6 @@ export async function createTestDatabase(prefix: string): Promise<TestDatabase> 
 /** Debian's nginx, which the deployment tests run (test/helpers/requirements.ts: CI fails where it is missing). */
 export const NGINX: Requirement = program('nginx', NGINX_PATH, 'apt-get install nginx');
 
-export interface Certificate {
-  certPath: string;
-  keyPath: string;
-  /** The PEM of the certificate, to trust it as a CA in the test's requests. */
-  pem: string;
-}
-
-/** A self-signed certificate for localhost and 127.0.0.1, valid for a day, in dir. */
-export async function selfSignedCertificate(dir: string): Promise<Certificate> {
-  const certPath = join(dir, 'localhost.crt');
-  const keyPath = join(dir, 'localhost.key');
-  const args = ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1'];
-  args.push('-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', keyPath, '-out', certPath);
-  const made = spawnSync(OPENSSL_PATH, args, { encoding: 'utf8' });
-  if (made.status !== 0) throw new Error(`openssl req failed: ${made.stderr || made.error?.message}`);
-  await chmod(keyPath, 0o600);
-  return { certPath, keyPath, pem: await readFile(certPath, 'utf8') };
-}
-
 export interface NginxPorts {
   /** The instances, in the order of the upstream's server lines. */
   upstreams: number[];
@@ -329,7 +310,7 @@ export async function startNginx(upstreams: number[]): Promise<NginxProcess> {
   // nginx's workers run as nobody when the master is root: they must reach the temporary directories, which
   // nginx creates (and gives to them) itself.
   await chmod(dir, 0o755);
-  const certificate = await selfSignedCertificate(dir);
+  const certificate = selfSignedCertificate(dir);
   const ports: NginxPorts = { upstreams, http: await freePort(), https: await freePort() };
   const site = renderNginxConfig(await readFile(NGINX_CONFIG, 'utf8'), ports, certificate, dir);
   await writeFile(join(dir, 'authentication-asmx.conf'), site);
@@ -368,7 +349,7 @@ export async function startNginx(upstreams: number[]): Promise<NginxProcess> {
     async () => {
       const [plain, tls] = await Promise.all([
         request(`${httpUrl}/Authentication.asmx?wsdl`),
-        request(`https://127.0.0.1:${ports.https}/Authentication.asmx?wsdl`, { ca: certificate.pem, servername: 'localhost', headers: { Host: `localhost:${ports.https}` } }),
+        request(`https://127.0.0.1:${ports.https}/Authentication.asmx?wsdl`, { ca: certificate.cert, servername: 'localhost', headers: { Host: `localhost:${ports.https}` } }),
       ]);
       return plain.status === 200 && tls.status === 200;
     },
@@ -405,7 +386,7 @@ export async function startNginx(upstreams: number[]): Promise<NginxProcess> {
 export function requestTls(nginx: NginxProcess, path: string, options: RequestOptions = {}): Promise<Response> {
   return request(`https://127.0.0.1:${nginx.ports.https}${path}`, {
     ...options,
-    ca: nginx.certificate.pem,
+    ca: nginx.certificate.cert,
     servername: 'localhost',
     headers: { Host: `localhost:${nginx.ports.https}`, ...options.headers },
   });

@@ -122,3 +122,27 @@ export function sendRaw(port: number, request: Buffer, options: { head?: boolean
     socket.write(request);
   });
 }
+
+/** Stack frames (.NET or Node) and source paths must never reach a caller. */
+export function expectNoStackTrace(response: RawResponse): void {
+  const text = response.body.toString('latin1');
+  expect(text).not.toMatch(/\n\s*at /);
+  expect(text).not.toMatch(/\/src\/|\.ts:\d+|node_modules|\bError: /);
+}
+
+/** Sends a request written out by rawRequest and reads its answer, which must carry its own length and no stack trace. */
+export async function sendChecked(port: number, request: RawRequest): Promise<RawResponse> {
+  const response = await sendRaw(port, rawRequest(port, request));
+  expect(response.headers.get('content-length')).toBe(String(response.body.length));
+  expectNoStackTrace(response);
+  return response;
+}
+
+/** A response's status, Content-Type and body (as UTF-8), compared at once. */
+export function expectResponse(response: RawResponse, status: number, contentType: string, body: string): void {
+  expect({ status: response.status, contentType: response.headers.get('content-type'), body: response.body.toString('utf8') }).toEqual({
+    status,
+    contentType,
+    body,
+  });
+}

@@ -16,3 +16,13 @@ export async function seedReference(services: Services): Promise<void> {
   await services.members.add({ id: REFERENCE.memberId, username: 'ada', email: 'ada@example.org', firstName: 'Ada', lastName: 'Lovelace' });
   await services.sessions.create(REFERENCE.memberId, REFERENCE.domain, { cookie: REFERENCE.cookie, token: REFERENCE.token });
 }
+
+/** The second member of the page and browser tests, beside the reference's ada. */
+export const BOB = { id: 'member-7', username: 'bob', email: 'bob@example.org', firstName: 'Bob' } as const;
+
+/** Gives ada (the reference member) this password, and adds bob with the same one: the members who sign in on the pages. */
+export async function adaAndBobWithPassword(services: Services, password: string): Promise<void> {
+  await services.members.setPassword(REFERENCE.memberId, password);
+  await services.members.add(BOB);
+  await services.members.setPassword(BOB.id, password);
+}

@@ -7,6 +7,7 @@ import { machineKey, type MachineKeySettings } from '../../src/service/forms-tic
 import type { FormsTicket } from '../../src/service/forms-ticket/serializer.js';
 import { issueFormsTicket, readFormsTicket } from '../../src/service/forms-ticket/ticket.js';
 import { dateFromTicks, ticksFromDate } from '../../src/service/forms-ticket/ticks.js';
+import type { FormsCookieSettings } from '../../src/service/forms-tickets.js';
 import { DOTNET_VECTORS, type DotNetVector } from '../service/forms-ticket/dotnet-vectors.js';
 
 function vectorOf(mode: MachineKeySettings['compatibilityMode'], validation: MachineKeySettings['validation']): DotNetVector {
@@ -56,6 +57,12 @@ export function siteCookie(name: string, issuedAt: number, minutes = 30): string
   if (!issued.ok) throw new Error('ticket too long');
   return issued.cookie;
 }
+
+/** The service's Forms cookie beside the site: its key, 30-minute sliding tickets, names no member has refused, tickets a week old at most. */
+export const SITE_FORMS: FormsCookieSettings = { machineKey: SITE_KEY, timeoutMinutes: 30, sliding: true, unknownMember: 'refuse', maxTicketAgeSeconds: 7 * 86400 };
+
+/** Sessions that outlive the site's tickets (and are not idle within them), so that a ticket's own life is what shows. */
+export const SESSIONS_OUTLIVING_TICKETS = { absoluteTimeoutSeconds: 12 * 3600, idleTimeoutSeconds: 4 * 3600, slidingIdle: true };
 
 /** The settings that give the service the site's key. */
 export const SITE_ENV = {

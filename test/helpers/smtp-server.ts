@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleParser, type ParsedMail } from 'mailparser';
@@ -128,19 +127,25 @@ export async function startSmtpServer(options: TestSmtpServerOptions = {}): Prom
   };
 }
 
-/** A throwaway self-signed certificate for 127.0.0.1 and localhost, made with the openssl command. */
-export function selfSignedCertificate(): { key: string; cert: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'smtp-cert-'));
-  try {
-    const [keyFile, certFile] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
-    execFileSync(
-      'openssl',
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-        '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', keyFile, '-out', certFile],
-      { stdio: 'ignore' },
-    );
-    return { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8') };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+
+/** A data directory and an SMTP server, fresh for each test: user `mailer` with the given password sends through SMTP_URL. */
+export interface MailGround {
+  dataDir: string;
+  smtp: TestSmtpServer;
+  smtpUrl: string;
+}
+
+/** Starts a MailGround before each test of the file and removes it after. */
+export function mailGroundForEachTest(prefix: string, password: string): MailGround {
+  const ground = {} as MailGround;
+  beforeEach(async () => {
+    ground.dataDir = await mkdtemp(join(tmpdir(), prefix));
+    ground.smtp = await startSmtpServer({ credentials: { user: 'mailer', pass: password } });
+    ground.smtpUrl = `smtp://mailer:${password}@127.0.0.1:${ground.smtp.port}`;
+  });
+  afterEach(async () => {
+    await ground.smtp.stop();
+    await rm(ground.dataDir, { recursive: true, force: true });
+  });
+  return ground;
 }

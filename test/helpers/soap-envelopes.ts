@@ -19,7 +19,11 @@ export const XSI_XSD = 'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xm
 /** The prefix .NET's generated clients write each version's envelope with. */
 const SOAP_PREFIX: Record<SoapVersion, string> = { '1.1': 'soap', '1.2': 'soap12' };
 
-export const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+/** Text content as .NET's XmlWriter escapes it: &, < and >; quotes stay. */
+export const xmlText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** Text for an attribute value or element alike: xmlText, and the double quote. */
+export const escapeXml = (text: string) => xmlText(text).replace(/"/g, '&quot;');
 
 /** An operation's element in the service namespace, one child per parameter in the given order, text escaped. */
 export function operationElement(namespace: string, operation: string, params: Record<string, string>): string {

@@ -4,6 +4,9 @@
  * 5xx; a server down and back; mails given up at their maximum age; the graceful stop; the counts; and logs
  * that never hold the link, the token, the SMTP password or the recipient's address.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { rootCertificates, setDefaultCACertificates } from 'node:tls';
 import nodemailer from 'nodemailer';
 import { createLogger } from '../../src/log/logger.js';
@@ -13,8 +16,10 @@ import type { RetryPolicy } from '../../src/mail/retry.js';
 import { createSmtpMailer, type SmtpMailer, type SmtpMailerOptions } from '../../src/mail/smtp-mailer.js';
 import { smtpTransportOptions } from '../../src/mail/smtp-url.js';
 import type { MailBranding } from '../../src/mail/views.js';
+import { OPENSSL, selfSignedCertificate, type Certificate } from '../helpers/certificate.js';
 import { logCapture } from '../helpers/log-capture.js';
-import { selfSignedCertificate, startSmtpServer, type TestSmtpServer } from '../helpers/smtp-server.js';
+import { describeRequiring } from '../helpers/requirements.js';
+import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp-server.js';
 import { waitUntil } from '../helpers/wait.js';
 import { ManualTimers } from './manual-timers.js';
 
@@ -290,9 +295,16 @@ test('the logs never hold the link, its token, the SMTP password, the recipient,
   }
 });
 
-describe('smtps://', () => {
+describeRequiring([OPENSSL], 'smtps://', () => {
   let tlsServer: TestSmtpServer;
-  const certificate = selfSignedCertificate();
+  let certificateDir: string;
+  let certificate: Certificate;
+
+  beforeAll(() => {
+    certificateDir = mkdtempSync(join(tmpdir(), 'smtp-cert-'));
+    certificate = selfSignedCertificate(certificateDir);
+  });
+  afterAll(() => rmSync(certificateDir, { recursive: true, force: true }));
 
   beforeEach(async () => {
     tlsServer = await startSmtpServer({ credentials: { user: USER, pass: PASSWORD }, tls: certificate });

@@ -5,12 +5,15 @@
 import * as oidcClient from 'openid-client';
 import { soap12AuthenticateToken } from '../helpers/asmx-calls.js';
 import { asmxRequest, resultText } from '../helpers/asmx-request.js';
+import { setCookie } from '../helpers/cookies.js';
+import { scrape } from '../helpers/metrics.js';
+import { formOf, PageClient, type Page } from '../helpers/page-client.js';
 import { totpCode } from '../helpers/authenticator-app.js';
 import { REFERENCE } from '../helpers/reference-data.js';
+import { STEP } from '../helpers/second-factor.js';
 import { servicesOver } from '../helpers/test-services.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { waitUntil } from '../helpers/wait.js';
-import { formOf, PageClient, setCookie, type Page } from '../signin/page-client.js';
 import {
   authorizationRequest,
   callbackUrl,
@@ -28,7 +31,6 @@ import {
   type LogoutReceiver,
 } from './relying-party.js';
 
-const STEP_MS = 30_000;
 
 export function oidcFlows(store: 'sqlite' | 'postgres'): void {
   let app: TestApp;
@@ -51,7 +53,7 @@ export function oidcFlows(store: 'sqlite' | 'postgres'): void {
     const { secret } = await app.services.secondFactor.beginSetup(REFERENCE.memberId, 'ada@example.org');
     await app.services.secondFactor.confirmSetup(REFERENCE.memberId, totpCode(secret, Date.now() + skew));
     return () => {
-      skew += STEP_MS;
+      skew += STEP;
       return totpCode(secret, Date.now() + skew);
     };
   };
@@ -336,7 +338,7 @@ export function oidcFlows(store: 'sqlite' | 'postgres'): void {
         ['delivered', 2],
       ]);
       expect(lines()[0]).toMatchObject({ reason: 'status 500' });
-      const metrics = await (await fetch(`${app.baseUrl}/metrics`)).text();
+      const metrics = await scrape(app.baseUrl);
       expect(metrics).toContain('oidc_backchannel_logouts_total{outcome="retried"} 1');
       expect(metrics).toContain('oidc_backchannel_logouts_total{outcome="delivered"} 1');
     });

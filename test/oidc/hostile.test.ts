@@ -6,9 +6,9 @@
  * the secrets, tokens or codes reaches the log.
  */
 import * as oidcClient from 'openid-client';
+import { PageClient } from '../helpers/page-client.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import type { TestApp } from '../helpers/test-app.js';
-import { PageClient } from '../signin/page-client.js';
 import { authorizationRequest, callbackUrl, follow, PASSWORD, REDIRECT_URI, register, relyingParty, signInThrough, startOidcApp } from './relying-party.js';
 
 let app: TestApp;

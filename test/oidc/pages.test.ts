@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import * as oidcClient from 'openid-client';
 import { REFERENCE } from '../helpers/reference-data.js';
 import type { TestApp } from '../helpers/test-app.js';
-import { formOf, PageClient } from '../signin/page-client.js';
+import { formOf, PageClient } from '../helpers/page-client.js';
 import { authorizationRequest, callbackUrl, follow, PASSWORD, REDIRECT_URI, register, relyingParty, signInThrough, startOidcApp } from './relying-party.js';
 
 let app: TestApp;

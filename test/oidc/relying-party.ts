@@ -8,10 +8,10 @@ import * as oidcClient from 'openid-client';
 import type { Environment } from '../../src/config/config.js';
 import type { Clock } from '../../src/service/clock.js';
 import type { IssuedOidcClient, OidcClientInput } from '../../src/service/oidc/index.js';
+import { PageClient, type Page } from '../helpers/page-client.js';
 import { freePort } from '../helpers/ports.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { PageClient, type Page } from '../signin/page-client.js';
 
 export const REDIRECT_URI = 'https://rp.example.org/callback';
 export const POST_LOGOUT_URI = 'https://rp.example.org/signed-out';

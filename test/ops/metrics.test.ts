@@ -7,18 +7,13 @@ import { SIGN_IN_ATTEMPT_OUTCOMES } from '../../src/log/signin-outcomes.js';
 import { createMetrics } from '../../src/ops/metrics.js';
 import { hashPassword } from '../../src/service/passwords.js';
 import { httpGetAuthenticateToken, soap11AuthenticateCookie, soap12AuthenticateToken } from '../helpers/asmx-calls.js';
+import { sample } from '../helpers/metrics.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { operationElement, SOAP_NS, soapEnvelope, type SoapVersion } from '../helpers/soap-envelopes.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 let app: TestApp;
 afterEach(() => app.close());
-
-/** The value of one series in the exposition text, or undefined when it is not there. */
-function sample(text: string, series: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
 
 /** The refused AuthenticateToken calls a binding counted. */
 function refusedTokenCalls(text: string, binding: string): number | undefined {

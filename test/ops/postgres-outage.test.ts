@@ -15,7 +15,7 @@ import { describeRequiring } from '../helpers/requirements.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { useFakeTimers } from '../helpers/fake-timers.js';
 import { nextTurn, sleep, waitUntil } from '../helpers/wait.js';
-import { PageClient, type Page } from '../signin/page-client.js';
+import { PageClient, type Page } from '../helpers/page-client.js';
 
 const PASSWORD = 'correct horse battery staple';
 const REDIRECT_URI = 'https://platform.example.org/callback';

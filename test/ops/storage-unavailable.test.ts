@@ -11,8 +11,10 @@ import { jest } from '@jest/globals';
 import { RECOVERY_QUIET_MS } from '../../src/ops/store-availability.js';
 import { openStore, SQLITE_FILENAME } from '../../src/store/open.js';
 import { StoreUnavailableError } from '../../src/store/unavailable.js';
-import { asmxRequest, resultText, type Binding } from '../helpers/asmx-request.js';
+import { callAsmx, type Binding } from '../helpers/asmx-request.js';
 import { useFakeTimers } from '../helpers/fake-timers.js';
+import { sample } from '../helpers/metrics.js';
+import { PageClient } from '../helpers/page-client.js';
 import { freePort } from '../helpers/ports.js';
 import { POSTGRES } from '../helpers/postgres.js';
 import { writeRefusingDatabase, type WriteRefusingDatabase } from '../helpers/read-only-postgres.js';
@@ -21,7 +23,6 @@ import { mountSmallTmpfs, TMPFS, type SmallTmpfs } from '../helpers/small-tmpfs.
 import { holdWriteLock, type HeldLock } from '../helpers/sqlite-lock.js';
 import { startTestApp, type OpenedStore, type TestApp } from '../helpers/test-app.js';
 import { nextTurn } from '../helpers/wait.js';
-import { PageClient } from '../signin/page-client.js';
 
 const PASSWORD = 'correct horse battery staple';
 const BURST = 8;
@@ -40,11 +41,6 @@ interface Condition {
   settling: number;
   /** Whether a write waits a while for the condition to end (a lock to be released) before it is refused. */
   waits: boolean;
-}
-
-function sample(text: string, series: string): number {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? 0 : Number(line.slice(series.length + 1));
 }
 
 function whenStoreRefusesWrites(name: string, condition: Condition): void {
@@ -66,14 +62,10 @@ function whenStoreRefusesWrites(name: string, condition: Condition): void {
       state,
     });
 
-  const unavailableCount = async () => sample((await app.metrics?.registry.metrics()) ?? '', `store_unavailable_total{reason="${condition.reason}"}`);
+  /** The count so far: the series is written once first counted, so before that it is 0. */
+  const unavailableCount = async () => sample((await app.metrics?.registry.metrics()) ?? '', `store_unavailable_total{reason="${condition.reason}"}`) ?? 0;
 
-  async function call(binding: Binding, operation: string, params: Record<string, string>) {
-    const { path, element, ...init } = asmxRequest(app.config.soapNamespace, binding, operation, params);
-    const response = await fetch(`${app.baseUrl}${app.config.basePath}${path}`, init);
-    const body = await response.text();
-    return { status: response.status, contentType: response.headers.get('content-type'), body, result: response.status === 200 ? resultText(body, element) : null };
-  }
+  const call = (binding: Binding, operation: string, params: Record<string, string>) => callAsmx(app, binding, operation, params);
   const authenticateUser = (binding: Binding) => call(binding, 'AuthenticateUser', { securityPassword, username: 'ada', password: PASSWORD, authenticationToken: '' });
   const errorLines = () => app.logLines.filter((line) => line.level === 'error');
   /** The write's answer, the write made again up to `settling` times while it does not answer `status`. */

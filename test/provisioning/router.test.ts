@@ -9,11 +9,11 @@ import request from 'supertest';
 import type { MemberCondition, MemberFields, MemberQuery, ProvisionedMember, ScimMembers, WriteResult } from '../../src/provisioning/port.js';
 import { createScimRouter } from '../../src/provisioning/router.js';
 import { MEMBER_EXTENSION, PATCH_OP } from '../../src/provisioning/urns.js';
+import { expectScimError } from './refusal.js';
 
 const TOKEN = 'entra-token-0123456789';
 const AUTH = { Authorization: `Bearer ${TOKEN}` };
 const MAX_BODY_BYTES = 64 * 1024;
-const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
 /**
  * The port over a Map, for this file's HTTP tests only: usernames unique ignoring case, emails shared, a version
@@ -158,12 +158,6 @@ async function created(body: Record<string, unknown> = ADA): Promise<{ id: strin
 
 /** The log lines a change wrote. */
 const changes = () => lines.filter((line) => line.message === 'provisioning' && line.level === 'info').map((line) => line.fields);
-
-function expectScimError(response: request.Response, status: number, scimType?: string): void {
-  expect(response.status).toBe(status);
-  expect(response.headers['content-type']).toBe('application/scim+json; charset=utf-8');
-  expect(response.body).toEqual({ schemas: [ERROR], status: String(status), ...(scimType ? { scimType } : {}), detail: expect.any(String) });
-}
 
 describe('authentication', () => {
   test.each([

@@ -6,14 +6,14 @@
  * changed membership attributes are in the next result of every operation, in each format that carries them;
  * changed on another instance of the same store, within CACHE_TTL_MS here.
  */
-import { asmxRequest, BINDINGS, resultText, type Binding } from '../helpers/asmx-request.js';
+import { BINDINGS, callAsmx, type Binding } from '../helpers/asmx-request.js';
 import { describeWithPostgres } from '../helpers/postgres.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { waitUntil } from '../helpers/wait.js';
 import { MEMBER_EXTENSION, PATCH_OP, USER_SCHEMA } from '../../src/provisioning/urns.js';
+import { expectScimError } from './refusal.js';
 
-const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
 const PASSWORD = 'correct horse battery staple';
 const MEMBER_OPERATIONS = ['AuthenticateCookie', 'AuthenticateToken', 'AuthenticateUser', 'Login', 'ValidateUser'] as const;
 /**
@@ -51,16 +51,7 @@ function scimClient(app: TestApp, token: string) {
 
 /** One operation over one binding, as partner code calls it; the result string, or null when there is none. */
 async function call(app: TestApp, binding: Binding, operation: string, params: Record<string, string>): Promise<string | null> {
-  const { path, element, ...init } = asmxRequest(app.config.soapNamespace, binding, operation, { securityPassword: REFERENCE.password, ...params });
-  const response = await fetch(`${app.baseUrl}${path}`, init);
-  const body = await response.text();
-  return response.status === 200 ? resultText(body, element) : null;
-}
-
-function expectScimError(reply: ScimReply, status: number, scimType?: string): void {
-  expect(reply.status).toBe(status);
-  expect(reply.headers.get('content-type')).toBe('application/scim+json; charset=utf-8');
-  expect(reply.body).toEqual({ schemas: [ERROR], status: String(status), ...(scimType ? { scimType } : {}), detail: expect.any(String) });
+  return (await callAsmx(app, binding, operation, { securityPassword: REFERENCE.password, ...params })).result;
 }
 
 /** As Entra ID creates a user (its default mappings; the tenant URL's aadOptscim062020 flag). */

@@ -6,10 +6,10 @@
 import type { Services } from '../../src/service/index.js';
 import { hashPassword, verifyPassword } from '../../src/service/passwords.js';
 import type { MemberRow, SessionRow, Store } from '../../src/store/store.js';
+import { confirmedFactor, STEP, wrongCode } from '../helpers/second-factor.js';
 import { totpCode } from '../helpers/authenticator-app.js';
 import { tempServices } from '../helpers/test-services.js';
 
-const STEP = 30_000;
 const START = Date.UTC(2026, 0, 1) + 15_000;
 const THROTTLE = { accountFailures: 3, addressFailures: 10, windowSeconds: 600, lockoutSeconds: 900 };
 const PASSWORD = 'correct horse battery staple';
@@ -126,22 +126,16 @@ describe('removeSecondFactor', () => {
   let recoveryCodes: string[];
 
   beforeEach(async () => {
-    ({ secret } = await services.secondFactor.beginSetup('m1', 'ada@example.org'));
-    recoveryCodes = (await services.secondFactor.confirmSetup('m1', totpCode(secret, now))) ?? [];
+    ({ secret, recoveryCodes } = await confirmedFactor(services, 'm1', now));
     now += STEP;
   });
-
-  const wrongCode = () => {
-    const near = [-1, 0, 1].map((offset) => totpCode(secret, now + offset * STEP));
-    return ['000000', '111111', '222222'].find((code) => !near.includes(code)) ?? '333333';
-  };
 
   it('needs the password and a code: neither alone turns the factor off', async () => {
     await expect(services.account.removeSecondFactor(ada, 'wrong password', totpCode(secret, now), ADDRESS)).resolves.toEqual({
       ok: false,
       reason: 'wrong-password',
     });
-    await expect(services.account.removeSecondFactor(ada, PASSWORD, wrongCode(), ADDRESS)).resolves.toEqual({ ok: false, reason: 'wrong-code' });
+    await expect(services.account.removeSecondFactor(ada, PASSWORD, wrongCode(secret, now), ADDRESS)).resolves.toEqual({ ok: false, reason: 'wrong-code' });
     await expect(services.secondFactor.status('m1')).resolves.toEqual({ enabled: true, pending: false, recoveryCodesLeft: 10 });
 
     await expect(services.account.removeSecondFactor(ada, PASSWORD, totpCode(secret, now), ADDRESS)).resolves.toEqual({ ok: true });
@@ -161,8 +155,8 @@ describe('removeSecondFactor', () => {
 
   it('counts wrong passwords and wrong codes on the sign-in throttle', async () => {
     await expect(services.account.removeSecondFactor(ada, 'wrong', totpCode(secret, now), '198.51.100.1')).resolves.toMatchObject({ reason: 'wrong-password' });
-    await expect(services.account.removeSecondFactor(ada, PASSWORD, wrongCode(), '198.51.100.2')).resolves.toMatchObject({ reason: 'wrong-code' });
-    await expect(services.account.removeSecondFactor(ada, PASSWORD, wrongCode(), '198.51.100.3')).resolves.toEqual({
+    await expect(services.account.removeSecondFactor(ada, PASSWORD, wrongCode(secret, now), '198.51.100.2')).resolves.toMatchObject({ reason: 'wrong-code' });
+    await expect(services.account.removeSecondFactor(ada, PASSWORD, wrongCode(secret, now), '198.51.100.3')).resolves.toEqual({
       ok: false,
       reason: 'throttled',
       retryAfterSeconds: 900,

@@ -12,10 +12,11 @@ import type { MfaPolicy } from '../../src/service/signin.js';
 import type { Store } from '../../src/store/store.js';
 import { totpCode } from '../helpers/authenticator-app.js';
 import { callContext } from '../helpers/call-context.js';
+import { refusalsOf } from '../helpers/outcomes.js';
+import { confirmedFactor, STEP, wrongCode } from '../helpers/second-factor.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 import { servicesOver } from '../helpers/test-services.js';
 
-const STEP = 30_000;
 const START = Date.UTC(2026, 0, 1) + 15_000;
 /** SIGNIN_MAX_FAILURES_PER_ACCOUNT 3 and per address 10, within 10 minutes, lock for 15. */
 const THROTTLE = { accountFailures: 3, addressFailures: 10, windowSeconds: 600, lockoutSeconds: 900 };
@@ -56,16 +57,9 @@ afterEach(() => cleanup());
 
 /** Sets up and confirms the member's factor; the clock then moves on a step, so that the next code is fresh. */
 async function enableFactor(memberId = '10042'): Promise<{ secret: string; recoveryCodes: string[] }> {
-  const { secret } = await services.secondFactor.beginSetup(memberId, 'ada@example.org');
-  const recoveryCodes = await services.secondFactor.confirmSetup(memberId, totpCode(secret, now));
-  if (!recoveryCodes) throw new Error('the set-up was not confirmed');
+  const factor = await confirmedFactor(services, memberId, now);
   now += STEP;
-  return { secret, recoveryCodes };
-}
-
-function wrongCode(secret: string): string {
-  const near = [-1, 0, 1].map((offset) => totpCode(secret, now + offset * STEP));
-  return ['000000', '111111', '222222', '333333'].find((code) => !near.includes(code)) ?? '444444';
+  return factor;
 }
 
 interface Call {
@@ -91,9 +85,7 @@ function call(operation: 'AuthenticateUser' | 'Login' | 'ValidateUser', given: C
   }
 }
 
-const refusal = (operation: string, kind: string, extra: object = {}) => ({ operation, caller: 'portal', kind: 'refused', refusal: { kind, ...extra } });
-const SECOND_FACTOR_REQUIRED = (operation: string) => refusal(operation, 'second-factor-required');
-const LOCKED = (operation: string, retryAfterSeconds: number) => refusal(operation, 'locked', { retryAfterSeconds });
+const { invalidCredentials, locked: LOCKED, secondFactorRequired: SECOND_FACTOR_REQUIRED } = refusalsOf('portal');
 
 describe.each(['AuthenticateUser', 'Login'] as const)('%s for a member with a second factor', (operation) => {
   let secret: string;
@@ -113,7 +105,7 @@ describe.each(['AuthenticateUser', 'Login'] as const)('%s for a member with a se
   });
 
   it('with a wrong code is second-factor-required', async () => {
-    await expect(call(operation, { authenticationToken: wrongCode(secret) })).resolves.toEqual(SECOND_FACTOR_REQUIRED(operation));
+    await expect(call(operation, { authenticationToken: wrongCode(secret, now) })).resolves.toEqual(SECOND_FACTOR_REQUIRED(operation));
     await expect(call(operation, { authenticationToken: 'abcde-fghjk' })).resolves.toEqual(SECOND_FACTOR_REQUIRED(operation));
     await expect(services.sessions.list()).resolves.toEqual([]);
   });
@@ -143,15 +135,15 @@ describe.each(['AuthenticateUser', 'Login'] as const)('%s for a member with a se
 
   it('a wrong password with the right code is invalid-credentials, and the code is not used up', async () => {
     const code = totpCode(secret, now);
-    await expect(call(operation, { password: 'wrong password', authenticationToken: code })).resolves.toEqual(refusal(operation, 'invalid-credentials'));
+    await expect(call(operation, { password: 'wrong password', authenticationToken: code })).resolves.toEqual(invalidCredentials(operation));
     await expect(call(operation, { authenticationToken: code })).resolves.toMatchObject({ kind: 'member' });
   });
 
   it('wrong codes are counted: the lock is `locked`, also for the right code, until it ends', async () => {
     const at = (i: number) => callContext(`198.51.100.${i}`, DOMAIN);
-    await expect(call(operation, { authenticationToken: wrongCode(secret), context: at(1) })).resolves.toEqual(SECOND_FACTOR_REQUIRED(operation));
-    await expect(call(operation, { authenticationToken: wrongCode(secret), context: at(2) })).resolves.toEqual(SECOND_FACTOR_REQUIRED(operation));
-    await expect(call(operation, { authenticationToken: wrongCode(secret), context: at(3) })).resolves.toEqual(LOCKED(operation, 900));
+    await expect(call(operation, { authenticationToken: wrongCode(secret, now), context: at(1) })).resolves.toEqual(SECOND_FACTOR_REQUIRED(operation));
+    await expect(call(operation, { authenticationToken: wrongCode(secret, now), context: at(2) })).resolves.toEqual(SECOND_FACTOR_REQUIRED(operation));
+    await expect(call(operation, { authenticationToken: wrongCode(secret, now), context: at(3) })).resolves.toEqual(LOCKED(operation, 900));
     now += 60_000;
     await expect(call(operation, { authenticationToken: totpCode(secret, now), context: at(4) })).resolves.toEqual(LOCKED(operation, 840));
     await expect(services.sessions.list()).resolves.toEqual([]);
@@ -160,8 +152,8 @@ describe.each(['AuthenticateUser', 'Login'] as const)('%s for a member with a se
   });
 
   it('wrong codes add up with wrong passwords', async () => {
-    await expect(call(operation, { password: 'wrong password' })).resolves.toEqual(refusal(operation, 'invalid-credentials'));
-    await expect(call(operation, { authenticationToken: wrongCode(secret) })).resolves.toEqual(SECOND_FACTOR_REQUIRED(operation));
+    await expect(call(operation, { password: 'wrong password' })).resolves.toEqual(invalidCredentials(operation));
+    await expect(call(operation, { authenticationToken: wrongCode(secret, now) })).resolves.toEqual(SECOND_FACTOR_REQUIRED(operation));
     await expect(call(operation, { password: 'wrong password' })).resolves.toEqual(LOCKED(operation, 900));
   });
 
@@ -191,14 +183,14 @@ describe('MFA=required', () => {
     await expect(call(operation, { over: required, authenticationToken: '123456' })).resolves.toEqual(SECOND_FACTOR_REQUIRED(operation));
     await expect(services.sessions.list()).resolves.toEqual([]);
     // A wrong password is still just that.
-    await expect(call(operation, { over: required, password: 'wrong password' })).resolves.toEqual(refusal(operation, 'invalid-credentials'));
+    await expect(call(operation, { over: required, password: 'wrong password' })).resolves.toEqual(invalidCredentials(operation));
   });
 
   it('a token from a member who has no factor yet counts nothing: no code could be right', async () => {
     const required = servicesWith('required');
     for (let i = 0; i < 5; i += 1) await call('AuthenticateUser', { over: required, authenticationToken: '123456' });
     // Had those counted, the account (three failures here) would be locked and this would be `locked`.
-    await expect(call('Login', { over: required, password: 'wrong password' })).resolves.toEqual(refusal('Login', 'invalid-credentials'));
+    await expect(call('Login', { over: required, password: 'wrong password' })).resolves.toEqual(invalidCredentials('Login'));
   });
 
   it('a member with a factor is the member with the right code', async () => {

@@ -3,6 +3,7 @@ import type { AuthenticateCookieRequest, AuthenticateTokenRequest } from '../../
 import type { NotSignedInReason } from '../../src/service/sessions.js';
 import type { Store } from '../../src/store/store.js';
 import { CALL } from '../helpers/call-context.js';
+import { refusalsOf } from '../helpers/outcomes.js';
 import { serviceErrorOf } from '../helpers/service-error.js';
 import { tempServices } from '../helpers/test-services.js';
 
@@ -36,13 +37,7 @@ const errorOf = serviceErrorOf;
 const authenticateToken = (request: AuthenticateTokenRequest) => services.authentication.authenticateToken(request, CALL);
 const authenticateCookie = (request: AuthenticateCookieRequest) => services.authentication.authenticateCookie(request, CALL);
 
-/** The outcome of an operation that found nobody signed in, for this reason. */
-const notSignedIn = (operation: 'AuthenticateToken' | 'AuthenticateCookie', reason: NotSignedInReason) => ({
-  operation,
-  caller: 'shop',
-  kind: 'refused',
-  refusal: { kind: 'not-signed-in', reason },
-});
+const { notSignedIn } = refusalsOf('shop');
 
 describe('authenticateToken', () => {
   it("returns the member, the session's token and login cookie, and the caller name", async () => {

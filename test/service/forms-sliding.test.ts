@@ -5,28 +5,22 @@
  * that ticket expires. Partners' reads never renew. Through the pages: test/signin/forms-sliding.test.ts.
  */
 import { randomBytes } from 'node:crypto';
-import type { FormsCookieSettings } from '../../src/service/forms-tickets.js';
 import type { Services } from '../../src/service/index.js';
 import type { Store } from '../../src/store/store.js';
 import { callContext } from '../helpers/call-context.js';
 import { describeWithPostgres, tempPostgresStore } from '../helpers/postgres.js';
 import { recorded } from '../helpers/recorded-store.js';
-import { SITE_KEY, siteCookie, ticketIn } from '../helpers/site-tickets.js';
-import { tempSqliteStore } from '../helpers/temp-store.js';
+import { SESSIONS_OUTLIVING_TICKETS, SITE_FORMS, siteCookie, ticketIn } from '../helpers/site-tickets.js';
+import { tempSqliteStore, type OpenStore } from '../helpers/temp-store.js';
 import { servicesOver, type TestServiceOptions } from '../helpers/test-services.js';
 
 const MINUTE = 60_000;
 const T0 = Date.UTC(2026, 0, 1, 9);
 const DOMAIN = 'example.org';
 const CONTEXT = callContext('192.0.2.10', DOMAIN);
-const FORMS: FormsCookieSettings = { machineKey: SITE_KEY, timeoutMinutes: 30, sliding: true, unknownMember: 'refuse', maxTicketAgeSeconds: 7 * 86400 };
 const MEMBER = { id: 'm1', username: 'ada', email: 'ada@example.org', firstName: 'Ada', lastName: 'Lovelace' };
-/** Sessions that outlive their tickets, and are never idle here: the ticket's life is what shows. */
-const SESSION = { absoluteTimeoutSeconds: 12 * 3600, idleTimeoutSeconds: 4 * 3600, slidingIdle: true };
 
-type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
-
-function slidingSuite(openStore: StoreFactory): void {
+function slidingSuite(openStore: OpenStore): void {
   let now: number;
   let store: Store;
   let cleanup: () => Promise<void>;
@@ -37,7 +31,7 @@ function slidingSuite(openStore: StoreFactory): void {
   const renewals = () => storeCalls.filter((call) => call === 'renewSessionCookie').length;
 
   const servicesWith = (options: TestServiceOptions = {}) =>
-    servicesOver(recorded(store, storeCalls), { secretKey: randomBytes(32), session: SESSION, clock: () => now, formsCookie: FORMS, ...options });
+    servicesOver(recorded(store, storeCalls), { secretKey: randomBytes(32), session: SESSIONS_OUTLIVING_TICKETS, clock: () => now, formsCookie: SITE_FORMS, ...options });
 
   beforeEach(async () => {
     now = T0;
@@ -117,7 +111,7 @@ function slidingSuite(openStore: StoreFactory): void {
   });
 
   it('renews nothing with FORMS_SLIDING=false', async () => {
-    const fixed = servicesWith({ formsCookie: { ...FORMS, sliding: false } });
+    const fixed = servicesWith({ formsCookie: { ...SITE_FORMS, sliding: false } });
     const { cookie } = await fixed.sessions.create('m1', DOMAIN);
     now = T0 + 29 * MINUTE;
     expect(await visit(cookie, fixed)).toMatchObject({ member: { id: 'm1' }, renewed: null });

@@ -6,30 +6,25 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Outcome } from '../../src/service/authentication.js';
-import type { FormsCookieSettings } from '../../src/service/forms-tickets.js';
 import type { Services } from '../../src/service/index.js';
 import type { NotSignedInReason } from '../../src/service/sessions.js';
 import type { Store } from '../../src/store/store.js';
 import { callContext } from '../helpers/call-context.js';
+import { refusalsOf } from '../helpers/outcomes.js';
 import { describeWithPostgres, tempPostgresStore } from '../helpers/postgres.js';
 import { recorded } from '../helpers/recorded-store.js';
-import { DOTNET_COOKIE, OTHER_SITE_COOKIE, SITE_KEY, siteCookie, ticketIn } from '../helpers/site-tickets.js';
-import { tempSqliteStore } from '../helpers/temp-store.js';
+import { DOTNET_COOKIE, OTHER_SITE_COOKIE, SESSIONS_OUTLIVING_TICKETS, SITE_FORMS, SITE_KEY, siteCookie, ticketIn } from '../helpers/site-tickets.js';
+import { tempSqliteStore, type OpenStore } from '../helpers/temp-store.js';
 import { servicesOver, type TestServiceOptions } from '../helpers/test-services.js';
 
 const MINUTE = 60_000;
 const KEY = randomBytes(32);
 const DOMAIN = 'example.org';
 const CONTEXT = callContext('192.0.2.10', DOMAIN);
-const FORMS: FormsCookieSettings = { machineKey: SITE_KEY, timeoutMinutes: 30, sliding: true, unknownMember: 'refuse', maxTicketAgeSeconds: 7 * 86400 };
 /** The member the .NET cookie names, whose username differs from the ticket's name in letter case only. */
 const MEMBER = { id: '10042', username: DOTNET_COOKIE.name.toUpperCase(), email: 'ada@example.org', firstName: 'Ada', lastName: 'Lovelace' };
-/** Sessions that outlive their tickets, so that the ticket's own expiry shows. */
-const SESSION = { absoluteTimeoutSeconds: 12 * 3600, idleTimeoutSeconds: 4 * 3600, slidingIdle: true };
 
-type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
-
-function formsTicketSuite(openStore: StoreFactory): void {
+function formsTicketSuite(openStore: OpenStore): void {
   let now: number;
   let store: Store;
   let cleanup: () => Promise<void>;
@@ -39,7 +34,7 @@ function formsTicketSuite(openStore: StoreFactory): void {
   const storeCalls: string[] = [];
 
   const servicesWith = (options: TestServiceOptions = {}) =>
-    servicesOver(recorded(store, storeCalls), { secretKey: KEY, session: SESSION, clock: () => now, formsCookie: FORMS, ...options });
+    servicesOver(recorded(store, storeCalls), { secretKey: KEY, session: SESSIONS_OUTLIVING_TICKETS, clock: () => now, formsCookie: SITE_FORMS, ...options });
 
   beforeEach(async () => {
     // Ten minutes into the .NET ticket's hour.
@@ -54,7 +49,7 @@ function formsTicketSuite(openStore: StoreFactory): void {
 
   const authenticateCookie = (loginCookie: string, cookieDomain = DOMAIN, over = services) =>
     over.authentication.authenticateCookie({ securityPassword, loginCookie, cookieDomain }, CONTEXT);
-  const notSignedIn = (reason: NotSignedInReason): Outcome => ({ operation: 'AuthenticateCookie', caller: 'portal', kind: 'refused', refusal: { kind: 'not-signed-in', reason } });
+  const notSignedIn = (reason: NotSignedInReason) => refusalsOf('portal').notSignedIn('AuthenticateCookie', reason);
   const memberOf = (outcome: Outcome) => (outcome.kind === 'member' ? { id: outcome.member.id, session: outcome.session } : outcome);
 
   describe('a ticket the site issued', () => {
@@ -84,7 +79,7 @@ function formsTicketSuite(openStore: StoreFactory): void {
     it('whose name no member has is not signed in; with FORMS_UNKNOWN_MEMBER=minimal it is a member of that name alone', async () => {
       const stranger = siteCookie('stranger@example.org', now);
       expect(await authenticateCookie(stranger)).toEqual(notSignedIn('unknown-member'));
-      const minimal = servicesWith({ formsCookie: { ...FORMS, unknownMember: 'minimal' } });
+      const minimal = servicesWith({ formsCookie: { ...SITE_FORMS, unknownMember: 'minimal' } });
       expect(await authenticateCookie(stranger, DOMAIN, minimal)).toEqual({
         operation: 'AuthenticateCookie',
         caller: 'portal',
@@ -109,7 +104,7 @@ function formsTicketSuite(openStore: StoreFactory): void {
     });
 
     it('issued longer ago than ended sessions are kept (SESSION_RETENTION) does not answer', async () => {
-      const keptAnHour = servicesWith({ formsCookie: { ...FORMS, maxTicketAgeSeconds: 3600 } });
+      const keptAnHour = servicesWith({ formsCookie: { ...SITE_FORMS, maxTicketAgeSeconds: 3600 } });
       const daylong = siteCookie(DOTNET_COOKIE.name, now, 24 * 60);
       now += 59 * MINUTE;
       expect(memberOf(await authenticateCookie(daylong, DOMAIN, keptAnHour))).toEqual({ id: '10042', session: null });
@@ -174,7 +169,7 @@ function formsTicketSuite(openStore: StoreFactory): void {
 
     it('whose ticket the site cannot read (its keys changed) are not signed in by that cookie', async () => {
       const { cookie } = await services.sessions.create('10042', DOMAIN);
-      const otherKey = { ...FORMS, machineKey: { ...SITE_KEY, validationKey: randomBytes(64).toString('hex').toUpperCase() } };
+      const otherKey = { ...SITE_FORMS, machineKey: { ...SITE_KEY, validationKey: randomBytes(64).toString('hex').toUpperCase() } };
       expect(await authenticateCookie(cookie, DOMAIN, servicesWith({ formsCookie: otherKey }))).toEqual(notSignedIn('ticket-invalid'));
     });
   });

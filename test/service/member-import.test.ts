@@ -12,6 +12,7 @@ import {
 import type { MemberService } from '../../src/service/members.js';
 import { verifyPassword } from '../../src/service/passwords.js';
 import type { Store } from '../../src/store/store.js';
+import { b64, utf16le } from '../helpers/legacy-hashes.js';
 import { serviceErrorOf } from '../helpers/service-error.js';
 import { describeWithPostgres, tempPostgresStore } from '../helpers/postgres.js';
 import { servicesOver, tempServices } from '../helpers/test-services.js';
@@ -44,8 +45,6 @@ const OLD = {
   v3: 'identity v3 password',
   argon: 'argon2id password',
 };
-const b64 = (bytes: Buffer) => bytes.toString('base64');
-const utf16le = (text: string) => Buffer.from(text, 'utf16le');
 const SHA1 = b64(createHash('sha1').update(Buffer.concat([SALT, utf16le(OLD.sha1)])).digest());
 const HMAC = b64(createHmac('sha256', Buffer.concat([SALT, SALT, SALT, SALT])).update(utf16le(OLD.hmac)).digest());
 const V2 = b64(Buffer.concat([Buffer.from([0x00]), SALT, pbkdf2Sync(OLD.v2, SALT, 1000, 32, 'sha1')]));

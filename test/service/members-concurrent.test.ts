@@ -4,10 +4,10 @@
  * that is safe to apply again to a fresh read is retried; one made on a version named by its writer is refused.
  */
 import type { MemberRow } from '../../src/service/index.js';
-import { changedAfterEveryRead, raceGroundForEachTest, readingTogether, type OpenStore } from '../helpers/member-races.js';
+import { changedAfterEveryRead, raceGroundForEachTest, readingTogether } from '../helpers/member-races.js';
 import { describeWithPostgres, tempPostgresStore } from '../helpers/postgres.js';
 import { serviceErrorOf } from '../helpers/service-error.js';
-import { tempSqliteStore } from '../helpers/temp-store.js';
+import { type OpenStore, tempSqliteStore } from '../helpers/temp-store.js';
 import { servicesOver } from '../helpers/test-services.js';
 
 /** The member's attributes with one more, as `members update --label-name` and `--contact-number` merge them. */

@@ -9,6 +9,7 @@ import {
   PasswordHashError,
   verifyPassword,
 } from '../../src/service/passwords.js';
+import { b64, utf16le } from '../helpers/legacy-hashes.js';
 
 // Every expected hash below is computed here from the documented algorithm with node:crypto, byte layout
 // written out by hand; the code under test only ever verifies them.
@@ -19,8 +20,6 @@ const WRONG = 'Correct horse 🐎 Passwörd';
 /** 16 bytes, as SqlMembershipProvider generates its salts. */
 const SALT = Buffer.from('8f1e2d3c4b5a69788796a5b4c3d2e1f0', 'hex');
 
-const b64 = (bytes: Buffer) => bytes.toString('base64');
-const utf16le = (text: string) => Buffer.from(text, 'utf16le');
 const bytesOf = (length: number, first: number) => Buffer.from(Array.from({ length }, (_, i) => (first + i * 7) % 256));
 
 function unkeyed(digest: string, salt: Buffer): Buffer {

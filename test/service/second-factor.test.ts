@@ -11,11 +11,11 @@ import { totpStep } from '../../src/service/totp.js';
 import type { Store } from '../../src/store/store.js';
 import { totpCode } from '../helpers/authenticator-app.js';
 import { describeWithPostgres } from '../helpers/postgres.js';
+import { confirmedFactor, STEP } from '../helpers/second-factor.js';
 import { serviceErrorOf } from '../helpers/service-error.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 import { servicesOver } from '../helpers/test-services.js';
 
-const STEP = 30_000;
 /** The middle of a time step: a code of "now" is not at the edge of the window. */
 const START = Date.UTC(2026, 0, 1) + 15_000;
 const THROTTLE = { accountFailures: 3, addressFailures: 10, windowSeconds: 600, lockoutSeconds: 900 };
@@ -49,11 +49,9 @@ for (const kind of ['sqlite', 'postgres'] as const) {
 
     /** Sets up and confirms the member's factor now; the next step begins, so that its code is not the confirming one's. */
     async function enable(memberId = 'm1', over: Services = services): Promise<{ secret: string; recoveryCodes: string[] }> {
-      const { secret } = await over.secondFactor.beginSetup(memberId, `${memberId}@example.org`);
-      const recoveryCodes = await over.secondFactor.confirmSetup(memberId, totpCode(secret, now));
-      if (!recoveryCodes) throw new Error('the set-up was not confirmed');
+      const factor = await confirmedFactor(over, memberId, now);
       now += STEP;
-      return { secret, recoveryCodes };
+      return factor;
     }
 
     describe('set-up', () => {

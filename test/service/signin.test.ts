@@ -6,6 +6,7 @@ import type { Store } from '../../src/store/store.js';
 import { totpCode } from '../helpers/authenticator-app.js';
 import { callContext } from '../helpers/call-context.js';
 import { legacySha1 } from '../helpers/legacy-hashes.js';
+import { confirmedFactor, STEP, wrongCode } from '../helpers/second-factor.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 import { servicesOver } from '../helpers/test-services.js';
 
@@ -211,16 +212,13 @@ describe('formProof', () => {
   });
 });
 
-const STEP = 30_000;
 const PLACE = { cookieDomain: '.example.org', clientAddress: '192.0.2.1', userAgent: 'Test browser' };
 
 /** Sets up and confirms ada's factor; the clock then moves to the next step, so that its codes are fresh. */
 async function enableFactor(memberId = 'm1'): Promise<{ secret: string; recoveryCodes: string[] }> {
-  const { secret } = await services.secondFactor.beginSetup(memberId, 'ada@example.org');
-  const recoveryCodes = await services.secondFactor.confirmSetup(memberId, totpCode(secret, now));
-  if (!recoveryCodes) throw new Error('the set-up was not confirmed');
+  const factor = await confirmedFactor(services, memberId, now);
   now += STEP;
-  return { secret, recoveryCodes };
+  return factor;
 }
 
 /** The challenge of a sign-in that asks for a further step; fails the test otherwise. */
@@ -228,15 +226,6 @@ function challengeOf(result: SignInResult, step: 'code' | 'setup'): string {
   if (result.ok || result.reason !== 'second-factor') throw new Error(`no further step: ${JSON.stringify(result)}`);
   expect(result.step).toBe(step);
   return result.challenge;
-}
-
-/** A six-digit code that is not the right one now (nor in the window around now). */
-function wrongCode(secret: string): string {
-  const near = [-1, 0, 1].map((offset) => totpCode(secret, now + offset * STEP));
-  for (let n = 0; ; n += 1) {
-    const candidate = String(n).padStart(6, '0');
-    if (!near.includes(candidate)) return candidate;
-  }
 }
 
 describe('signing in with a second factor', () => {
@@ -280,7 +269,7 @@ describe('signing in with a second factor', () => {
 
   it('a wrong code opens no session, and the challenge may be tried again', async () => {
     const challenge = challengeOf(await attempt(), 'code');
-    await expect(services.signin.completeWithCode(challenge, wrongCode(secret), PLACE)).resolves.toEqual({ ok: false, reason: 'invalid' });
+    await expect(services.signin.completeWithCode(challenge, wrongCode(secret, now), PLACE)).resolves.toEqual({ ok: false, reason: 'invalid' });
     await expect(services.signin.completeWithCode(challenge, '', PLACE)).resolves.toEqual({ ok: false, reason: 'invalid' });
     await expect(services.sessions.list()).resolves.toEqual([]);
     await expect(services.signin.completeWithCode(challenge, totpCode(secret, now), PLACE)).resolves.toMatchObject({ ok: true });
@@ -371,9 +360,9 @@ describe('second factor codes are throttled with the passwords', () => {
   it('wrong codes lock the account; then even the right code is throttled, until the lock ends', async () => {
     const challenge = challengeOf(await attempt(), 'code');
     const at = (i: number) => ({ ...PLACE, clientAddress: `198.51.100.${i}` });
-    await expect(services.signin.completeWithCode(challenge, wrongCode(secret), at(1))).resolves.toEqual({ ok: false, reason: 'invalid' });
-    await expect(services.signin.completeWithCode(challenge, wrongCode(secret), at(2))).resolves.toEqual({ ok: false, reason: 'invalid' });
-    await expect(services.signin.completeWithCode(challenge, wrongCode(secret), at(3))).resolves.toEqual({ ok: false, reason: 'throttled', retryAfterSeconds: 900 });
+    await expect(services.signin.completeWithCode(challenge, wrongCode(secret, now), at(1))).resolves.toEqual({ ok: false, reason: 'invalid' });
+    await expect(services.signin.completeWithCode(challenge, wrongCode(secret, now), at(2))).resolves.toEqual({ ok: false, reason: 'invalid' });
+    await expect(services.signin.completeWithCode(challenge, wrongCode(secret, now), at(3))).resolves.toEqual({ ok: false, reason: 'throttled', retryAfterSeconds: 900 });
     now += 60_000;
     await expect(services.signin.completeWithCode(challenge, totpCode(secret, now), at(4))).resolves.toEqual({ ok: false, reason: 'throttled', retryAfterSeconds: 840 });
     // The password too: the lock is the account's.
@@ -387,7 +376,7 @@ describe('second factor codes are throttled with the passwords', () => {
   it('wrong passwords and wrong codes add up on one count', async () => {
     await expect(attempt({ password: 'wrong', clientAddress: '198.51.100.1' })).resolves.toEqual({ ok: false, reason: 'invalid' });
     const challenge = challengeOf(await attempt({ clientAddress: '198.51.100.2' }), 'code');
-    await expect(services.signin.completeWithCode(challenge, wrongCode(secret), { ...PLACE, clientAddress: '198.51.100.3' })).resolves.toEqual({
+    await expect(services.signin.completeWithCode(challenge, wrongCode(secret, now), { ...PLACE, clientAddress: '198.51.100.3' })).resolves.toEqual({
       ok: false,
       reason: 'invalid',
     });
@@ -399,7 +388,7 @@ describe('second factor codes are throttled with the passwords', () => {
     const results = [];
     for (let i = 1; i <= 3; i += 1) {
       const challenge = challengeOf(await attempt({ clientAddress: `198.51.100.${i}` }), 'code');
-      results.push(await services.signin.completeWithCode(challenge, wrongCode(secret), { ...PLACE, clientAddress: `198.51.100.${i}` }));
+      results.push(await services.signin.completeWithCode(challenge, wrongCode(secret, now), { ...PLACE, clientAddress: `198.51.100.${i}` }));
     }
     expect(results).toEqual([
       { ok: false, reason: 'invalid' },
@@ -411,15 +400,15 @@ describe('second factor codes are throttled with the passwords', () => {
 
   it('the right code clears the account\'s count', async () => {
     const challenge = challengeOf(await attempt(), 'code');
-    await services.signin.completeWithCode(challenge, wrongCode(secret), { ...PLACE, clientAddress: '198.51.100.1' });
-    await services.signin.completeWithCode(challenge, wrongCode(secret), { ...PLACE, clientAddress: '198.51.100.2' });
+    await services.signin.completeWithCode(challenge, wrongCode(secret, now), { ...PLACE, clientAddress: '198.51.100.1' });
+    await services.signin.completeWithCode(challenge, wrongCode(secret, now), { ...PLACE, clientAddress: '198.51.100.2' });
     await expect(services.signin.completeWithCode(challenge, totpCode(secret, now), PLACE)).resolves.toMatchObject({ ok: true });
     const again = challengeOf(await attempt(), 'code');
-    await expect(services.signin.completeWithCode(again, wrongCode(secret), { ...PLACE, clientAddress: '198.51.100.3' })).resolves.toEqual({
+    await expect(services.signin.completeWithCode(again, wrongCode(secret, now), { ...PLACE, clientAddress: '198.51.100.3' })).resolves.toEqual({
       ok: false,
       reason: 'invalid',
     });
-    await expect(services.signin.completeWithCode(again, wrongCode(secret), { ...PLACE, clientAddress: '198.51.100.4' })).resolves.toEqual({
+    await expect(services.signin.completeWithCode(again, wrongCode(secret, now), { ...PLACE, clientAddress: '198.51.100.4' })).resolves.toEqual({
       ok: false,
       reason: 'invalid',
     });
@@ -434,7 +423,7 @@ describe('second factor codes are throttled with the passwords', () => {
     const bobSecret = (await enableFactor('m2')).secret;
     const bob = challengeOf(await attempt({ login: 'bob', clientAddress: '203.0.113.1' }), 'code');
     for (const [c, s] of [[challenge, secret], [challenge, secret], [bob, bobSecret], [bob, bobSecret], [bob, bobSecret]] as const) {
-      results.push(await services.signin.completeWithCode(c, wrongCode(s), { ...PLACE, clientAddress: '203.0.113.1' }));
+      results.push(await services.signin.completeWithCode(c, wrongCode(s, now), { ...PLACE, clientAddress: '203.0.113.1' }));
     }
     expect(results.at(-1)).toEqual({ ok: false, reason: 'throttled', retryAfterSeconds: 900 });
     await expect(attempt({ clientAddress: '203.0.113.1' })).resolves.toMatchObject({ ok: false, reason: 'throttled' });
@@ -467,7 +456,7 @@ describe('MFA=required', () => {
     await expect(services.secondFactor.status('m1')).resolves.toEqual({ enabled: false, pending: true, recoveryCodesLeft: 0 });
     const secret = first?.setup.secret ?? '';
 
-    await expect(required.signin.completeSetup(challenge, wrongCode(secret), PLACE)).resolves.toEqual({ ok: false, reason: 'invalid' });
+    await expect(required.signin.completeSetup(challenge, wrongCode(secret, now), PLACE)).resolves.toEqual({ ok: false, reason: 'invalid' });
     await expect(services.sessions.list()).resolves.toEqual([]);
     const done = await required.signin.completeSetup(challenge, totpCode(secret, now), PLACE);
     if (!done.ok) throw new Error(`not signed in: ${JSON.stringify(done)}`);
@@ -488,9 +477,9 @@ describe('MFA=required', () => {
     const challenge = challengeOf(await signInRequired(), 'setup');
     const secret = (await required.signin.setupFor(challenge))?.setup.secret ?? '';
     const at = (i: number) => ({ ...PLACE, clientAddress: `198.51.100.${i}` });
-    await expect(required.signin.completeSetup(challenge, wrongCode(secret), at(1))).resolves.toEqual({ ok: false, reason: 'invalid' });
-    await expect(required.signin.completeSetup(challenge, wrongCode(secret), at(2))).resolves.toEqual({ ok: false, reason: 'invalid' });
-    await expect(required.signin.completeSetup(challenge, wrongCode(secret), at(3))).resolves.toEqual({ ok: false, reason: 'throttled', retryAfterSeconds: 900 });
+    await expect(required.signin.completeSetup(challenge, wrongCode(secret, now), at(1))).resolves.toEqual({ ok: false, reason: 'invalid' });
+    await expect(required.signin.completeSetup(challenge, wrongCode(secret, now), at(2))).resolves.toEqual({ ok: false, reason: 'invalid' });
+    await expect(required.signin.completeSetup(challenge, wrongCode(secret, now), at(3))).resolves.toEqual({ ok: false, reason: 'throttled', retryAfterSeconds: 900 });
     await expect(required.signin.completeSetup(challenge, totpCode(secret, now), at(4))).resolves.toEqual({ ok: false, reason: 'throttled', retryAfterSeconds: 900 });
     await expect(services.secondFactor.status('m1')).resolves.toMatchObject({ enabled: false, pending: true });
 

@@ -13,6 +13,7 @@ import type { NotSignedInReason, SessionPolicy } from '../../src/service/session
 import type { Store } from '../../src/store/store.js';
 import { callContext } from '../helpers/call-context.js';
 import { legacySha1 } from '../helpers/legacy-hashes.js';
+import { refusalsOf } from '../helpers/outcomes.js';
 import { recorded } from '../helpers/recorded-store.js';
 import { serviceErrorOf } from '../helpers/service-error.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
@@ -107,19 +108,7 @@ const authenticateCookie = (loginCookie: string, cookieDomain: string) =>
 const deleteUserSession = (token: string | null, password: string | null = securityPassword) =>
   services.authentication.deleteUserSession({ securityPassword: password, token }, CONTEXT);
 
-const invalidCredentials = (operation: CredentialOperation) => ({ operation, caller: 'portal', kind: 'refused', refusal: { kind: 'invalid-credentials' } });
-const locked = (operation: CredentialOperation, retryAfterSeconds: number) => ({
-  operation,
-  caller: 'portal',
-  kind: 'refused',
-  refusal: { kind: 'locked', retryAfterSeconds },
-});
-const notSignedIn = (operation: 'AuthenticateToken' | 'DeleteUserSession', reason: NotSignedInReason) => ({
-  operation,
-  caller: 'portal',
-  kind: 'refused',
-  refusal: { kind: 'not-signed-in', reason },
-});
+const { invalidCredentials, locked, notSignedIn } = refusalsOf('portal');
 
 describe('AuthenticateUser', () => {
   it.each([

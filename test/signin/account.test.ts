@@ -8,44 +8,31 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Environment } from '../../src/config/config.js';
 import { totpCode } from '../helpers/authenticator-app.js';
-import { REFERENCE } from '../helpers/reference-data.js';
+import { setCookie } from '../helpers/cookies.js';
+import { formOf, formsOf, PAGE_ENV, PageClient, recoveryCodesOf, secretOf, signedInVisitor, type Page } from '../helpers/page-client.js';
+import { adaAndBobWithPassword, REFERENCE } from '../helpers/reference-data.js';
+import { STEP } from '../helpers/second-factor.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { formOf, formsOf, PageClient, recoveryCodesOf, secretOf, setCookie, type Page } from './page-client.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a new and longer passphrase';
-const STEP_MS = 30_000;
 
 let app: TestApp;
 let now = 0;
 
 async function start(env: Environment = {}): Promise<void> {
   now = Date.now();
-  app = await startTestApp({ env: { COOKIE_DOMAIN: '.example.org', SIGNIN_MAX_FAILURES_PER_ACCOUNT: '3', ...env }, clock: () => now });
-  await app.services.members.setPassword(REFERENCE.memberId, PASSWORD);
-  await app.services.members.add({ id: 'member-7', username: 'bob', email: 'bob@example.org', firstName: 'Bob' });
-  await app.services.members.setPassword('member-7', PASSWORD);
+  app = await startTestApp({ env: { ...PAGE_ENV, ...env }, clock: () => now });
+  await adaAndBobWithPassword(app.services, PASSWORD);
 }
 afterEach(() => app.close());
 
 /** A browser signed in as this member (password only: no second factor yet). */
-async function signedIn(login = 'ada', userAgent?: string): Promise<PageClient> {
-  const visitor = new PageClient(app.baseUrl, userAgent);
-  const res = await visitor.signIn(login, PASSWORD);
-  if (res.status !== 303 || !visitor.loginCookie) throw new Error(`sign-in failed: ${res.status}`);
-  return visitor;
-}
+const signedIn = (login = 'ada', userAgent?: string) => signedInVisitor(app.baseUrl, login, PASSWORD, userAgent);
 
 const sessionOf = async (visitor: PageClient) => app.services.sessions.checkCookie(visitor.loginCookie ?? '', '.example.org');
 const isLive = async (visitor: PageClient) => (await sessionOf(visitor)).ok;
 const accountLines = () => app.logLines.filter((line) => line.message === 'account');
-
-/** Opens the account page and posts the form that goes to `action`. */
-async function act(visitor: PageClient, action: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Page> {
-  const page = await visitor.get('/Account');
-  expect(page.status).toBe(200);
-  return visitor.submit(page, fields, { action, headers });
-}
 
 describe('reaching the page', () => {
   it('without a live session redirects (303) to the sign-in page, which comes back to it', async () => {
@@ -124,7 +111,7 @@ describe('CSRF and origin', () => {
     await start();
     const visitor = await signedIn();
     const other = await signedIn();
-    const res = await act(visitor, '/Account/sessions/end-others', fields, headers);
+    const res = await visitor.act('/Account/sessions/end-others', fields, headers);
     expect(res.status).toBe(403);
     expect(res.text).toContain('This form has expired');
     await expect(isLive(other)).resolves.toBe(true);
@@ -161,7 +148,7 @@ describe('changing the password', () => {
     const visitor = await signedIn();
     const other = await signedIn();
     const bob = await signedIn('bob');
-    const res = await act(visitor, '/Account/password', { currentPassword: PASSWORD, newPassword: NEW_PASSWORD });
+    const res = await visitor.act('/Account/password', { currentPassword: PASSWORD, newPassword: NEW_PASSWORD });
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe('/Account?done=password-changed');
     const page = await visitor.get(res.headers.location ?? '');
@@ -178,7 +165,7 @@ describe('changing the password', () => {
     await start();
     const visitor = await signedIn();
     const other = await signedIn();
-    const res = await act(visitor, '/Account/password', { currentPassword: 'not it', newPassword: NEW_PASSWORD });
+    const res = await visitor.act('/Account/password', { currentPassword: 'not it', newPassword: NEW_PASSWORD });
     expect(res.status).toBe(401);
     expect(res.text).toContain('<a href="#current-password">Your password is not correct</a>');
     expect(res.text).toMatch(/<input id="current-password"[^>]* aria-invalid="true" aria-describedby="current-password-error">/);
@@ -190,11 +177,11 @@ describe('changing the password', () => {
   it('asks for missing fields (400) and refuses a too short password (400)', async () => {
     await start();
     const visitor = await signedIn();
-    const missing = await act(visitor, '/Account/password', { currentPassword: '', newPassword: '' });
+    const missing = await visitor.act('/Account/password', { currentPassword: '', newPassword: '' });
     expect(missing.status).toBe(400);
     expect(missing.text).toContain('<a href="#current-password">Enter your current password</a>');
     expect(missing.text).toContain('<a href="#new-password">Enter a new password</a>');
-    const short = await act(visitor, '/Account/password', { currentPassword: PASSWORD, newPassword: 'short' });
+    const short = await visitor.act('/Account/password', { currentPassword: PASSWORD, newPassword: 'short' });
     expect(short.status).toBe(400);
     expect(short.text).toContain('Your new password must have at least 8 characters');
     expect(short.text).toMatch(/<input id="new-password"[^>]* aria-invalid="true" aria-describedby="new-password-hint new-password-error">/);
@@ -203,13 +190,13 @@ describe('changing the password', () => {
   it('counts wrong current passwords with the sign-in throttle: 429 with Retry-After', async () => {
     await start();
     const visitor = await signedIn();
-    expect((await act(visitor, '/Account/password', { currentPassword: 'wrong 1', newPassword: NEW_PASSWORD })).status).toBe(401);
-    expect((await act(visitor, '/Account/password', { currentPassword: 'wrong 2', newPassword: NEW_PASSWORD })).status).toBe(401);
-    const locked = await act(visitor, '/Account/password', { currentPassword: 'wrong 3', newPassword: NEW_PASSWORD });
+    expect((await visitor.act('/Account/password', { currentPassword: 'wrong 1', newPassword: NEW_PASSWORD })).status).toBe(401);
+    expect((await visitor.act('/Account/password', { currentPassword: 'wrong 2', newPassword: NEW_PASSWORD })).status).toBe(401);
+    const locked = await visitor.act('/Account/password', { currentPassword: 'wrong 3', newPassword: NEW_PASSWORD });
     expect(locked.status).toBe(429);
     expect(locked.headers['retry-after']).toBe('900');
     expect(locked.text).toContain('Too many failed attempts to sign in. Try again in 15 minutes.');
-    expect((await act(visitor, '/Account/password', { currentPassword: PASSWORD, newPassword: NEW_PASSWORD })).status).toBe(429);
+    expect((await visitor.act('/Account/password', { currentPassword: PASSWORD, newPassword: NEW_PASSWORD })).status).toBe(429);
     expect((await new PageClient(app.baseUrl).signIn('ada', PASSWORD)).status).toBe(429);
   });
 });
@@ -272,7 +259,7 @@ describe('the sessions', () => {
     const mine = await sessionOf(visitor);
     if (!bobCheck.ok || !mine.ok) throw new Error('no sessions');
     for (const id of [bobCheck.found.session.id, mine.found.session.id, 'no-such-session']) {
-      const res = await act(visitor, '/Account/sessions/end', { session: id });
+      const res = await visitor.act('/Account/sessions/end', { session: id });
       expect(res.status).toBe(400);
       expect(res.text).toContain('That session is not one of your other sessions, or it has ended already');
       expect(res.text).toContain('<a href="#sessions-title">');
@@ -287,7 +274,7 @@ describe('the sessions', () => {
     const visitor = await signedIn();
     const others = [await signedIn(), await signedIn()];
     const bob = await signedIn('bob');
-    const res = await act(visitor, '/Account/sessions/end-others', {});
+    const res = await visitor.act('/Account/sessions/end-others', {});
     expect(res.headers.location).toBe('/Account?done=sessions-ended');
     for (const other of others) await expect(isLive(other)).resolves.toBe(false);
     await expect(isLive(visitor)).resolves.toBe(true);
@@ -310,7 +297,7 @@ describe('the sessions', () => {
 describe('two-step verification on the account page', () => {
   /** Starts the set-up and returns the set-up page. */
   async function beginSetup(visitor: PageClient): Promise<Page> {
-    const begun = await act(visitor, '/Account/two-step', {});
+    const begun = await visitor.act('/Account/two-step', {});
     expect(begun.status).toBe(303);
     expect(begun.headers.location).toBe('/Account/two-step');
     const page = await visitor.get('/Account/two-step');
@@ -366,18 +353,18 @@ describe('two-step verification on the account page', () => {
     const setupPage = await beginSetup(visitor);
     const secret = secretOf(setupPage.text);
     expect((await visitor.submit(setupPage, { code: totpCode(secret, now) })).status).toBe(200);
-    now += STEP_MS;
+    now += STEP;
 
-    const missing = await act(visitor, '/Account/two-step/off', { password: '', code: '' });
+    const missing = await visitor.act('/Account/two-step/off', { password: '', code: '' });
     expect(missing.status).toBe(400);
     expect(missing.text).toContain('<a href="#off-password">Enter your password</a>');
-    const wrongPassword = await act(visitor, '/Account/two-step/off', { password: 'not it', code: totpCode(secret, now) });
+    const wrongPassword = await visitor.act('/Account/two-step/off', { password: 'not it', code: totpCode(secret, now) });
     expect(wrongPassword.status).toBe(401);
     expect(wrongPassword.text).toMatch(/<input id="off-password"[^>]* aria-invalid="true" aria-describedby="off-password-error">/);
-    const wrongCode = await act(visitor, '/Account/two-step/off', { password: PASSWORD, code: '000000' });
+    const wrongCode = await visitor.act('/Account/two-step/off', { password: PASSWORD, code: '000000' });
     expect(wrongCode.status).toBe(401);
     expect(wrongCode.text).toMatch(/<input id="off-code"[^>]* aria-invalid="true" aria-describedby="off-code-error">/);
-    const wrongRecovery = await act(visitor, '/Account/two-step/off', { password: PASSWORD, recovery: 'aaaaa-bbbbb' });
+    const wrongRecovery = await visitor.act('/Account/two-step/off', { password: PASSWORD, recovery: 'aaaaa-bbbbb' });
     expect(wrongRecovery.status).toBe(429); // the third failure: the throttle is the sign-in's
     await expect(app.services.secondFactor.status(REFERENCE.memberId)).resolves.toMatchObject({ enabled: true });
   });
@@ -387,11 +374,11 @@ describe('two-step verification on the account page', () => {
     const visitor = await signedIn();
     const setupPage = await beginSetup(visitor);
     const codes = recoveryCodesOf((await visitor.submit(setupPage, { code: totpCode(secretOf(setupPage.text), now) })).text);
-    const wrong = await act(visitor, '/Account/two-step/off', { password: PASSWORD, recovery: 'aaaaa-bbbbb' });
+    const wrong = await visitor.act('/Account/two-step/off', { password: PASSWORD, recovery: 'aaaaa-bbbbb' });
     expect(wrong.status).toBe(401);
     expect(wrong.text).toContain('<details open>');
     expect(wrong.text).toMatch(/<input id="off-recovery"[^>]* aria-invalid="true" aria-describedby="off-recovery-error">/);
-    const off = await act(visitor, '/Account/two-step/off', { password: PASSWORD, recovery: codes[0] ?? '' });
+    const off = await visitor.act('/Account/two-step/off', { password: PASSWORD, recovery: codes[0] ?? '' });
     expect(off.status).toBe(303);
     expect(off.headers.location).toBe('/Account?done=two-step-off');
     await expect(app.services.secondFactor.status(REFERENCE.memberId)).resolves.toEqual({ enabled: false, pending: false, recoveryCodesLeft: 0 });

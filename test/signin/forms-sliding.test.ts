@@ -11,7 +11,9 @@ import { describeWithPostgres } from '../helpers/postgres.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { SITE_ENV, SITE_KEY } from '../helpers/site-tickets.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { memberOfCookie as memberOfPageCookie, PageClient, setCookie } from './page-client.js';
+import { memberOfCookie as memberOfPageCookie } from '../helpers/asmx-calls.js';
+import { setCookie } from '../helpers/cookies.js';
+import { PageClient } from '../helpers/page-client.js';
 
 const PASSWORD = 'correct horse battery staple';
 const T0 = Date.UTC(2026, 0, 1, 9);

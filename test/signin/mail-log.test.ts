@@ -6,7 +6,7 @@
 import { MAIL_LOG_LINE } from '../../src/mail/log-mailer.js';
 import { describeWithPostgres } from '../helpers/postgres.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { PageClient } from './page-client.js';
+import { PageClient } from '../helpers/page-client.js';
 
 const NEW_PASSWORD = 'a brand new passphrase';
 

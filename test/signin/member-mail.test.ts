@@ -8,17 +8,17 @@
 import request from 'supertest';
 import type { Environment } from '../../src/config/config.js';
 import { totpCode } from '../helpers/authenticator-app.js';
+import { PageClient, recoveryCodesOf, secretOf, signedInVisitor } from '../helpers/page-client.js';
 import { REFERENCE } from '../helpers/reference-data.js';
+import { STEP } from '../helpers/second-factor.js';
 import { startSmtpServer, type Delivered, type TestSmtpServer } from '../helpers/smtp-server.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { waitUntil } from '../helpers/wait.js';
-import { PageClient, recoveryCodesOf, secretOf, type Page } from './page-client.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a new and longer passphrase';
 const SMTP_USER = 'mailer';
 const SMTP_PASSWORD = 'smtp-Secret-never-logged';
-const STEP_MS = 30_000;
 /** The service's clock: the mails say when, in UTC. */
 const START = Date.UTC(2025, 5, 3, 14, 5);
 /** What the pages make of PageClient's User-Agent (Firefox on X11 Linux). */
@@ -56,17 +56,7 @@ const running = (): TestApp => {
   return app;
 };
 
-async function signedIn(login = 'ada'): Promise<PageClient> {
-  const visitor = new PageClient(running().baseUrl);
-  const res = await visitor.signIn(login, PASSWORD);
-  if (res.status !== 303 || !visitor.loginCookie) throw new Error(`sign-in failed: ${res.status}`);
-  return visitor;
-}
-
-/** Opens the account page and posts the form that goes to `action`. */
-async function act(visitor: PageClient, action: string, fields: Record<string, string>): Promise<Page> {
-  return visitor.submit(await visitor.get('/Account'), fields, { action });
-}
+const signedIn = (login = 'ada') => signedInVisitor(running().baseUrl, login, PASSWORD);
 
 /**
  * The mail number `count` (1 for the first), once the server has taken it and the service has logged it sent (the
@@ -101,7 +91,7 @@ describe('on the account page', () => {
   it('a password change is mailed to the member, with when, the address and the device; counted on /metrics; nothing secret logged', async () => {
     await start();
     const visitor = await signedIn();
-    const changed = await act(visitor, '/Account/password', { currentPassword: PASSWORD, newPassword: NEW_PASSWORD });
+    const changed = await visitor.act('/Account/password', { currentPassword: PASSWORD, newPassword: NEW_PASSWORD });
     expect(changed.status).toBe(303);
 
     const mail = await delivered(1);
@@ -126,7 +116,7 @@ describe('on the account page', () => {
   it('turning two-step verification on and then off mails each, from where it was done', async () => {
     await start();
     const visitor = await signedIn();
-    expect((await act(visitor, '/Account/two-step', {})).status).toBe(303);
+    expect((await visitor.act('/Account/two-step', {})).status).toBe(303);
     const setup = await visitor.get('/Account/two-step');
     const secret = secretOf(setup.text);
     const confirmed = await visitor.submit(setup, { code: totpCode(secret, now) });
@@ -137,8 +127,8 @@ describe('on the account page', () => {
     expect(on.mail.subject).toBe('Two-step verification was turned on for your Example Society account');
     expectOrigin(on);
 
-    now += STEP_MS;
-    const off = await act(visitor, '/Account/two-step/off', { password: PASSWORD, code: totpCode(secret, now) });
+    now += STEP;
+    const off = await visitor.act('/Account/two-step/off', { password: PASSWORD, code: totpCode(secret, now) });
     expect(off.headers.location).toBe('/Account?done=two-step-off');
     const offMail = await delivered(2);
     expect(offMail.mail.subject).toBe('Two-step verification was turned off for your Example Society account');
@@ -152,10 +142,10 @@ describe('on the account page', () => {
     await running().services.members.add({ id: 'member-8', username: 'carl', firstName: 'Carl' });
     await running().services.members.setPassword('member-8', PASSWORD);
     const carl = await signedIn('carl');
-    expect((await act(carl, '/Account/password', { currentPassword: PASSWORD, newPassword: NEW_PASSWORD })).status).toBe(303);
+    expect((await carl.act('/Account/password', { currentPassword: PASSWORD, newPassword: NEW_PASSWORD })).status).toBe(303);
     // Ada's change after Carl's: the queue sends in order, so whatever Carl's had become is over by then.
     const ada = await signedIn();
-    expect((await act(ada, '/Account/password', { currentPassword: PASSWORD, newPassword: NEW_PASSWORD })).status).toBe(303);
+    expect((await ada.act('/Account/password', { currentPassword: PASSWORD, newPassword: NEW_PASSWORD })).status).toBe(303);
     expect((await delivered(1)).envelope.to).toEqual(['ada@example.org']);
     expect(smtp.attempts).toBe(1);
     expect(mailLines()).toHaveLength(1);
@@ -168,7 +158,7 @@ it('a recovery code used at the sign-in second step is mailed, with the codes le
   // Set up through the service without a change: nothing is mailed for it.
   const codes = await running().services.secondFactor.confirmSetup(REFERENCE.memberId, totpCode(secret, now));
   const [code = ''] = codes ?? [];
-  now += STEP_MS;
+  now += STEP;
   const visitor = new PageClient(running().baseUrl);
   const signedInPage = await visitor.submit(await visitor.signIn('ada', PASSWORD), { recovery: code });
   expect(signedInPage.status).toBe(303);
@@ -196,7 +186,7 @@ it('a factor set up at sign-in under MFA=required is mailed as turned on', async
 it('without SMTP_URL no mail is sent, and the pages change the account as ever', async () => {
   await start({});
   const visitor = await signedIn();
-  expect((await act(visitor, '/Account/password', { currentPassword: PASSWORD, newPassword: NEW_PASSWORD })).headers.location).toBe('/Account?done=password-changed');
+  expect((await visitor.act('/Account/password', { currentPassword: PASSWORD, newPassword: NEW_PASSWORD })).headers.location).toBe('/Account?done=password-changed');
   expect(mailLines()).toEqual([]);
   expect(smtp.attempts).toBe(0);
   const metrics = await request(running().baseUrl).get('/metrics');
@@ -207,7 +197,7 @@ it('a mail server that is down gets the mail once it is back; the failure is log
   await start();
   await smtp.stop();
   const visitor = await signedIn();
-  expect((await act(visitor, '/Account/password', { currentPassword: PASSWORD, newPassword: NEW_PASSWORD })).status).toBe(303);
+  expect((await visitor.act('/Account/password', { currentPassword: PASSWORD, newPassword: NEW_PASSWORD })).status).toBe(303);
   await waitUntil(() => mailLines().some((line) => line.message === 'mail not delivered, will retry'), 'a failed attempt');
   expect(mailLines()[0]).toMatchObject({ level: 'warn', kind: 'password_changed', attempt: 1, to: 'a…@example.org', cause: 'ECONNREFUSED' });
 

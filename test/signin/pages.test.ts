@@ -12,6 +12,9 @@ import { loadConfig, type Environment } from '../../src/config/config.js';
 import { hashPassword } from '../../src/service/passwords.js';
 import { StartupError } from '../../src/startup-error.js';
 import type { Store } from '../../src/store/store.js';
+import { memberOfCookie as memberOfCookieAt } from '../helpers/asmx-calls.js';
+import { cookieValue, setCookie } from '../helpers/cookies.js';
+import { PAGE_ENV } from '../helpers/page-client.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -23,7 +26,7 @@ const SHOP = 'https://shop.example.org';
 let app: TestApp;
 
 async function start(env: Environment = {}): Promise<void> {
-  app = await startTestApp({ env: { COOKIE_DOMAIN: '.example.org', SIGNIN_MAX_FAILURES_PER_ACCOUNT: '3', ...env } });
+  app = await startTestApp({ env: { ...PAGE_ENV, ...env } });
   await app.store.setMemberPassword(REFERENCE.memberId, await hashPassword(PASSWORD), Date.now());
   await app.services.callers.addOrigin('reference-client', PORTAL, { receivesToken: true });
   await app.services.callers.addOrigin('reference-client', SHOP);
@@ -42,16 +45,6 @@ async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
   }
 }
 
-/** The Set-Cookie line for this cookie name. */
-function setCookie(res: request.Response, name: string): string | undefined {
-  const header = res.headers['set-cookie'] as unknown as string[] | undefined;
-  return header?.find((line) => line.startsWith(`${name}=`));
-}
-
-function cookieValue(line: string | undefined): string {
-  return decodeURIComponent(/^[^=]+=([^;]*)/.exec(line ?? '')?.[1] ?? '');
-}
-
 /** What a browser holds after opening the sign-in page: the CSRF cookie and the form's hidden token. */
 async function openForm(path = '/Login'): Promise<{ cookie: string; csrf: string }> {
   const res = await http().get(path).expect(200);
@@ -68,12 +61,7 @@ async function postLogin(fields: Record<string, string>, options: { origin?: str
   return req.send({ csrf: form.csrf, login: 'ada', password: PASSWORD, ...fields });
 }
 
-async function memberOfCookie(cookie: string, domain: string): Promise<string> {
-  const res = await http()
-    .get('/Authentication.asmx/AuthenticateCookie')
-    .query({ securityPassword: REFERENCE.password, loginCookie: cookie, cookieDomain: domain });
-  return /<string[^>]*>([^<]*)<\/string>|<string[^>]*\/>/.exec(res.text)?.[1] ?? '';
-}
+const memberOfCookie = (cookie: string, domain: string) => memberOfCookieAt(app.baseUrl, cookie, domain);
 
 const sessionsOfMember = async () => (await app.services.sessions.list({ memberId: REFERENCE.memberId })).length;
 

@@ -7,11 +7,11 @@
  */
 import type { Environment } from '../../src/config/config.js';
 import { totpCode } from '../helpers/authenticator-app.js';
-import { REFERENCE } from '../helpers/reference-data.js';
+import { PAGE_ENV, PageClient, type Page } from '../helpers/page-client.js';
+import { BOB, REFERENCE } from '../helpers/reference-data.js';
 import { startSmtpServer, type Delivered, type TestSmtpServer } from '../helpers/smtp-server.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { waitUntil } from '../helpers/wait.js';
-import { PageClient, type Page } from './page-client.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a brand new passphrase';
@@ -25,10 +25,10 @@ async function start(env: Environment = {}): Promise<void> {
   now = Date.now();
   smtp = await startSmtpServer();
   const mail = { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, MAIL_FROM: 'Example Society <no-reply@example.org>' };
-  app = await startTestApp({ env: { COOKIE_DOMAIN: '.example.org', SIGNIN_MAX_FAILURES_PER_ACCOUNT: '3', ...mail, ...env }, clock: () => now });
+  app = await startTestApp({ env: { ...PAGE_ENV, ...mail, ...env }, clock: () => now });
   await app.services.members.setPassword(REFERENCE.memberId, PASSWORD);
-  await app.services.members.add({ id: 'member-7', username: 'bob', email: 'bob@example.org', firstName: 'Bob' });
-  await app.services.members.setEnabled('member-7', false);
+  await app.services.members.add(BOB);
+  await app.services.members.setEnabled(BOB.id, false);
   await app.services.members.add({ id: 'member-8', username: 'carol' });
 }
 afterEach(async () => {

@@ -5,13 +5,14 @@
  */
 import type { Environment } from '../../src/config/config.js';
 import { totpCode } from '../helpers/authenticator-app.js';
-import { REFERENCE } from '../helpers/reference-data.js';
+import { setCookie } from '../helpers/cookies.js';
+import { formOf, PAGE_ENV, PageClient, recoveryCodesOf, secretOf, type Page } from '../helpers/page-client.js';
+import { BOB, REFERENCE } from '../helpers/reference-data.js';
+import { confirmedFactor, STEP } from '../helpers/second-factor.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { formOf, PageClient, recoveryCodesOf, secretOf, setCookie, type Page } from './page-client.js';
 
 const PASSWORD = 'correct horse battery staple';
 const PORTAL = 'https://portal.example.org';
-const STEP_MS = 30_000;
 
 let app: TestApp;
 /** The service's clock: tests move it on by a step between codes, as time would. */
@@ -19,7 +20,7 @@ let now = 0;
 
 async function start(env: Environment = {}): Promise<void> {
   now = Date.now();
-  app = await startTestApp({ env: { COOKIE_DOMAIN: '.example.org', SIGNIN_MAX_FAILURES_PER_ACCOUNT: '3', ...env }, clock: () => now });
+  app = await startTestApp({ env: { ...PAGE_ENV, ...env }, clock: () => now });
   await app.services.members.setPassword(REFERENCE.memberId, PASSWORD);
   await app.services.callers.addOrigin('reference-client', PORTAL, { receivesToken: true });
 }
@@ -27,11 +28,9 @@ afterEach(() => app.close());
 
 /** Gives ada a confirmed second factor, as the account page would; returns its key and recovery codes. */
 async function enrol(): Promise<{ secret: string; recoveryCodes: string[] }> {
-  const { secret } = await app.services.secondFactor.beginSetup(REFERENCE.memberId, 'ada@example.org');
-  const recoveryCodes = await app.services.secondFactor.confirmSetup(REFERENCE.memberId, totpCode(secret, now));
-  if (!recoveryCodes) throw new Error('set-up refused its own code');
-  now += STEP_MS;
-  return { secret, recoveryCodes };
+  const factor = await confirmedFactor(app.services, REFERENCE.memberId, now);
+  now += STEP;
+  return factor;
 }
 
 /** The code of the service's present moment. */
@@ -92,7 +91,7 @@ describe('the code step', () => {
     expect(replay.text).toContain('<a href="#code">');
     expect(second.loginCookie).toBeUndefined();
     // The next step's code is a new one.
-    now += STEP_MS;
+    now += STEP;
     expect((await second.submit(replay, { code: codeNow(secret) })).status).toBe(303);
     expect(second.loginCookie).toBeDefined();
   });
@@ -191,8 +190,8 @@ describe('the code step', () => {
 
   it('refuses a set-up challenge on the code step', async () => {
     await start({ MFA: 'required' });
-    await app.services.members.add({ id: 'member-7', username: 'bob', email: 'bob@example.org' });
-    await app.services.members.setPassword('member-7', PASSWORD);
+    await app.services.members.add(BOB);
+    await app.services.members.setPassword(BOB.id, PASSWORD);
     const visitor = new PageClient(app.baseUrl);
     const setup = await visitor.signIn('bob', PASSWORD);
     const secret = secretOf(setup.text);
@@ -285,7 +284,7 @@ describe('MFA=required', () => {
     await expect(app.services.secondFactor.status(REFERENCE.memberId)).resolves.toEqual({ enabled: true, pending: false, recoveryCodesLeft: 10 });
 
     // From now on, sign-in asks for a code.
-    now += STEP_MS;
+    now += STEP;
     const later = new PageClient(app.baseUrl);
     const code = await later.signIn('ada', PASSWORD);
     expect(code.text).toContain('<h1>Enter your code</h1>');

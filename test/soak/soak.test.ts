@@ -22,9 +22,10 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { hashPassword } from '../../src/service/passwords.js';
 import { asmxRequest, type Binding } from '../helpers/asmx-request.js';
+import { cookieValue, setCookie } from '../helpers/cookies.js';
 import { highThrottleLimits } from '../helpers/high-limits.js';
 import { REFERENCE } from '../helpers/reference-data.js';
-import { SOAP_NS } from '../helpers/soap-envelopes.js';
+import { SOAP_NS, xmlText } from '../helpers/soap-envelopes.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { threadRanMs } from '../helpers/thread-cpu.js';
 import { sleep } from '../helpers/wait.js';
@@ -62,7 +63,6 @@ const XML = 'text/xml; charset=utf-8';
 const SOAP12 = 'application/soap+xml; charset=utf-8';
 const TEXT = 'text/plain; charset=utf-8';
 
-const escapeText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 const ibridgeUser = ({ token, cookie }: { token: string; cookie: string }) =>
   `<?xml version="1.0" encoding="UTF-16"?><iBridge><User ID="${REFERENCE.memberId}" TOKEN="${token}" EMAIL="ada@example.org" FIRSTNAME="Ada" LASTNAME="Lovelace" FULL_NAME="Ada Lovelace" USER_COOKIE=".ASPXAUTH=${cookie}" /></iBridge>`;
@@ -80,14 +80,14 @@ interface Expected {
 
 function expectedResult(binding: Binding, operation: Operation, result: string): Expected {
   if (binding === 'httpget' || binding === 'httppost') {
-    return { status: 200, contentType: XML, body: `<?xml version="1.0" encoding="utf-8"?>\n<string xmlns="${NS}">${escapeText(result)}</string>` };
+    return { status: 200, contentType: XML, body: `<?xml version="1.0" encoding="utf-8"?>\n<string xmlns="${NS}">${xmlText(result)}</string>` };
   }
   return {
     status: 200,
     contentType: binding === 'soap11' ? XML : SOAP12,
     body:
       `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${ENVELOPE[binding]}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema">` +
-      `<soap:Body><${operation}Response xmlns="${NS}"><${operation}Result>${escapeText(result)}</${operation}Result></${operation}Response></soap:Body></soap:Envelope>`,
+      `<soap:Body><${operation}Response xmlns="${NS}"><${operation}Result>${xmlText(result)}</${operation}Result></${operation}Response></soap:Body></soap:Envelope>`,
   };
 }
 
@@ -194,8 +194,6 @@ async function attempt(what: string, action: () => Promise<void>): Promise<void>
   }
 }
 
-const setCookie = (reply: Reply, name: string) => reply.headers['set-cookie']?.find((line) => line.startsWith(`${name}=`));
-const cookieValue = (line: string | undefined) => decodeURIComponent(/^[^=]+=([^;]*)/.exec(line ?? '')?.[1] ?? '');
 
 class Worker {
   #csrf: { cookie: string; field: string } | undefined;

@@ -3,9 +3,10 @@
  * localhost, no COOKIE_DOMAIN): the sessions it opens are for that host, with a host-only login cookie, and no
  * request ends in an internal error for it.
  */
-import { asmxRequest, resultText } from '../helpers/asmx-request.js';
+import { callAsmx } from '../helpers/asmx-request.js';
+import { setCookie } from '../helpers/cookies.js';
+import { PageClient } from '../helpers/page-client.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { PageClient, setCookie } from '../signin/page-client.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -26,12 +27,7 @@ describe.each([
   });
   afterAll(() => app.close());
 
-  async function call(operation: string, params: Record<string, string>): Promise<{ status: number; result: string | null }> {
-    const { path, element, ...init } = asmxRequest(app.config.soapNamespace, 'httppost', operation, params);
-    const response = await fetch(`${app.baseUrl}${app.config.basePath}${path}`, init);
-    const body = await response.text();
-    return { status: response.status, result: response.status === 200 ? resultText(body, element) : null };
-  }
+  const call = (operation: string, params: Record<string, string>) => callAsmx(app, 'httppost', operation, params);
 
   test(`the service listens on ${host} and is reached at ${urlHost}`, () => {
     expect(app.baseUrl).toBe(`http://${urlHost}:${app.port}`);

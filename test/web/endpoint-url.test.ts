@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { endpointUrl, siteRootUrl } from '../../src/web/endpoint-url.js';
-import { discoveryServer, testConfig } from '../bindings/discovery/helpers.js';
+import { discoveryServer, testConfig } from '../helpers/discovery.js';
 
 function fakeRequest(headers: IncomingHttpHeaders, socket: { encrypted?: boolean; localAddress?: string; localPort?: number } = {}) {
   return { headers, socket: { localAddress: '192.0.2.7', localPort: 8080, ...socket } } as unknown as IncomingMessage;

@@ -1,6 +1,6 @@
 import request from 'supertest';
+import { discoveryServer, REFERENCE_NAMESPACE, testConfig } from '../../helpers/discovery.js';
 import { SOAP_NS } from '../../helpers/soap-envelopes.js';
-import { discoveryServer, REFERENCE_NAMESPACE, testConfig } from './helpers.js';
 
 const server = discoveryServer(testConfig({ SOAP_NAMESPACE: REFERENCE_NAMESPACE }));
 

@@ -4,7 +4,8 @@
  * Every request goes out as exact bytes; every response must carry a Content-Length.
  */
 import { REFERENCE } from '../../helpers/reference-data.js';
-import { rawRequest, sendRaw, type RawRequest, type RawResponse } from '../../helpers/raw-http.js';
+import { expectResponse, sendChecked } from '../../helpers/raw-http.js';
+import { xmlText } from '../../helpers/soap-envelopes.js';
 import { startTestApp, type TestApp } from '../../helpers/test-app.js';
 
 const NS = REFERENCE.namespace;
@@ -13,36 +14,13 @@ const TEXT_PLAIN = 'text/plain; charset=utf-8';
 const FORM = 'application/x-www-form-urlencoded';
 const PASSWORD = `securityPassword=${REFERENCE.password}`;
 
-/** Element text as ASMX's XmlWriter escapes it: &, < and > only. */
-const xmlText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 /** The HTTP bindings' result document, with its LF after the declaration. */
 const stringResult = (result: string) =>
   `<?xml version="1.0" encoding="utf-8"?>\n${result === '' ? `<string xmlns="${NS}" />` : `<string xmlns="${NS}">${xmlText(result)}</string>`}`;
 
-function expectNoStackTrace(response: RawResponse): void {
-  const text = response.body.toString('latin1');
-  expect(text).not.toMatch(/\n\s*at /);
-  expect(text).not.toMatch(/\/src\/|\.ts:\d+|node_modules|\bError: /);
-}
-
-async function send(port: number, request: RawRequest): Promise<RawResponse> {
-  const response = await sendRaw(port, rawRequest(port, request));
-  expect(response.headers.get('content-length')).toBe(String(response.body.length));
-  expectNoStackTrace(response);
-  return response;
-}
-
-const get = (port: number, pathAndQuery: string) => send(port, { method: 'GET', target: pathAndQuery });
+const get = (port: number, pathAndQuery: string) => sendChecked(port, { method: 'GET', target: pathAndQuery });
 const post = (port: number, path: string, body: string, contentType: string | undefined = FORM) =>
-  send(port, { method: 'POST', target: path, headers: { 'Content-Type': contentType }, body });
-
-function expectResponse(response: RawResponse, status: number, contentType: string, body: string): void {
-  expect({ status: response.status, contentType: response.headers.get('content-type'), body: response.body.toString('utf8') }).toEqual({
-    status,
-    contentType,
-    body,
-  });
-}
+  sendChecked(port, { method: 'POST', target: path, headers: { 'Content-Type': contentType }, body });
 
 /** The text of an HTML page, entities decoded, so that a message can be looked for as ASP.NET words it. */
 const pageText = (html: string) =>

@@ -12,6 +12,7 @@ import type { NotSignedInReason } from '../../../src/service/sessions.js';
 import type { OperationName } from '../../../src/service/wsdl-types.js';
 import type { MemberAttributes, MemberRow } from '../../../src/store/store.js';
 import { callContext } from '../../helpers/call-context.js';
+import { refusalsOf } from '../../helpers/outcomes.js';
 import { tempServices } from '../../helpers/test-services.js';
 
 const DECLARATION = '<?xml version="1.0" encoding="UTF-16"?>';
@@ -74,13 +75,7 @@ function signedIn(m: MemberRow = member(), operation: OperationName = 'Authentic
   return { operation, caller: 'shop', kind: 'member', member: m, session };
 }
 
-function refused(operation: OperationName, refusal: Refusal): Outcome {
-  return { operation, caller: 'shop', kind: 'refused', refusal };
-}
-
-function notSignedIn(operation: OperationName, reason: NotSignedInReason = 'unknown'): Outcome {
-  return refused(operation, { kind: 'not-signed-in', reason });
-}
+const { notSignedIn, refused } = refusalsOf('shop');
 
 function sessionEnded(m: MemberRow = member()): Outcome {
   return { operation: 'DeleteUserSession', caller: 'shop', kind: 'session-ended', member: m };

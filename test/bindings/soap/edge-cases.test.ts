@@ -5,8 +5,8 @@
  */
 import { parseStringPromise } from 'xml2js';
 import { REFERENCE } from '../../helpers/reference-data.js';
-import { rawRequest, sendRaw, type RawResponse } from '../../helpers/raw-http.js';
-import { SOAP_NS, XSI_XSD } from '../../helpers/soap-envelopes.js';
+import { expectResponse, sendChecked } from '../../helpers/raw-http.js';
+import { SOAP_NS, XSI_XSD, xmlText } from '../../helpers/soap-envelopes.js';
 import { startTestApp, type TestApp } from '../../helpers/test-app.js';
 
 const NS = REFERENCE.namespace;
@@ -25,8 +25,6 @@ const tokenResult = (version: '1.1' | '1.2', result: string) =>
     version,
     `<AuthenticateTokenResponse xmlns="${NS}">${result === '' ? '<AuthenticateTokenResult />' : `<AuthenticateTokenResult>${result}</AuthenticateTokenResult>`}</AuthenticateTokenResponse>`,
   );
-/** Element text as ASMX's XmlWriter escapes it: &, < and > only. */
-const xmlText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const fault11 = (code: string, text: string, detail = true) =>
   envelope('1.1', `<soap:Fault><faultcode>${code}</faultcode><faultstring>${xmlText(text)}</faultstring>${detail ? '<detail />' : ''}</soap:Fault>`);
 const fault12 = (code: string, text: string, detail = true) =>
@@ -42,34 +40,9 @@ const soap12 = (body: string) => `<?xml version="1.0" encoding="utf-8"?><soap12:
 const tokenCall = (params = `<securityPassword>${REFERENCE.password}</securityPassword><token>${REFERENCE.token}</token>`) =>
   `<AuthenticateToken xmlns="${NS}">${params}</AuthenticateToken>`;
 
-/** Stack frames (.NET or Node) and source paths must never reach a caller. */
-function expectNoStackTrace(response: RawResponse): void {
-  const text = response.body.toString('latin1');
-  expect(text).not.toMatch(/\n\s*at /);
-  expect(text).not.toMatch(/\/src\/|\.ts:\d+|node_modules|\bError: /);
-}
-
-async function post(port: number, body: string | Buffer, headers: Record<string, string | undefined>, path = '/Authentication.asmx'): Promise<RawResponse> {
-  const response = await sendRaw(port, rawRequest(port, { method: 'POST', target: path, headers, body }));
-  expect(response.headers.get('content-length')).toBe(String(response.body.length));
-  expectNoStackTrace(response);
-  return response;
-}
-
-async function get(port: number, path: string): Promise<RawResponse> {
-  const response = await sendRaw(port, rawRequest(port, { method: 'GET', target: path }));
-  expect(response.headers.get('content-length')).toBe(String(response.body.length));
-  expectNoStackTrace(response);
-  return response;
-}
-
-function expectResponse(response: RawResponse, status: number, contentType: string, body: string): void {
-  expect({ status: response.status, contentType: response.headers.get('content-type'), body: response.body.toString('utf8') }).toEqual({
-    status,
-    contentType,
-    body,
-  });
-}
+const post = (port: number, body: string | Buffer, headers: Record<string, string | undefined>, path = '/Authentication.asmx') =>
+  sendChecked(port, { method: 'POST', target: path, headers, body });
+const get = (port: number, path: string) => sendChecked(port, { method: 'GET', target: path });
 
 let app: TestApp;
 beforeAll(async () => {

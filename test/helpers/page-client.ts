@@ -4,7 +4,7 @@
  * themselves) and reads the forms' hidden fields.
  */
 import request from 'supertest';
-import { REFERENCE } from '../helpers/reference-data.js';
+import { setCookies } from './cookies.js';
 
 export type Page = request.Response;
 
@@ -36,6 +36,13 @@ export class PageClient {
     return this.submit(form, { login, password, ...fields });
   }
 
+  /** Opens the account page and posts its form that goes to `action`. */
+  async act(action: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Page> {
+    const page = await this.get('/Account');
+    expect(page.status).toBe(200);
+    return this.submit(page, fields, { action, headers });
+  }
+
   get loginCookie(): string | undefined {
     return this.cookies.get('.ASPXAUTH');
   }
@@ -57,14 +64,16 @@ export class PageClient {
   }
 }
 
-export function setCookies(res: Page): string[] {
-  return (res.headers['set-cookie'] as unknown as string[] | undefined) ?? [];
+/** A browser signed in with the password alone (no second step); throws when the sign-in did not end signed in. */
+export async function signedInVisitor(baseUrl: string, login: string, password: string, userAgent?: string): Promise<PageClient> {
+  const visitor = new PageClient(baseUrl, userAgent);
+  const res = await visitor.signIn(login, password);
+  if (res.status !== 303 || !visitor.loginCookie) throw new Error(`sign-in failed: ${res.status}`);
+  return visitor;
 }
 
-/** The Set-Cookie line for this cookie name. */
-export function setCookie(res: Page, name: string): string | undefined {
-  return setCookies(res).find((line) => line.startsWith(`${name}=`));
-}
+/** The settings the page tests start from: cookies for .example.org, an account locked after three failures. */
+export const PAGE_ENV = { COOKIE_DOMAIN: '.example.org', SIGNIN_MAX_FAILURES_PER_ACCOUNT: '3' } as const;
 
 /** HTML text as Mustache escapes it, back to the text. */
 export function unescapeHtml(html: string): string {
@@ -109,14 +118,4 @@ export function secretOf(html: string): string {
 /** The recovery codes of the page that shows them once. */
 export function recoveryCodesOf(html: string): string[] {
   return [...html.matchAll(/<li><code>([a-z0-9-]+)<\/code><\/li>/g)].map((match) => match[1] ?? '');
-}
-
-/**
- * The member AuthenticateCookie answers for this login cookie over HTTP GET, as the reference caller asks (plain
- * result: the member id), or '' when it is not signed in.
- */
-export async function memberOfCookie(baseUrl: string, cookie: string, cookieDomain: string): Promise<string> {
-  const query = new URLSearchParams({ securityPassword: REFERENCE.password, loginCookie: cookie, cookieDomain });
-  const text = await (await fetch(`${baseUrl}/Authentication.asmx/AuthenticateCookie?${query}`)).text();
-  return /<string[^>]*>([^<]*)<\/string>/.exec(text)?.[1] ?? '';
 }

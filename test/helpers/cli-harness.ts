@@ -2,7 +2,7 @@ import type { CliContext, CliIo } from '../../src/cli/context.js';
 import { loadConfig, type Environment } from '../../src/config/config.js';
 import { runCli } from '../../src/cli/program.js';
 import type { Services } from '../../src/service/index.js';
-import { tempServices } from '../helpers/test-services.js';
+import { tempServices } from './test-services.js';
 
 export interface CliResult {
   code: number;

@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { loadConfig, type Config, type Environment } from '../../../src/config/config.js';
-import { createDiscovery } from '../../../src/bindings/discovery/index.js';
+import type request from 'supertest';
+import { createDiscovery } from '../../src/bindings/discovery/index.js';
+import { loadConfig, type Config, type Environment } from '../../src/config/config.js';
+import { REFERENCE } from './reference-data.js';
 
-import { REFERENCE } from '../../helpers/reference-data.js';
+/** The discovery documents' tests: the handler on a server of its own, and the reference transcripts to compare with. */
 
-const TRANSCRIPTS = new URL('../../golden/transcripts/', import.meta.url);
+const TRANSCRIPTS = new URL('../golden/transcripts/', import.meta.url);
 
 /** The namespace the reference transcripts were captured with. */
 export const REFERENCE_NAMESPACE = REFERENCE.namespace;
@@ -29,4 +31,14 @@ export function transcript(name: string): { headers: Map<string, string>; body: 
     headers.set(line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim());
   }
   return { headers, body: raw.slice(end + 4) };
+}
+
+/** The response is the reference transcript's, byte for byte: status 200, Content-Type, Cache-Control, Content-Length and body. */
+export function expectTranscript(res: request.Response, name: string): void {
+  const reference = transcript(name);
+  expect(res.status).toBe(200);
+  expect(res.headers['content-type']).toBe(reference.headers.get('content-type'));
+  expect(res.headers['cache-control']).toBe(reference.headers.get('cache-control'));
+  expect(res.headers['content-length']).toBe(reference.headers.get('content-length'));
+  expect(res.text).toBe(reference.body);
 }
