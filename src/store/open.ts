@@ -57,12 +57,13 @@ async function openPostgresStore(databaseUrl: string): Promise<Store> {
     await store.ping();
   } catch (thrown) {
     await store.close();
+    // A server that is stopped, starting or out of reach is a condition of the machine, named as the store names
+    // it once open (the CLI's exit status 74); a wrong database, role or URL is the operator's to correct.
+    if (thrown instanceof StoreUnavailableError) throw thrown;
     const where = describeDatabaseUrl(databaseUrl);
-    // The driver's own error, which says what failed, also where the store names it the server being unreachable.
-    const error = thrown instanceof StoreUnavailableError ? thrown.cause : thrown;
     // Node's URL parser keeps the whole URL, password included, on its error: that one is not passed on.
-    const cause = (error as { code?: unknown }).code === 'ERR_INVALID_URL' ? undefined : error;
-    throw new Error(`cannot reach the PostgreSQL database at ${where}: ${connectionFailureReason(error)}`, { cause });
+    const cause = (thrown as { code?: unknown }).code === 'ERR_INVALID_URL' ? undefined : thrown;
+    throw new Error(`cannot reach the PostgreSQL database at ${where}: ${connectionFailureReason(thrown)}`, { cause });
   }
   return store;
 }

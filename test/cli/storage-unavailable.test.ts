@@ -164,3 +164,21 @@ describeRequiring([POSTGRES], 'the CLI on a PostgreSQL database that refuses wri
     expect((await run('sessions', 'create', 'm1', '--domain', 'example.com')).code).toBe(0);
   });
 });
+
+describe('the CLI on a PostgreSQL server that is not running', () => {
+  test('a command exits 74 as it starts, naming where the server was to be and what to do, never the password', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'authentication-asmx-'));
+    try {
+      // Port 1 on loopback: nothing listens there, so the connection is refused at once.
+      const run = cliIn({ DATA_DIR: dataDir, DATABASE_URL: 'postgres://asmx:s3cret-password@127.0.0.1:1/auth', SECRET_KEY: randomBytes(32).toString('base64') });
+      expect(await run('members', 'show', 'm1')).toEqual({
+        code: STORAGE_UNAVAILABLE,
+        stdout: '',
+        stderr:
+          "error: the database server of 127.0.0.1:1/auth is stopped, starting, shutting down or out of reach (ECONNREFUSED): check that it runs and that DATABASE_URL's host and port reach it, then run the command again\n",
+      });
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});

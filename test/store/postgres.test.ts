@@ -8,6 +8,7 @@ import { connectionFailureReason, describeDatabaseUrl } from '../../src/store/po
 import type { Migration } from '../../src/store/migration.js';
 import { MIGRATIONS, migrate } from '../../src/store/postgres/migrations.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { StoreUnavailableError } from '../../src/store/unavailable.js';
 import { adminQuery, createTestSchema, describeWithPostgres, POSTGRES_TEST_URL, tempPostgresStore } from '../helpers/postgres.js';
 import { storeContract } from './contract.js';
 import {
@@ -444,13 +445,17 @@ describeWithPostgres('the purge at scale', () => {
 });
 
 describe('openStore() with an unreachable DATABASE_URL', () => {
-  test('fails with where it tried and why, without the password, and creates no data directory', async () => {
+  test('fails as the store being unavailable, with where it tried and why, without the password, and creates no data directory', async () => {
     const dataDir = join(tmpdir(), `authentication-asmx-pg-unreachable-${process.pid}`);
     const error = await openStore({ dataDir, databaseUrl: 'postgres://asmx:s3cret-password@127.0.0.1:1/auth' }).then(
       () => undefined,
       (e: Error) => e,
     );
-    expect(error?.message).toBe('cannot reach the PostgreSQL database at 127.0.0.1:1/auth: connect ECONNREFUSED 127.0.0.1:1');
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect(error).toMatchObject({ reason: 'unreachable', database: '127.0.0.1:1/auth', code: 'ECONNREFUSED' });
+    expect(error?.message).toBe(
+      "the database server of 127.0.0.1:1/auth is stopped, starting, shutting down or out of reach (ECONNREFUSED): check that it runs and that DATABASE_URL's host and port reach it",
+    );
     expect(error?.message).not.toContain('s3cret');
     expect(existsSync(dataDir)).toBe(false);
   });
