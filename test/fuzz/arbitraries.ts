@@ -1,5 +1,5 @@
 import { METHODS } from 'node:http';
-import fc from 'fast-check';
+import { fc } from '../helpers/seeded-fast-check.js';
 import { SOAP_NS } from '../helpers/soap-envelopes.js';
 import { MARKUP_MARKER } from './asmx-shapes.js';
 

@@ -12,8 +12,8 @@
  * raw samples are compared. The samples, the loop delays (perf_hooks.monitorEventLoopDelay's, which count
  * the waits too), the CPU the process got and the tally of traffic are printed.
  *
- * SOAK_SECONDS, SOAK_WORKERS (8), SOAK_RATE (calls per second, 0 = as fast as the workers go) and SOAK_SEED
- * (random, printed) change the run.
+ * SOAK_SECONDS, SOAK_WORKERS (8), SOAK_RATE (calls per second, 0 = as fast as the workers go) and TEST_SEED
+ * (the run's seed, test/helpers/test-seed.ts: fixed unless set; printed, and named in a failure) change the run.
  */
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
@@ -26,6 +26,7 @@ import { highThrottleLimits } from '../helpers/high-limits.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { SOAP_NS } from '../helpers/soap-envelopes.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { TEST_SEED } from '../helpers/test-seed.js';
 import { threadRanMs } from '../helpers/thread-cpu.js';
 import { sleep } from '../helpers/wait.js';
 
@@ -33,7 +34,6 @@ const SECONDS = Number(process.env.SOAK_SECONDS ?? 15);
 const WORKERS = Number(process.env.SOAK_WORKERS ?? 8);
 /** Calls per second, all workers together (a sign-in cycle counts as one); 0: as fast as the workers can go. */
 const RATE = Number(process.env.SOAK_RATE ?? 0);
-const SEED = process.env.SOAK_SEED === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.SOAK_SEED);
 const MAX_STALL_MS = 100;
 /** How often the loop's own work is sampled: the resolution of monitorEventLoopDelay's. */
 const TICK_MS = 10;
@@ -156,7 +156,7 @@ function callRequest(binding: Binding, operation: Operation, values: Record<stri
 // ---------------------------------------------------------------------------------------------------------
 // The traffic and its tally.
 
-/** mulberry32: a small seeded generator, so that a run's mix can be replayed (SOAK_SEED). */
+/** mulberry32: a small seeded generator, so that a run's mix can be replayed (TEST_SEED). */
 function random(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
@@ -397,6 +397,16 @@ const median = (values: number[]) => {
 };
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
+/** Runs the checks; a failure's message begins with the seed that replays the run's traffic. */
+function withSeed(checks: () => void): void {
+  try {
+    checks();
+  } catch (error) {
+    if (error instanceof Error) error.message = `soak seed ${TEST_SEED} (replay with TEST_SEED=${TEST_SEED})\n${error.message}`;
+    throw error;
+  }
+}
+
 beforeAll(async () => {
   app = await startTestApp({ env: { RESULT_FORMAT: 'ibridge', COOKIE_DOMAIN: DOMAIN, ...highThrottleLimits() } });
   callerPassword = (await app.services.callers.add('soak-client')).password;
@@ -466,7 +476,7 @@ test(
     const until = started + SECONDS * 1000;
     loop.resume();
     const sampler = setInterval(sample, 1000);
-    await Promise.all(Array.from({ length: WORKERS }, (_, i) => new Worker(i, random(SEED + i)).run(until)));
+    await Promise.all(Array.from({ length: WORKERS }, (_, i) => new Worker(i, random(TEST_SEED + i)).run(until)));
     clearInterval(sampler);
     sample();
     loop.pause();
@@ -480,7 +490,7 @@ test(
     const allowed = Math.min(middle * HEAP_GROWTH.ratio, HEAP_GROWTH.bytes);
     console.log(
       [
-        `soak: seed ${SEED}, ${WORKERS} workers, ${elapsed.toFixed(1)} s, ${requests} requests (${(requests / elapsed).toFixed(0)}/s), ${unexpected.length} unexpected, ${logLines} log lines (${logErrors.length} errors, ${logWarnings} warnings)`,
+        `soak: seed ${TEST_SEED}, ${WORKERS} workers, ${elapsed.toFixed(1)} s, ${requests} requests (${(requests / elapsed).toFixed(0)}/s), ${unexpected.length} unexpected, ${logLines} log lines (${logErrors.length} errors, ${logWarnings} warnings)`,
         `event loop held by its own work (CPU time past a ${TICK_MS} ms timer's period): max ${maxStallMs.toFixed(1)} ms`,
         `event loop delay, waits included (resolution ${TICK_MS} ms): max ${loop.maxMs.toFixed(1)} ms, worst one-second p99 ${loop.worstP99Ms.toFixed(1)} ms, mean ${loop.meanMs.toFixed(1)} ms`,
         `heap (MB${gc ? ', after a full collection' : ', no collection forced'}): ${heap.map(mb).join(' ')}`,
@@ -494,15 +504,17 @@ test(
       ].join('\n'),
     );
 
-    expect(unexpected).toEqual([]);
-    expect(logErrors).toEqual([]);
-    // Every kind of traffic actually ran.
-    for (const binding of BINDINGS) expect(tally.get(`${binding} AuthenticateToken valid`)).toBeGreaterThan(0);
-    expect(tally.get('POST /Login (sign-in)')).toBeGreaterThan(0);
-    expect(tally.get('POST /Login (bad password)')).toBeGreaterThan(0);
-    expect(maxStallMs).toBeLessThanOrEqual(MAX_STALL_MS);
-    expect(heap.length).toBeGreaterThanOrEqual(6);
-    expect(last - middle).toBeLessThanOrEqual(allowed);
+    withSeed(() => {
+      expect(unexpected).toEqual([]);
+      expect(logErrors).toEqual([]);
+      // Every kind of traffic actually ran.
+      for (const binding of BINDINGS) expect(tally.get(`${binding} AuthenticateToken valid`)).toBeGreaterThan(0);
+      expect(tally.get('POST /Login (sign-in)')).toBeGreaterThan(0);
+      expect(tally.get('POST /Login (bad password)')).toBeGreaterThan(0);
+      expect(maxStallMs).toBeLessThanOrEqual(MAX_STALL_MS);
+      expect(heap.length).toBeGreaterThanOrEqual(6);
+      expect(last - middle).toBeLessThanOrEqual(allowed);
+    });
   },
   (SECONDS + 60) * 1000,
 );
