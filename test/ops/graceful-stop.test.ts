@@ -208,8 +208,10 @@ describe('stopServer', () => {
       const received = new Promise<string>((resolve) => client.once('message', resolve));
       // This thread's event loop is held until the request is out: the kernel has completed the connection, which
       // waits in the listener's queue with the request, not yet accepted, as happens when the server is busy.
-      expect(Atomics.wait(sent, 0, 0, 5000)).toBe('ok');
-      const stopping = stopServer(slow.server, { timeoutMs: 5000 });
+      // The limits guard against a hang only: starting a thread can take seconds on a busy machine, and the
+      // deadline must not pass before the queued connection is served.
+      expect(Atomics.wait(sent, 0, 0, 15_000)).toBe('ok');
+      const stopping = stopServer(slow.server, { timeoutMs: 60_000 });
       const answer = await received; // once the connection has closed
       expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*\r\n\r\nok$/);
       await expect(stopping).resolves.toEqual({ inFlight: 0, cut: 0, forced: false });
