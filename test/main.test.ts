@@ -114,15 +114,14 @@ test('SIGTERM: a call in flight is answered, new connections are refused, and se
 });
 
 test('a second signal cuts what is still in flight at once', async () => {
+  // The deadline is an hour away: a stop that ends within the test's time-out was cut by the second signal.
   const app = await start({ SHUTDOWN_TIMEOUT: '1h' });
   const call = await halfSentCall(app.port);
-  const started = Date.now();
   app.signals.emit('SIGINT', 'SIGINT');
   await app.logged('stopping: draining');
   expect(app.isStopped()).toBe(false);
   app.signals.emit('SIGTERM', 'SIGTERM');
   await app.serving;
-  expect(Date.now() - started).toBeLessThan(3000);
   expect(await call.received).toBe('');
   expect(app.lines).toContainEqual(expect.objectContaining({ level: 'warn', message: 'stopping: second signal, cutting the requests in flight', signal: 'SIGTERM' }));
   expect(app.lines).toContainEqual(expect.objectContaining({ level: 'warn', message: 'stopping: requests cut', cut: 1, forced: true }));

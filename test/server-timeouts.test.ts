@@ -1,13 +1,18 @@
 /**
  * The server's deadlines on a real listening server, with short settings (HEADERS_TIMEOUT=1s,
- * REQUEST_TIMEOUT=2s, KEEP_ALIVE_TIMEOUT=1s): a client that stalls in its headers, one that sends its body
- * too slowly and an idle keep-alive connection are each disconnected about when their setting says, while
- * other connections are answered meanwhile. Node checks the headers and request deadlines once a second,
- * so a client is cut between its deadline and a second after it; an idle keep-alive connection is closed a
- * second after the time-out announced in its Keep-Alive header. The three slow clients run side by side,
- * so the file takes about four seconds. The upper bounds are far below the defaults (10 s, 30 s, 15 s), so
- * settings that did not reach the server would fail here.
+ * REQUEST_TIMEOUT=2s, KEEP_ALIVE_TIMEOUT=1s): the served server holds them (and checks them every second, not
+ * Node's default 30), and a client that stalls in its headers, one that sends its body too slowly and an idle
+ * keep-alive connection are each disconnected by the server, none before its deadline, while other
+ * connections are answered meanwhile. Node checks the headers and request deadlines once a second, so a
+ * client is cut between its deadline and a second after it; an idle keep-alive connection is closed a second
+ * after the time-out announced in its Keep-Alive header. The three slow clients run side by side, so the file
+ * takes about four seconds.
+ *
+ * No upper bound on when a client is cut: a busy machine delays the server's checks by any amount. A
+ * deadline passed too early shows (no time goes by faster under load); the settings are read off the server;
+ * and a deadline never enforced leaves the client to give up (GIVE_UP_MS), which fails.
  */
+import type { Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { createHttpServer } from '../src/server.js';
 import { rawRequest } from './helpers/raw-http.js';
@@ -15,13 +20,8 @@ import { REFERENCE } from './helpers/reference-data.js';
 import { startTestApp, type TestApp } from './helpers/test-app.js';
 import { waitUntil } from './helpers/wait.js';
 
-/** Node's check runs every second; a loaded machine may add to that. */
-const CHECK_INTERVAL_MS = 1000;
-const SLACK_MS = 1000;
-/** Node closes an idle keep-alive connection a second after the time-out it announces, for late reuses. */
-const KEEP_ALIVE_GRACE_MS = 1000;
-/** No client is kept open longer than this, whatever happens. */
-const GIVE_UP_MS = 8000;
+/** No client is kept open longer than this: a hang guard, far past any deadline here (and within the test's time-out). */
+const GIVE_UP_MS = 15_000;
 
 interface Disconnect {
   /** Time from the reference point (the connection, or the end of the response) to the close. */
@@ -112,29 +112,37 @@ afterAll(async () => {
   await app.close();
 });
 
-it('disconnects a client that stalls in its headers after about HEADERS_TIMEOUT, with 408 or a plain close', async () => {
+it('serves with the settings, checked every second', () => {
+  // Node keeps its connectionsCheckingInterval option on the server, though its types leave it out.
+  const { headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval } = app.server as Server & { connectionsCheckingInterval: number };
+  expect({ headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval }).toEqual({
+    headersTimeout: 1000,
+    requestTimeout: 2000,
+    keepAliveTimeout: 1000,
+    connectionsCheckingInterval: 1000,
+  });
+});
+
+it('disconnects a client that stalls in its headers once HEADERS_TIMEOUT has passed, with 408 or a plain close', async () => {
   const result = await halfHeaders;
   expect(result.gaveUp).toBe(false);
   expect(result.afterMs).toBeGreaterThanOrEqual(1000 - 50);
-  expect(result.afterMs).toBeLessThan(1000 + CHECK_INTERVAL_MS + SLACK_MS);
   expect(result.received === '' || result.received.startsWith('HTTP/1.1 408 ')).toBe(true);
 });
 
-it('cuts a client whose body still trickles in after REQUEST_TIMEOUT (not at the headers deadline)', async () => {
+it('cuts a client whose body still trickles in once REQUEST_TIMEOUT has passed (not at the headers deadline)', async () => {
   const result = await slowBody;
   expect(result.gaveUp).toBe(false);
   expect(result.afterMs).toBeGreaterThanOrEqual(2000 - 50);
-  expect(result.afterMs).toBeLessThan(2000 + CHECK_INTERVAL_MS + SLACK_MS);
   expect(result.received === '' || result.received.startsWith('HTTP/1.1 408 ')).toBe(true);
 });
 
-it("closes an idle keep-alive connection after about KEEP_ALIVE_TIMEOUT (plus Node's second of grace), having announced it", async () => {
+it('closes an idle keep-alive connection once KEEP_ALIVE_TIMEOUT has passed, having announced it', async () => {
   const result = await idleKeepAlive;
   expect(result.gaveUp).toBe(false);
   expect(result.received).toMatch(/^HTTP\/1\.1 200 /);
   expect(result.received).toMatch(/\r\nKeep-Alive: timeout=1\r\n/i);
   expect(result.afterMs).toBeGreaterThanOrEqual(1000 - 50);
-  expect(result.afterMs).toBeLessThan(1000 + KEEP_ALIVE_GRACE_MS + SLACK_MS);
 });
 
 it('answers calls on other connections meanwhile', async () => {

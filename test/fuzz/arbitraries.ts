@@ -1,5 +1,5 @@
 import { METHODS } from 'node:http';
-import fc from 'fast-check';
+import { fc } from '../helpers/seeded-fast-check.js';
 import { SOAP_NS, xmlText } from '../helpers/soap-envelopes.js';
 import { MARKUP_MARKER } from './asmx-shapes.js';
 
@@ -649,8 +649,9 @@ export const methodSegment = fc.oneof(
 
 export const endpointSpelling = fc.constantFrom('/Authentication.asmx', '/Authentication.asmx', '/authentication.asmx', '/AUTHENTICATION.ASMX');
 
+// Not `/`: the site's root is the welcome page (src/signin/home-page.ts), not ASP.NET's 404.
 export const otherPath = fc.constantFrom(
-  '/',
+  '/default.aspx',
   '/Authentication.asmxx',
   '/Authentication.asm',
   '/x/Authentication.asmx',

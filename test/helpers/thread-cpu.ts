@@ -62,3 +62,32 @@ export async function idleServiceCpuMs(pid: number): Promise<number> {
   );
   return last;
 }
+
+/** The milliseconds of CPU time this process (every thread of it) has used: getrusage's, exact to the microsecond. */
+function processCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+/**
+ * The CPU time this process takes for each of `works` (its JavaScript, libuv's pool: a password hash, crypto),
+ * the cheapest of `samples` rounds, each round running every work once in turn (`work(round)`), so that what
+ * else runs on the machine, which varies from moment to moment, weighs on all of them alike. A run can also pay
+ * for a garbage collection or a compilation that an earlier one left, which the cheapest escapes; other work
+ * makes a run wait, which CPU time leaves out. (serviceCpuMs reads the scheduler's per-thread counts, which lag
+ * by up to a scheduler tick for a thread that is running, as this process's main thread is when it reads them.)
+ */
+export async function cheapestCpuMs<const W extends ReadonlyArray<(round: number) => Promise<unknown>>>(
+  samples: number,
+  works: W,
+): Promise<{ -readonly [K in keyof W]: number }> {
+  const cheapest = works.map(() => Infinity);
+  for (let round = 0; round < samples; round++) {
+    for (const [index, work] of works.entries()) {
+      const start = processCpuMs();
+      await work(round);
+      cheapest[index] = Math.min(cheapest[index] ?? Infinity, processCpuMs() - start);
+    }
+  }
+  return cheapest as { -readonly [K in keyof W]: number };
+}

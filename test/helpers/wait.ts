@@ -13,7 +13,10 @@ export const sleep = (ms: number): Promise<void> => setTimeout(ms);
 export const nextTurn = (): Promise<void> => setImmediate();
 
 export interface WaitOptions {
-  /** How long the condition has to come true (default 2000 ms). */
+  /**
+   * How long the condition has to come true (default 10 000 ms): a guard against a wait that never ends, not a
+   * measure of how fast anything is, so far past what any wait takes on a loaded machine.
+   */
   timeoutMs?: number;
   /** The pause between two checks (default 10 ms). */
   intervalMs?: number;
@@ -24,7 +27,7 @@ export interface WaitOptions {
  * <what>" once timeoutMs have passed, or with what the condition throws.
  */
 export async function waitUntil(condition: () => boolean | Promise<boolean>, what: string | (() => string), options: WaitOptions = {}): Promise<void> {
-  const { timeoutMs = 2000, intervalMs = 10 } = options;
+  const { timeoutMs = 10_000, intervalMs = 10 } = options;
   const deadline = performance.now() + timeoutMs;
   while (!(await condition())) {
     if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`);

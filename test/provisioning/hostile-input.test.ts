@@ -7,7 +7,6 @@
  * alike. Work that grows faster than the input (backtracking, quadratic scans) costs hundreds of times the benign
  * input at this size; linear work costs a few times it.
  */
-import fc from 'fast-check';
 import { ScimError } from '../../src/provisioning/errors.js';
 import { parseFilter } from '../../src/provisioning/filter-syntax.js';
 import { draftOf, fieldsOf } from '../../src/provisioning/member-draft.js';
@@ -16,6 +15,7 @@ import { applyOperations, patchOperations } from '../../src/provisioning/patch.j
 import type { ProvisionedMember } from '../../src/provisioning/port.js';
 import { parseJsonBody } from '../../src/provisioning/request-body.js';
 import { MEMBER_EXTENSION } from '../../src/provisioning/urns.js';
+import { fc } from '../helpers/seeded-fast-check.js';
 import { ADA } from './members.js';
 
 const MAX_BODY_BYTES = 64 * 1024;

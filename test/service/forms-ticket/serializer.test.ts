@@ -3,9 +3,9 @@
  * written out by hand here from its documented format, what Deserialize refuses, and that any ticket goes
  * through and back unchanged. The bytes of real .NET tickets are compared in dotnet-vectors.test.ts.
  */
-import fc from 'fast-check';
 import { deserializeTicket, serializeTicket, type FormsTicket } from '../../../src/service/forms-ticket/serializer.js';
 import { MAX_TICKS } from '../../../src/service/forms-ticket/ticks.js';
+import { fc } from '../../helpers/seeded-fast-check.js';
 
 const TICKET: FormsTicket = {
   version: 2,

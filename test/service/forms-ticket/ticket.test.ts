@@ -4,13 +4,13 @@
  * directly rather than with the module's own helpers. For the combinations without a .NET vector (see
  * dotnet-vectors.test.ts) this layout check and the round trip are what shows compatibility.
  */
-import fc from 'fast-check';
 import { createDecipheriv, createHmac } from 'node:crypto';
 import { deriveKeyForPurpose } from '../../../src/service/forms-ticket/kdf.js';
 import { machineKey, type MachineKeySettings } from '../../../src/service/forms-ticket/machine-key.js';
 import { serializeTicket } from '../../../src/service/forms-ticket/serializer.js';
 import { issueFormsTicket, MAX_COOKIE_LENGTH, readFormsTicket } from '../../../src/service/forms-ticket/ticket.js';
 import { MAX_TICKS, ticksFromDate } from '../../../src/service/forms-ticket/ticks.js';
+import { fc } from '../../helpers/seeded-fast-check.js';
 import { NOW, SESSION_MINUTES, TICKET } from './sample-ticket.js';
 
 

@@ -1,8 +1,8 @@
 /**
  * .NET ticks and JavaScript Dates (src/service/forms-ticket/ticks.ts): 100 ns since 0001-01-01 UTC.
  */
-import fc from 'fast-check';
 import { dateFromTicks, MAX_TICKS, ticksFromDate, ticksInRange } from '../../../src/service/forms-ticket/ticks.js';
+import { fc } from '../../helpers/seeded-fast-check.js';
 
 it('puts the Unix epoch at DateTime(1970, 1, 1).Ticks', () => {
   expect(ticksFromDate(new Date(0))).toBe(621_355_968_000_000_000n);
