@@ -26,7 +26,7 @@ export interface CliContext {
   withServices<T>(fn: (services: Services) => Promise<T>): Promise<T>;
 }
 
-export const processIo: CliIo = {
+const processIo: CliIo = {
   out: (text) => void process.stdout.write(text),
   err: (text) => void process.stderr.write(text),
   errIsTerminal: process.stderr.isTTY === true,

@@ -45,7 +45,7 @@ export interface MailTimers {
   after(ms: number, callback: () => void): () => void;
 }
 
-export const systemTimers: MailTimers = {
+const systemTimers: MailTimers = {
   now: () => Date.now(),
   after(ms, callback) {
     const timer = setTimeout(callback, ms);

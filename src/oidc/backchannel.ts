@@ -19,7 +19,7 @@ export function logoutToken(client: Client, accountId: string, sid: string): Log
 }
 
 /** The pauses before each further attempt: a client that is down for a minute still hears of the logout. */
-export const RETRY_DELAYS_MS = [1_000, 10_000, 60_000] as const;
+const RETRY_DELAYS_MS = [1_000, 10_000, 60_000] as const;
 
 /**
  * Back-channel logout tokens, sent to the clients that registered a back-channel logout URI, off the path of

@@ -2,8 +2,8 @@
  * Where the provider answers, below BASE_PATH: discovery where OpenID Connect Discovery puts it, everything else
  * under /oidc. A request for any other path never reaches the provider.
  */
-export const DISCOVERY_PATH = '/.well-known/openid-configuration';
-export const OIDC_PREFIX = '/oidc';
+const DISCOVERY_PATH = '/.well-known/openid-configuration';
+const OIDC_PREFIX = '/oidc';
 
 /** oidc-provider's routes, relative to BASE_PATH. */
 export const ROUTES = {

@@ -31,7 +31,7 @@ export interface Metrics extends SessionEvents, StoreAvailabilityMetrics, MailMe
 }
 
 /** Calls take a fraction of a millisecond to a few milliseconds; the buckets resolve that range. */
-export const CALL_DURATION_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+const CALL_DURATION_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 /** A sign-in outcome as a label value: the log's word with _ for - and :. */
 const signinLabel = (outcome: SignInAttemptOutcome) => outcome.replace(/[-:]/g, '_');

@@ -14,7 +14,7 @@ export interface ReadinessProbe {
 }
 
 /** A ping that takes longer than this counts as a store that cannot be reached. */
-export const PING_TIMEOUT_MS = 1000;
+const PING_TIMEOUT_MS = 1000;
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 

@@ -74,7 +74,7 @@ const TICKET_SHAPE = /^(?:[0-9A-F]{2})+$/;
  * Whether a cookie value could be one of the site's tickets: long upper-case hex, as FormsAuthentication writes
  * it. The service's own login cookies (base64url) never are, so they never cost a ticket's decryption.
  */
-export function looksLikeFormsTicket(value: string): boolean {
+function looksLikeFormsTicket(value: string): boolean {
   return value.length >= MIN_TICKET_HEX && value.length <= MAX_COOKIE_LENGTH && TICKET_SHAPE.test(value);
 }
 

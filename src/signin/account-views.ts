@@ -24,7 +24,7 @@ export type AccountProblem =
   | { form: 'sessions'; reason: 'not-found' };
 
 /** What a successful change says when the page comes back (`?done=…`): fixed texts, never the query's. */
-export const NOTICES = {
+const NOTICES = {
   'password-changed': 'Your password has been changed. You have been signed out everywhere else.',
   'session-ended': 'That session has been signed out.',
   'sessions-ended': 'All your other sessions have been signed out.',

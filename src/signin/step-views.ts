@@ -15,7 +15,7 @@ const WRONG_RECOVERY = 'The recovery code is not right, or it has been used alre
 const WRONG_SETUP_CODE = 'The code is not right. Check that the time on your phone is right, then enter the newest code the app shows.';
 
 /** The message for a code field, or undefined. */
-export function codeError(problem: CodeProblem | undefined, field: 'code' | 'recovery' | 'setup'): string | undefined {
+function codeError(problem: CodeProblem | undefined, field: 'code' | 'recovery' | 'setup'): string | undefined {
   if (!problem) return undefined;
   if (problem.reason === 'missing') return MISSING_CODE;
   if (problem.reason === 'throttled') return throttledText(problem.retryAfterSeconds);
@@ -91,6 +91,6 @@ export function recoveryCodesView(codes: readonly string[], continueHref: string
 }
 
 /** A base32 key in groups of four for reading it out or typing it in: `ABCD EFGH …`. */
-export function groupsOf4(secret: string): string {
+function groupsOf4(secret: string): string {
   return secret.replace(/(.{4})(?=.)/g, '$1 ');
 }

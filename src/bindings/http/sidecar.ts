@@ -23,7 +23,7 @@ export interface HttpSidecarDeps {
 const FORM_TYPE = 'application/x-www-form-urlencoded';
 
 /** ASP.NET reads at most this many form fields (aspnet:MaxHttpCollectionKeys). */
-export const MAX_FORM_PARAMETERS = 1000;
+const MAX_FORM_PARAMETERS = 1000;
 
 /**
  * Request.Form and Request.QueryString: names match case-insensitively and repeated values join with

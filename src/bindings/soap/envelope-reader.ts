@@ -55,20 +55,20 @@ const MAX_PARAMETERS = 32;
 export const MAX_DEPTH = 64;
 
 /** Elements in one document beyond which it is unreadable: an envelope holds tens, with security headers. */
-export const MAX_ELEMENTS = 1024;
+const MAX_ELEMENTS = 1024;
 
 /** Attributes of one element, namespace declarations included, beyond which the document is unreadable. */
-export const MAX_ATTRIBUTES = 64;
+const MAX_ATTRIBUTES = 64;
 
 /**
  * Attributes in one document, namespace declarations included, beyond which it is unreadable: an envelope holds
  * tens (a WS-Security header with its namespace declarations, about a hundred). The parser takes about 1.5 µs
  * an attribute: a 64 KB body of elements with 64 attributes each cost 17 to 20 ms idle and 35 ms under load.
  */
-export const MAX_DOCUMENT_ATTRIBUTES = 1024;
+const MAX_DOCUMENT_ATTRIBUTES = 1024;
 
 /** Element and attribute names longer than this make the document unreadable. */
-export const MAX_NAME_LENGTH = 256;
+const MAX_NAME_LENGTH = 256;
 
 /**
  * Reads a SOAP envelope with a strict, namespace-aware parser. No DTD is accepted (so no entity is ever

@@ -8,7 +8,7 @@ import type { ShortLivedCache } from '../short-lived-cache.js';
 const generateRsaKeyPair = promisify(generateKeyPair);
 
 /** ID tokens are signed with RS256, which every relying party's library verifies. */
-export const SIGNING_ALGORITHM = 'RS256';
+const SIGNING_ALGORITHM = 'RS256';
 const MODULUS_BITS = 2048;
 
 /** A private signing key as the provider takes it: a JWK with its kid. */
