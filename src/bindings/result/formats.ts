@@ -1,6 +1,7 @@
 import type { Config } from '../../config/config.js';
 import type { ChosenField, IbridgeAttributeName, JsonFieldName } from '../../config/result-fields.js';
 import type { Outcome, SessionCredentials } from '../../service/authentication.js';
+import { extraValue } from '../../service/extra-key.js';
 import type { MemberRow } from '../../service/index.js';
 import { escapeXmlAttribute } from '../xml-text.js';
 import { ibridgeDocument } from './ibridge-document.js';
@@ -43,7 +44,7 @@ function ibridge(settings: ResultSettings): ResultRenderer {
     return present.length > 0 ? present.join('|') : undefined;
   };
   const chosen = settings.ibridgeAttributes.map((field): [string, (member: MemberRow) => string | undefined] =>
-    field.kind === 'known' ? [field.name, IBRIDGE_ATTRIBUTES[field.name]] : [field.key, (m) => m.attributes.extra?.[field.key]],
+    field.kind === 'known' ? [field.name, IBRIDGE_ATTRIBUTES[field.name]] : [field.key, (m) => extraValue(m.attributes.extra, field.key)],
   );
   /** The User element's attributes in their order, those without a value left out; one string built in one pass. */
   const user = ({ member: m, session }: MemberOutcome) => {
@@ -98,7 +99,7 @@ const JSON_FIELDS: Readonly<Record<JsonFieldName, (outcome: MemberOutcome) => un
 /** CRM4M: a JSON object in the string, of the configured fields. */
 function json(settings: ResultSettings): ResultRenderer {
   const fields = settings.jsonFields.map((field: ChosenField<JsonFieldName>): [string, (outcome: MemberOutcome) => unknown] =>
-    field.kind === 'known' ? [field.name, JSON_FIELDS[field.name]] : [field.key, ({ member }) => member.attributes.extra?.[field.key] ?? null],
+    field.kind === 'known' ? [field.name, JSON_FIELDS[field.name]] : [field.key, ({ member }) => extraValue(member.attributes.extra, field.key) ?? null],
   );
   const refused = IN_BAND_RESULTS.json(settings);
   return (outcome) => {

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { MemberAttributes, MemberChanges, MemberRow } from '../../store/store.js';
 import { TEXT_ATTRIBUTES } from '../member-attributes.js';
+import { extraValue } from '../extra-key.js';
 import type { CheckedFile, CheckedRow, Column } from './check.js';
 
 /** What a row changes in its stored member; the fields are the columns whose value differs. */
@@ -32,11 +33,11 @@ function columnName(column: Column): string {
  */
 function mergedAttributes(file: CheckedFile, row: MemberAttributes, stored: MemberAttributes): { attributes: MemberAttributes; fields: string[] } {
   const changed = ATTRIBUTE_COLUMNS.filter((column) => file.columns.has(column) && !isDeepStrictEqual(row[column], stored[column]));
-  const changedExtras = [...file.extras.keys()].filter((key) => row.extra?.[key] !== stored.extra?.[key]);
+  const changedExtras = [...file.extras.keys()].filter((key) => extraValue(row.extra, key) !== extraValue(stored.extra, key));
   const attributes: MemberAttributes = {
     ...stored,
     ...Object.fromEntries(changed.map((column) => [column, row[column]])),
-    extra: { ...stored.extra, ...Object.fromEntries(changedExtras.map((key) => [key, row.extra?.[key] ?? ''])) },
+    extra: { ...stored.extra, ...Object.fromEntries(changedExtras.map((key) => [key, extraValue(row.extra, key) ?? ''])) },
   };
   return { attributes, fields: [...changed.map(columnName), ...changedExtras.map((key) => `attr:${key}`)] };
 }

@@ -456,6 +456,15 @@ describe('json', () => {
     expect(JSON.parse(renderExtras(signedIn()))).toEqual({ status: 'Success', contactid: '10042', account: null, MEMBER_TYPE: null });
   });
 
+  it('gives an attr: extra named like a property of every object only when the member has it', () => {
+    const renderInherited = rendererFor({ RESULT_FORMAT: 'json', JSON_FIELDS: 'status,attr:constructor,attr:toString' });
+    expect(renderInherited(signedIn())).toBe('{"status":"Success","constructor":null,"toString":null}');
+    const own = member({ attributes: { ...ATTRIBUTES, extra: { constructor: 'kept' } } });
+    expect(renderInherited(signedIn(own))).toBe('{"status":"Success","constructor":"kept","toString":null}');
+    const ibridge = rendererFor({ RESULT_FORMAT: 'ibridge', IBRIDGE_USER_ATTRIBUTES: 'ROLES,attr:constructor' });
+    expect(ibridge(signedIn())).not.toContain('constructor=');
+  });
+
   it('renders an ended session exactly as {"status":"Success"}', () => {
     expect(render(sessionEnded())).toBe('{"status":"Success"}');
     expect(rendererFor({ PROFILE: 'crm4m' })(sessionEnded(member({ attributes: ATTRIBUTES })))).toBe('{"status":"Success"}');
