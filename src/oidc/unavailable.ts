@@ -1,10 +1,8 @@
 import type { ErrorRequestHandler } from 'express';
 import { errors } from 'oidc-provider';
 import { StoreUnavailableError } from '../service/index.js';
-import { SIGN_IN_UNAVAILABLE } from '../web/unavailable-text.js';
+import { SIGN_IN_UNAVAILABLE, STORE_UNAVAILABLE_TEXT } from '../web/unavailable-text.js';
 import { messageView, type OidcPages } from './pages.js';
-
-const DESCRIPTION = 'The service cannot write to its database at the moment; try again later.';
 
 /**
  * The store unable to write (a full disk, a read-only or locked database) as OAuth says it: 503 with
@@ -15,7 +13,7 @@ const DESCRIPTION = 'The service cannot write to its database at the moment; try
 export class TemporarilyUnavailable extends errors.OIDCProviderError {
   constructor(cause: StoreUnavailableError) {
     super(503, 'temporarily_unavailable', { cause });
-    this.error_description = DESCRIPTION;
+    this.error_description = STORE_UNAVAILABLE_TEXT;
     // oidc-provider shows a 5xx error as `server_error` unless it is marked for the client to see.
     this.expose = true;
   }
@@ -40,6 +38,6 @@ export function unavailableAnswer(pages: OidcPages): ErrorRequestHandler {
     if (!(error instanceof StoreUnavailableError || error instanceof TemporarilyUnavailable) || res.headersSent) return next(error);
     res.status(503);
     if (req.accepts(['json', 'html']) === 'html') res.type('html').send(pages.render(req, res, 'message', messageView(SIGN_IN_UNAVAILABLE.title, SIGN_IN_UNAVAILABLE.message)));
-    else res.json({ error: 'temporarily_unavailable', error_description: DESCRIPTION });
+    else res.json({ error: 'temporarily_unavailable', error_description: STORE_UNAVAILABLE_TEXT });
   };
 }

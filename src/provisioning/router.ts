@@ -8,6 +8,7 @@ import express, { type ErrorRequestHandler, type Request, type RequestHandler, t
 import type { Logger } from '../log/logger.js';
 import { StoreUnavailableError } from '../service/index.js';
 import { requestIdOf } from '../web/request-id.js';
+import { STORE_UNAVAILABLE_TEXT } from '../web/unavailable-text.js';
 import { serviceProviderConfig, userResourceType } from './discovery.js';
 import { ScimError } from './errors.js';
 import type { ProvisioningClients, ScimMembers } from './port.js';
@@ -86,7 +87,7 @@ function errorHandler(logger: ScimRouterDeps['logger']): ErrorRequestHandler {
     if (error instanceof ScimError) return sendError(req, res, error);
     // The cause (a full disk, a read-only or locked database, a server that cannot be reached) is logged once per burst where the store's calls are
     // watched (src/ops/store-availability.ts); the client is told to try again, as SCIM clients do on a 503.
-    if (error instanceof StoreUnavailableError) return sendError(req, res, new ScimError(503, undefined, 'the service cannot write to its database at the moment; try again later'));
+    if (error instanceof StoreUnavailableError) return sendError(req, res, new ScimError(503, undefined, STORE_UNAVAILABLE_TEXT));
     logger.error('provisioning: unhandled error', { path: req.baseUrl + req.path, error: error instanceof Error ? error.message : String(error), requestId: requestIdOf(req) });
     sendError(req, res, new ScimError(500, undefined, 'the request could not be completed'));
   };

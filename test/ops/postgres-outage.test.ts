@@ -20,7 +20,7 @@ import { PageClient, type Page } from '../helpers/page-client.js';
 const PASSWORD = 'correct horse battery staple';
 const REDIRECT_URI = 'https://platform.example.org/callback';
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
-const UNAVAILABLE_TEXT = 'The service cannot write to its database at the moment; try again later.';
+const UNAVAILABLE_TEXT = 'The service cannot use its database at the moment; try again later.';
 /** One call started every this many ms: about 20 calls a second, whatever the machine's speed. */
 const PACE_MS = 50;
 /** Answers of each kind wanted while the server is down, and again once it is back. */

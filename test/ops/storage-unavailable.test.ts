@@ -105,13 +105,13 @@ function whenStoreRefusesWrites(name: string, condition: Condition): void {
       expect(answer.status).toBe(500);
       expect(answer.contentType).toMatch(/^text\/xml/);
       expect(answer.body).toMatch(/<faultcode>soap:Server<\/faultcode>/);
-      expect(answer.body).toMatch(/<faultstring>Server was unable to process request\. ---&gt; The service cannot write to its database at the moment; try again later\.<\/faultstring>/);
+      expect(answer.body).toMatch(/<faultstring>Server was unable to process request\. ---&gt; The service cannot use its database at the moment; try again later\.<\/faultstring>/);
       expect(answer.body).not.toContain(condition.where());
     });
 
     test('AuthenticateUser over HTTP POST answers 503 with the same text', async () => {
       const answer = await authenticateUser('httppost');
-      expect(answer).toMatchObject({ status: 503, contentType: 'text/plain; charset=utf-8', body: 'The service cannot write to its database at the moment; try again later.\n' });
+      expect(answer).toMatchObject({ status: 503, contentType: 'text/plain; charset=utf-8', body: 'The service cannot use its database at the moment; try again later.\n' });
     });
 
     test('the sign-in page answers 503, saying sign-in is temporarily unavailable', async () => {
@@ -136,7 +136,7 @@ function whenStoreRefusesWrites(name: string, condition: Condition): void {
       const asClient = await oidcBrowser.get(interactionPath, { accept: 'application/json' });
       expect([asClient.status, JSON.parse(asClient.text)]).toEqual([
         503,
-        { error: 'temporarily_unavailable', error_description: expect.stringMatching(/^The service cannot write to its database/) },
+        { error: 'temporarily_unavailable', error_description: expect.stringMatching(/^The service cannot use its database/) },
       ]);
       const page = await oidcBrowser.get(interactionPath, { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' });
       expect(page.status).toBe(503);
@@ -154,7 +154,7 @@ function whenStoreRefusesWrites(name: string, condition: Condition): void {
       const created = await scim('POST', '/Users', { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: 'grace@example.org' });
       expect(created).toEqual({
         status: 503,
-        body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '503', detail: expect.stringMatching(/cannot write to its database/) },
+        body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '503', detail: expect.stringMatching(/cannot use its database/) },
       });
       expect(JSON.stringify(created.body)).not.toContain(condition.where());
       const found = await scim('GET', '/Users?filter=userName%20eq%20%22ada%22');

@@ -1,4 +1,5 @@
 import type { ServiceErrorCode } from '../../service/errors.js';
+import { STORE_UNAVAILABLE_TEXT } from '../../web/unavailable-text.js';
 import { empty, fault, page, text, type ErrorWire } from './wire.js';
 
 /**
@@ -113,7 +114,7 @@ export const ERRORS = {
   // operator's to fix, whom the store's watcher tells once per burst (src/ops/store-availability.ts), not each call.
   // SOAP keeps ASMX's server fault; HTTP GET/POST answer 503, which proxies and clients read as a passing condition.
   STORE_UNAVAILABLE: {
-    text: () => 'The service cannot write to its database at the moment; try again later.',
+    text: () => STORE_UNAVAILABLE_TEXT,
     outcome: 'unavailable',
     soap: fault('server', true),
     http: text(503, 'private, max-age=0'),
