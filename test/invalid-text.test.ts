@@ -131,9 +131,7 @@ function suite(store: 'sqlite' | 'postgres'): void {
     describe('SCIM', () => {
       let token: string;
       beforeAll(async () => {
-        const issued = await app.services.provisioners.add(`edge-${store}`);
-        if (!issued) throw new Error('no provisioning client');
-        token = issued.token;
+        token = (await app.services.provisioners.add(`edge-${store}`)).token;
       });
       const scim = async (method: string, path: string, body?: string) => {
         const response = await fetch(`${app.baseUrl}/scim/v2${path}`, {
