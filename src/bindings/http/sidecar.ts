@@ -10,7 +10,7 @@ import { CONTENT_TYPE, sendAsmx, type AsmxResponse } from '../asmx-response.js';
 import { callResult, type BindingName, type CallLogger, type CallResult } from '../call-log.js';
 import type { OperationTable } from '../operations.js';
 import type { NamedCall } from '../route-refusals.js';
-import { escapeXmlAttribute, escapeXmlText } from '../xml-text.js';
+import { escapeXmlAttribute, escapeXmlText } from '../../web/xml-text.js';
 
 export interface HttpSidecarDeps {
   config: Config;

@@ -3,7 +3,7 @@ import type { ChosenField, IbridgeAttributeName, JsonFieldName } from '../../con
 import type { Outcome, SessionCredentials } from '../../service/authentication.js';
 import { extraValue } from '../../service/extra-key.js';
 import type { MemberRow } from '../../service/index.js';
-import { escapeXmlAttribute } from '../xml-text.js';
+import { escapeXmlAttribute } from '../../web/xml-text.js';
 import { ibridgeDocument } from './ibridge-document.js';
 import { IN_BAND_RESULTS, inBandError } from './in-band-errors.js';
 

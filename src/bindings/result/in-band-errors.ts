@@ -2,7 +2,7 @@ import type { Config } from '../../config/config.js';
 import type { Outcome } from '../../service/authentication.js';
 import { errorText, type AsmxError } from '../asmx-errors.js';
 import { ERRORS, type InBandCode } from '../errors/catalogue.js';
-import { escapeXmlAttribute } from '../xml-text.js';
+import { escapeXmlAttribute } from '../../web/xml-text.js';
 import { ibridgeDocument } from './ibridge-document.js';
 
 /**

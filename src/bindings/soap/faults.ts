@@ -1,4 +1,4 @@
-import { escapeXmlText } from '../xml-text.js';
+import { escapeXmlText } from '../../web/xml-text.js';
 import { ENVELOPE_NS, FAULT_CODE, type FaultRole, type SoapVersion } from './protocol.js';
 
 /** ASMX declares these after the soap prefix; node-soap is set to declare the same. */

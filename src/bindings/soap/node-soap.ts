@@ -5,7 +5,7 @@ import type { OperationName, OperationResponse } from '../../service/wsdl-types.
 import { errorResponse } from '../asmx-errors.js';
 import type { AsmxResponse } from '../asmx-response.js';
 import type { CallAnswer, OperationTable } from '../operations.js';
-import { escapeXmlText } from '../xml-text.js';
+import { escapeXmlText } from '../../web/xml-text.js';
 import { SCHEMA_NAMESPACES } from './faults.js';
 import { SOAP_CONTENT_TYPE, type SoapVersion } from './protocol.js';
 

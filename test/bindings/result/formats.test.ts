@@ -3,7 +3,7 @@ import { createResultRenderer, type ResultRenderer } from '../../../src/bindings
 import { errorText } from '../../../src/bindings/asmx-errors.js';
 import { ERRORS, type InBandCode } from '../../../src/bindings/errors/catalogue.js';
 import { inBandError } from '../../../src/bindings/result/in-band-errors.js';
-import { escapeXmlAttribute, escapeXmlText } from '../../../src/bindings/xml-text.js';
+import { escapeXmlAttribute, escapeXmlText } from '../../../src/web/xml-text.js';
 import { loadConfig } from '../../../src/config/config.js';
 import { JSON_FIELD_NAMES } from '../../../src/config/result-fields.js';
 import type { Outcome, Refusal, SessionCredentials } from '../../../src/service/authentication.js';

@@ -1,7 +1,7 @@
 /**
- * XML escaping as ASMX's XmlWriter does it. Element text escapes only &, < and > (never quotes: the PHP
- * iBridge client rewrites encoding="UTF-16" in the raw response text). Characters XML 1.0 cannot carry
- * become U+FFFD rather than producing a document no client can parse.
+ * XML escaping as ASMX's XmlWriter does it, for the ASMX results and the SAML messages alike. Element text
+ * escapes only &, < and > (never quotes: the PHP iBridge client rewrites encoding="UTF-16" in the raw response
+ * text). Characters XML 1.0 cannot carry become U+FFFD rather than producing a document no client can parse.
  */
 const NOT_XML_CHAR = /[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 const TEXT_SPECIAL = /[&<>]/;
