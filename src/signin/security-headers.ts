@@ -6,13 +6,14 @@ import type { RequestHandler } from 'express';
  * style runs under a per-response nonce. There is no form-action: browsers apply it to the redirect after
  * a sign-in too, and that goes to partner origins. With `scriptHashes`, the policy has a `script-src` without
  * sources, to which oidc-provider adds the hash of the one inline script of a page it writes (form_post's
- * auto-submit); no other script runs.
+ * auto-submit); no other script runs. With `scriptNonce`, the page's own inline script runs under the same nonce
+ * as its style (the SAML identity provider's page that posts a message on to a service provider).
  */
-export function securityHeaders(logoUrl: string | undefined, options: { scriptHashes?: boolean } = {}): RequestHandler {
+export function securityHeaders(logoUrl: string | undefined, options: { scriptHashes?: boolean; scriptNonce?: boolean } = {}): RequestHandler {
   const logoOrigin = logoUrl !== undefined && URL.canParse(logoUrl) ? ` ${new URL(logoUrl).origin}` : '';
-  const scripts = options.scriptHashes === true ? ' script-src;' : '';
   return (_req, res, next) => {
     const nonce = randomBytes(16).toString('base64url');
+    const scripts = options.scriptNonce === true ? ` script-src 'nonce-${nonce}';` : options.scriptHashes === true ? ' script-src;' : '';
     res.locals.styleNonce = nonce;
     res.setHeader(
       'Content-Security-Policy',

@@ -7,8 +7,9 @@ import { StartupError } from '../startup-error.js';
 // src/signin/ and dist/signin/ are both two levels below the package root, where templates/ sits.
 const BUILT_IN = new URL('../../templates/', import.meta.url);
 
-// oidc-consent and oidc-logout are the OpenID provider's (src/oidc/), in the same layout.
-const PAGE_NAMES = ['home', 'login', 'signed-in', 'message', 'code', 'setup', 'recovery-codes', 'account', 'forgot', 'reset-password', 'oidc-consent', 'oidc-logout'] as const;
+// oidc-consent and oidc-logout are the OpenID provider's (src/oidc/), saml-post the SAML identity provider's
+// (src/saml/), in the same layout.
+const PAGE_NAMES = ['home', 'login', 'signed-in', 'message', 'code', 'setup', 'recovery-codes', 'account', 'forgot', 'reset-password', 'oidc-consent', 'oidc-logout', 'saml-post'] as const;
 export type PageName = (typeof PAGE_NAMES)[number];
 
 export interface Templates {

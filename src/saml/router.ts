@@ -1,0 +1,75 @@
+import express, { type Router } from 'express';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../log/logger.js';
+import type { EndedSessions, Services } from '../service/index.js';
+import { idpMetadata } from './idp-metadata.js';
+import type { SamlPages } from './pages.js';
+import { idpUrls, SAML_PATHS } from './paths.js';
+import type { SamlMetrics } from './sign-in-answer.js';
+import { createSloRoutes, endSamlSessions } from './slo-routes.js';
+import { createSsoRoutes } from './sso-routes.js';
+
+export type { SamlPageName, SamlPages } from './pages.js';
+export type { SamlMetrics, SamlSignInOutcome } from './sign-in-answer.js';
+
+export interface SamlDeps {
+  config: Config;
+  services: Services;
+  logger: Logger;
+  pages: SamlPages;
+  metrics?: SamlMetrics | undefined;
+}
+
+export interface SamlFeature {
+  /** The identity provider's routes, for the app to mount; they answer only while an SP is registered. */
+  router: Router;
+  /** Member sessions ended elsewhere: their SPs are told over the SOAP back channel (the services' session events). */
+  sessionsEnded(ended: EndedSessions): void;
+  /** The name of the SP whose sign-in a return address continues, for the sign-in page to show. */
+  requestingSite(returnUrl: string): Promise<string | undefined>;
+}
+
+const SAML_PREFIX = '/saml/';
+
+/**
+ * The SAML 2.0 identity provider, on the member sessions. It is on while PUBLIC_URL (its entity ID is
+ * PUBLIC_URL/saml/metadata) is set and an SP is registered; otherwise its paths are not found, as any other
+ * unknown path (without PUBLIC_URL, nothing is mounted at all).
+ */
+export function createSaml(deps: SamlDeps): SamlFeature {
+  const { config, services, logger } = deps;
+  const publicUrl = config.publicUrl;
+  if (publicUrl === undefined) return { router: express.Router(), sessionsEnded: () => undefined, requestingSite: async () => undefined };
+  const urls = idpUrls(publicUrl, config.basePath);
+  const routeDeps = { ...deps, urls };
+
+  const mounted = express.Router();
+  mounted.use(async (req, _res, next) => next(req.path.startsWith(SAML_PREFIX) && (await services.saml.sps.any()) ? undefined : 'router'));
+  mounted.get(SAML_PATHS.metadata, async (_req, res) => {
+    const published = await services.saml.keys.published();
+    res.type('application/samlmetadata+xml').send(idpMetadata(urls, published.map((key) => key.certificatePem)));
+  });
+  mounted.use(createSsoRoutes(routeDeps));
+  mounted.use(createSloRoutes(routeDeps));
+  const router = express.Router();
+  router.use(config.basePath || '/', mounted);
+
+  const origin = new URL(publicUrl).origin;
+  const continuePrefix = `${config.basePath}${SAML_PATHS.continue}/`;
+  return {
+    router,
+    async requestingSite(returnUrl) {
+      const url = URL.parse(returnUrl, publicUrl);
+      const handle = url?.origin === origin && url.pathname.startsWith(continuePrefix) ? decodeURIComponent(url.pathname.slice(continuePrefix.length)) : '';
+      if (!/^[A-Za-z0-9_-]+$/.test(handle) || !(await services.saml.sps.any())) return undefined;
+      const request = await services.saml.requests.find(handle);
+      return request ? (await services.saml.sps.findById(request.spId))?.name : undefined;
+    },
+    sessionsEnded(ended) {
+      const end = async () => {
+        if (await services.saml.sps.any()) await endSamlSessions(ended, routeDeps);
+      };
+      end().catch((error: unknown) => logger.error('saml session end failed', { error: error instanceof Error ? error.message : String(error) }));
+    },
+  };
+}
