@@ -17,11 +17,17 @@ export interface Certificate {
   key: string;
 }
 
-/** A self-signed certificate for localhost and 127.0.0.1, valid for a day, made with openssl in dir (the key readable by its owner only). */
-export function selfSignedCertificate(dir: string): Certificate {
-  const certPath = join(dir, 'localhost.crt');
-  const keyPath = join(dir, 'localhost.key');
-  const args = ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1'];
+/** The key pair a certificate holds: P-256 for TLS, RSA for SAML (whose signatures are RSA). */
+const KEY_ARGS = { ec: ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'], rsa: ['-newkey', 'rsa:2048'] } as const;
+
+/**
+ * A self-signed certificate for localhost and 127.0.0.1, valid for a day, made with openssl in dir (the key
+ * readable by its owner only). name tells several apart in one dir.
+ */
+export function selfSignedCertificate(dir: string, key: keyof typeof KEY_ARGS = 'ec', name = 'localhost'): Certificate {
+  const certPath = join(dir, `${name}.crt`);
+  const keyPath = join(dir, `${name}.key`);
+  const args = ['req', '-x509', ...KEY_ARGS[key], '-nodes', '-days', '1'];
   args.push('-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', keyPath, '-out', certPath);
   const made = spawnSync(OPENSSL_PATH, args, { encoding: 'utf8' });
   if (made.status !== 0) throw new Error(`openssl req failed: ${made.stderr || made.error?.message}`);
