@@ -17,21 +17,18 @@ export interface Certificate {
   key: string;
 }
 
-/** A self-signed certificate for localhost and 127.0.0.1, valid for a day, made with openssl in dir (the key readable by its owner only). */
-export function selfSignedCertificate(dir: string): Certificate {
-  const args = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'];
-  return opensslCertificate(dir, 'localhost', args);
-}
+/** The key pair a certificate holds: P-256 for TLS, RSA for SAML (whose signatures are RSA). */
+const KEY_ARGS = { ec: ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'], rsa: ['-newkey', 'rsa:2048'] } as const;
 
-/** An RSA 2048 key and a self-signed certificate for it, valid for a day: what SAML signs and encrypts with. */
-export function rsaCertificate(dir: string, name: string): Certificate {
-  return opensslCertificate(dir, name, ['-newkey', 'rsa:2048', '-subj', `/CN=${name}`]);
-}
-
-function opensslCertificate(dir: string, name: string, keyArgs: string[]): Certificate {
+/**
+ * A self-signed certificate for localhost and 127.0.0.1, valid for a day, made with openssl in dir (the key
+ * readable by its owner only). name tells several apart in one dir.
+ */
+export function selfSignedCertificate(dir: string, key: keyof typeof KEY_ARGS = 'ec', name = 'localhost'): Certificate {
   const certPath = join(dir, `${name}.crt`);
   const keyPath = join(dir, `${name}.key`);
-  const args = ['req', '-x509', ...keyArgs, '-nodes', '-days', '1', '-keyout', keyPath, '-out', certPath];
+  const args = ['req', '-x509', ...KEY_ARGS[key], '-nodes', '-days', '1'];
+  args.push('-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', keyPath, '-out', certPath);
   const made = spawnSync(OPENSSL_PATH, args, { encoding: 'utf8' });
   if (made.status !== 0) throw new Error(`openssl req failed: ${made.stderr || made.error?.message}`);
   chmodSync(keyPath, 0o600);

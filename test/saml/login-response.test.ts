@@ -5,7 +5,7 @@ import { SAML, ValidateInResponseTo, type SamlConfig } from '@node-saml/node-sam
 import { ATTRIBUTE_NAME_FORMATS } from '../../src/saml/attribute-values.js';
 import { loginResponse, STATUS, statusResponse, type LoginAssertion, type Protection, type ResponseAddress } from '../../src/saml/login-response.js';
 import { NAME_ID_FORMATS } from '../../src/saml/name-id.js';
-import { rsaCertificate, type Certificate } from '../helpers/certificate.js';
+import { selfSignedCertificate, type Certificate } from '../helpers/certificate.js';
 
 /**
  * The Response the identity provider writes, read by @node-saml/node-saml as a service provider would: the
@@ -23,9 +23,9 @@ let otherKey: Certificate;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'saml-response-'));
-  idpKey = rsaCertificate(dir, 'idp');
-  spKey = rsaCertificate(dir, 'sp');
-  otherKey = rsaCertificate(dir, 'other');
+  idpKey = selfSignedCertificate(dir, 'rsa', 'idp');
+  spKey = selfSignedCertificate(dir, 'rsa', 'sp');
+  otherKey = selfSignedCertificate(dir, 'rsa', 'other');
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
