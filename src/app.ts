@@ -8,6 +8,7 @@ import type { Logger } from './log/logger.js';
 import { createOidc, type OidcMetrics, type OidcPages } from './oidc/router.js';
 import type { Refusal } from './log/refusal-log.js';
 import type { Readiness } from './ops/readiness.js';
+import { createSaml, type SamlMetrics, type SamlPages } from './saml/router.js';
 import { createOpsRouter, HEALTH_PATH, METRICS_PATH, READY_PATH } from './ops/routes.js';
 import { createScimRouter } from './provisioning/router.js';
 import type { EndedSessions, Services } from './service/index.js';
@@ -27,10 +28,10 @@ export interface AppDeps {
   logger: Logger;
   readiness: () => Promise<Readiness>;
   /** Where calls and sign-ins are counted. */
-  metrics?: (CallMetrics & SigninMetrics & OidcMetrics) | undefined;
+  metrics?: (CallMetrics & SigninMetrics & OidcMetrics & SamlMetrics) | undefined;
   /** Where requests refused before a binding took them are recorded (src/log/refusal-log.ts). */
   recordRefusal: (refusal: Refusal) => void;
-  /** Where the OpenID provider is handed to, to be told of member sessions that end (the services' session events). */
+  /** Where the OpenID and SAML identity providers are handed to, to be told of member sessions that end (the services' session events). */
   onSessionsEnded?: ((listener: (ended: EndedSessions) => void) => void) | undefined;
   /** Served at /metrics on the main port when given (metrics on, no METRICS_PORT). */
   metricsRegistry?: Registry | undefined;
@@ -69,11 +70,25 @@ function oidcPages(config: Config): OidcPages {
   };
 }
 
+/** The SAML identity provider's pages, in the sign-in pages' layout and branding; the post page's script runs under its nonce. */
+function samlPages(config: Config): SamlPages {
+  const { branding } = config.signin;
+  const templates = loadTemplates(branding.templateDir);
+  const view = brandingView(branding);
+  const headers = securityHeaders(branding.logoUrl, { scriptNonce: true });
+  return {
+    render(req, res, name, page) {
+      headers(req as Request, res as Response, () => {});
+      return templates.render(name, { ...view, nonce: (res as Response).locals['styleNonce'], ...page });
+    },
+  };
+}
+
 /**
  * The whole application as one Express app; it never listens (src/main.ts does). In order: with ALLOWED_HOSTS,
  * a request for another host is refused; the ASMX endpoint and its HTTP GET/POST sidecar, which take nearly
  * every request, with nothing else before them; /healthz, /readyz and /metrics; SCIM provisioning at
- * /scim/v2; the sign-in pages; the OpenID provider (docs/oidc.md); ASP.NET's 404 for anything else; one error
+ * /scim/v2; the sign-in pages; the OpenID provider (docs/oidc.md); the SAML identity provider; ASP.NET's 404 for anything else; one error
  * handler. Every response echoes the request's id (src/web/request-id.ts, given when first asked for) in
  * X-Request-Id and forbids content sniffing; one to a request that came over HTTPS has Strict-Transport-Security.
  */
@@ -104,10 +119,16 @@ export async function createApp({ config, services, logger, readiness, metrics, 
   app.use(createOpsRouter({ readiness, metrics: metricsRegistry }, logger));
   app.use(SCIM_PATH, provisioning({ config, services, logger }));
   const oidc = createOidc({ config, services, logger, metrics, pages: oidcPages(config) });
-  onSessionsEnded?.((ended) => oidc.sessionsEnded(ended));
-  // The sites that send members to the sign-in page with a request of their own: the OpenID clients.
-  app.use(createSigninRouter({ config, services, logger, metrics, requestingSite: (returnUrl) => oidc.requestingSite(returnUrl) }));
+  const saml = createSaml({ config, services, logger, metrics, pages: samlPages(config) });
+  onSessionsEnded?.((ended) => {
+    oidc.sessionsEnded(ended);
+    saml.sessionsEnded(ended);
+  });
+  // The sites that send members to the sign-in page with a request of their own: the OpenID clients and the SAML SPs.
+  const requestingSite = async (returnUrl: string) => (await oidc.requestingSite(returnUrl)) ?? (await saml.requestingSite(returnUrl));
+  app.use(createSigninRouter({ config, services, logger, metrics, requestingSite }));
   app.use(oidc.router);
+  app.use(saml.router);
   app.use(notFound);
   app.use(requestErrorHandler(logger, refuse));
   return app;

@@ -70,8 +70,8 @@ export async function composeInstance(options: InstanceOptions): Promise<Instanc
     succeeded: availability.succeeded,
   });
   const mailer = composeMailer(config, logger, metrics);
-  // The OpenID provider, built with the app over these services, hears of the sessions they end.
-  let endOidcSessions: ((ended: EndedSessions) => void) | undefined;
+  // The OpenID and SAML identity providers, built with the app over these services, hear of the sessions they end.
+  let endProviderSessions: ((ended: EndedSessions) => void) | undefined;
   const services = createServices({
     store,
     secretKey: options.secretKey,
@@ -81,7 +81,7 @@ export async function composeInstance(options: InstanceOptions): Promise<Instanc
     events: {
       sessionsCreated: (count) => metrics?.sessionsCreated(count),
       sessionsRevoked: (count) => metrics?.sessionsRevoked(count),
-      sessionsEnded: (ended) => endOidcSessions?.(ended),
+      sessionsEnded: (ended) => endProviderSessions?.(ended),
     },
   });
   metrics?.watchCaches(() => services.cacheLookups());
@@ -97,7 +97,7 @@ export async function composeInstance(options: InstanceOptions): Promise<Instanc
     metricsRegistry: separateMetricsPort ? undefined : metrics?.registry,
     recordRefusal,
     onSessionsEnded: (listener) => {
-      endOidcSessions = listener;
+      endProviderSessions = listener;
     },
   });
   return {

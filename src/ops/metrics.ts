@@ -26,6 +26,13 @@ export interface Metrics extends SessionEvents, StoreAvailabilityMetrics, MailMe
   purged(kind: PurgeKind, count: number): void;
   /** A back-channel logout token sent to an OpenID client: delivered, retried after a failure, or given up (failed). */
   backchannelLogout(outcome: string): void;
+  /** A sign-in to a SAML service provider: signed-in, no-passive (IsPassive, not signed in) or refused. */
+  samlSignIn(outcome: string): void;
+  /**
+   * A SAML logout step: signed-out (an SP's LogoutRequest ended sessions), front-channel (an SP told through the
+   * browser), delivered or failed (told over SOAP), unreachable (no endpoint to tell it at), refused.
+   */
+  samlLogout(outcome: string): void;
   /** Where the call-path caches' counts are read from when the metrics are scraped. */
   watchCaches(lookups: () => Record<CallPathCache, CacheLookups>): void;
 }
@@ -114,6 +121,18 @@ export function createMetrics(): Metrics {
     labelNames: ['outcome'] as const,
     registers,
   });
+  const samlSignIns = new Counter({
+    name: 'saml_signins_total',
+    help: 'Sign-ins to SAML service providers, by outcome: signed_in, no_passive (a passive request, the member not signed in) or refused',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const samlLogouts = new Counter({
+    name: 'saml_logouts_total',
+    help: 'SAML single logout steps, by outcome: signed_out (an SP asked), front_channel (an SP told through the browser), delivered or failed (over SOAP), unreachable, refused',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
   let cacheLookups: (() => Record<CallPathCache, CacheLookups>) | undefined;
   // The caches count for themselves (a field increment per lookup); the counter takes their totals at scrape.
   new Counter({
@@ -135,6 +154,8 @@ export function createMetrics(): Metrics {
   for (const kind of ['sessions', 'throttles', 'oidc', 'recovery_tokens'] satisfies PurgeKind[]) purged.inc({ kind }, 0);
   for (const status of ['400', '408', '413', '431']) refusals.inc({ status }, 0);
   for (const outcome of ['delivered', 'retried', 'failed']) backchannelLogouts.inc({ outcome }, 0);
+  for (const outcome of ['signed_in', 'no_passive', 'refused']) samlSignIns.inc({ outcome }, 0);
+  for (const outcome of ['signed_out', 'front_channel', 'delivered', 'failed', 'unreachable', 'refused']) samlLogouts.inc({ outcome }, 0);
   for (const reason of STORE_UNAVAILABLE_REASONS) storeUnavailable.inc({ reason }, 0);
   for (const kind of MAIL_KINDS) for (const result of MAIL_RESULTS) mailSent.inc({ kind, result }, 0);
 
@@ -175,6 +196,12 @@ export function createMetrics(): Metrics {
     },
     backchannelLogout(outcome) {
       backchannelLogouts.inc({ outcome });
+    },
+    samlSignIn(outcome) {
+      samlSignIns.inc({ outcome: outcome.replace(/-/g, '_') });
+    },
+    samlLogout(outcome) {
+      samlLogouts.inc({ outcome: outcome.replace(/-/g, '_') });
     },
     mailSent(kind, result) {
       mailSent.inc({ kind, result });

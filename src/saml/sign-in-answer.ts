@@ -15,10 +15,13 @@ import type { SpMetadata } from './sp-metadata.js';
 /** How a sign-in through an SP went, as counted. */
 export type SamlSignInOutcome = 'signed-in' | 'refused' | 'no-passive';
 
+/** How a logout step went, as counted (src/saml/slo-routes.ts, src/saml/back-channel.ts). */
+export type SamlLogoutOutcome = 'signed-out' | 'front-channel' | 'delivered' | 'failed' | 'unreachable' | 'refused';
+
 /** Where the identity provider's events are counted; the app hands in src/ops/metrics.ts's. */
 export interface SamlMetrics {
   samlSignIn(outcome: SamlSignInOutcome): void;
-  samlLogout(outcome: string): void;
+  samlLogout(outcome: SamlLogoutOutcome): void;
 }
 
 export interface AnswerDeps {
