@@ -6,7 +6,7 @@ import { STORE_UNAVAILABLE_REASONS, type CacheLookups, type CallPathCache, type 
 import type { StoreAvailabilityMetrics } from './store-availability.js';
 
 /** What the background purge deletes. */
-export type PurgeKind = 'sessions' | 'throttles' | 'oidc' | 'recovery_tokens';
+export type PurgeKind = 'sessions' | 'throttles' | 'oidc' | 'recovery_tokens' | 'saml';
 
 /**
  * The service's Prometheus metrics, in a registry of its own (never prom-client's global one, so that two
@@ -151,7 +151,7 @@ export function createMetrics(): Metrics {
   });
   // Series that exist from the start, so that rate() and alerts see 0 rather than nothing.
   for (const outcome of SIGN_IN_ATTEMPT_OUTCOMES) signinAttempts.inc({ outcome: signinLabel(outcome) }, 0);
-  for (const kind of ['sessions', 'throttles', 'oidc', 'recovery_tokens'] satisfies PurgeKind[]) purged.inc({ kind }, 0);
+  for (const kind of ['sessions', 'throttles', 'oidc', 'recovery_tokens', 'saml'] satisfies PurgeKind[]) purged.inc({ kind }, 0);
   for (const status of ['400', '408', '413', '431']) refusals.inc({ status }, 0);
   for (const outcome of ['delivered', 'retried', 'failed']) backchannelLogouts.inc({ outcome }, 0);
   for (const outcome of ['signed_in', 'no_passive', 'refused']) samlSignIns.inc({ outcome }, 0);

@@ -28,6 +28,10 @@ export interface PurgeCutoffs {
   oidcKeysRetiredBefore: number;
   /** Password recovery tokens that expired at or before this time are deleted: their links no longer work. */
   recoveryTokensBefore: number;
+  /** The SAML identity provider's pending requests that expired at or before this time are deleted. */
+  samlExpiredBefore: number;
+  /** And its signing keys retired at or before this time: no longer published, they are kept as long as ended sessions, for saml-keys list. */
+  samlKeysRetiredBefore: number;
 }
 
 /**
@@ -43,7 +47,8 @@ export interface PurgeCutoffs {
  * Throttle records are kept for the longer of the failure window and the lockout: a window that began
  * earlier has ended, and the store also keeps any record whose lock still runs. The OpenID provider's records
  * go when they expire; its retired keys once no token they signed is still checked. Recovery tokens go when they
- * expire.
+ * expire. The SAML identity provider's pending requests go when they expire (a request ID is a replay only while
+ * its request is kept); its retired keys, which no longer sign nor are published, after the session retention.
  */
 export function purgeCutoffs(now: number, policy: PurgePolicy): PurgeCutoffs {
   const endedBefore = now - policy.sessionRetentionMs;
@@ -54,6 +59,8 @@ export function purgeCutoffs(now: number, policy: PurgePolicy): PurgeCutoffs {
     oidcExpiredBefore: now,
     oidcKeysRetiredBefore: now - policy.oidcKeyRetentionMs,
     recoveryTokensBefore: now,
+    samlExpiredBefore: now,
+    samlKeysRetiredBefore: endedBefore,
   };
 }
 
@@ -62,6 +69,7 @@ export interface PurgeResult {
   throttles: number | null;
   oidc: number | null;
   recoveryTokens: number | null;
+  saml: number | null;
 }
 
 export interface PurgeScheduler {
@@ -78,6 +86,7 @@ export interface PurgeOptions {
     purgeThrottles(before: number): Promise<number>;
     purgeOidc(expiredBefore: number, keysRetiredBefore: number): Promise<number>;
     purgeRecoveryTokens(before: number): Promise<number>;
+    purgeSaml(expiredBefore: number, keysRetiredBefore: number): Promise<number>;
   };
   policy: PurgePolicy;
   logger: Logger;
@@ -90,8 +99,8 @@ export interface PurgeOptions {
 }
 
 /**
- * Deletes ended sessions, stale throttle records, the OpenID provider's expired records and expired recovery
- * tokens in the background,
+ * Deletes ended sessions, stale throttle records, the OpenID provider's expired records, expired recovery
+ * tokens and the SAML identity provider's expired requests in the background,
  * every `intervalMs`. The next run is scheduled when the previous one has finished, so runs never overlap; the
  * timer is unref'd, so it never keeps the process alive. The store paces each purge, in one place for every
  * dialect (src/store/sql/purge.ts): it deletes in batches sized to take about 10 ms, each followed by a pause as
@@ -125,9 +134,10 @@ export function startPurge(options: PurgeOptions): PurgeScheduler {
     const throttles = await attempt('throttles', () => store.purgeThrottles(cutoffs.throttlesBefore));
     const oidc = await attempt('oidc', () => store.purgeOidc(cutoffs.oidcExpiredBefore, cutoffs.oidcKeysRetiredBefore));
     const recoveryTokens = await attempt('recovery_tokens', () => store.purgeRecoveryTokens(cutoffs.recoveryTokensBefore));
-    const deleted = (sessions ?? 0) + (throttles ?? 0) + (oidc ?? 0) + (recoveryTokens ?? 0);
-    logger.log(deleted > 0 ? 'info' : 'debug', 'purge', { sessions, throttles, oidc, recoveryTokens, ms: Math.round(performance.now() - startedAt) });
-    return { sessions, throttles, oidc, recoveryTokens };
+    const saml = await attempt('saml', () => store.purgeSaml(cutoffs.samlExpiredBefore, cutoffs.samlKeysRetiredBefore));
+    const deleted = (sessions ?? 0) + (throttles ?? 0) + (oidc ?? 0) + (recoveryTokens ?? 0) + (saml ?? 0);
+    logger.log(deleted > 0 ? 'info' : 'debug', 'purge', { sessions, throttles, oidc, recoveryTokens, saml, ms: Math.round(performance.now() - startedAt) });
+    return { sessions, throttles, oidc, recoveryTokens, saml };
   };
 
   const schedule = (delayMs: number) => {

@@ -29,6 +29,11 @@ export const SERVICE_ERRORS = {
   OIDC_CLIENT_NOT_FOUND: 'No OpenID client has this name',
   OIDC_CLIENT_PUBLIC: 'A public OpenID client has no secret',
   OIDC_CLIENT_INVALID: 'The OpenID client cannot be registered as given',
+  SAML_SP_EXISTS: 'A SAML service provider with this name or entity id already exists',
+  SAML_SP_NOT_FOUND: 'No SAML service provider has this name',
+  SAML_SP_INVALID: 'The SAML service provider cannot be registered as given',
+  SAML_KEY_PENDING: 'A next SAML signing key is published already: activate it first',
+  SAML_KEY_NOT_PENDING: 'No next SAML signing key is published: rotate first',
 } as const;
 
 export type ServiceErrorCode = keyof typeof SERVICE_ERRORS;

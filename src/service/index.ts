@@ -11,6 +11,7 @@ import { createOidcServices, type OidcServices } from './oidc/index.js';
 import { ProvisioningClientService } from './provisioning-clients.js';
 import { ProvisioningService } from './provisioning.js';
 import { RecoveryService } from './recovery.js';
+import { createSamlServices, type SamlServices } from './saml/index.js';
 import { ReturnUrlPolicy } from './return-urls.js';
 import { SecondFactorService } from './second-factor.js';
 import { Secrets } from './secrets.js';
@@ -37,6 +38,8 @@ export interface Services {
   provisioners: ProvisioningClientService;
   /** The OpenID provider's clients, signing keys, records and sessions. */
   oidc: OidcServices;
+  /** The SAML identity provider's service providers, signing keys, session participants and pending requests. */
+  saml: SamlServices;
   /** How often each call-path cache (CACHE_TTL_MS) answered, and how often it went to the store. */
   cacheLookups(): Record<CallPathCache, CacheLookups>;
 }
@@ -113,6 +116,7 @@ export function createServices(options: {
     provisioning: new ProvisioningService(store, clock, sessions, settings.memberIdFormat),
     provisioners,
     oidc: createOidcServices({ store, secrets, clock, sessions, cacheTtlMs: settings.cacheTtlMs }),
+    saml: createSamlServices({ store, secrets, clock, cacheTtlMs: settings.cacheTtlMs, idpHost: settings.samlIdpHost }),
     cacheLookups: () => ({ callers: caches.callers.lookups, sessions: caches.sessions.lookups, caller_throttle: caches.caller_throttle.lookups }),
   };
 }

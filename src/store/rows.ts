@@ -272,3 +272,62 @@ export interface OidcSessionLinkRow {
 
 /** The links of one member session, or of every session of a member. */
 export type OidcSessionLinkFilter = { memberSessionId: string } | { memberId: string };
+
+/** A SAML service provider, registered through the admin CLI (saml-sps add). */
+export interface SamlSpRow {
+  /** Random, never reused. */
+  id: string;
+  /** The name the admin gave it; unique. */
+  name: string;
+  /** Its metadata's entityID; unique: the Issuer of its requests finds it. */
+  entityId: string;
+  /** Its metadata XML exactly as given: the identity provider reads endpoints and certificates from it. */
+  metadataXml: string;
+  /** Its settings (NameID format, attributes, signing, encryption) as JSON text, which the service reads. */
+  settings: string;
+  createdAt: number;
+}
+
+/** A signing key of the SAML identity provider: its PKCS#8 private key sealed under the server key, and its certificate. */
+export interface SamlKeyRow {
+  kid: string;
+  privateKeySealed: string;
+  /** The self-signed certificate, PEM, published in the metadata. */
+  certificate: string;
+  createdAt: number;
+  /** When it began to sign; null while it is only published (the next key). */
+  activatedAt: number | null;
+  /** When a newer key took its place; null until then. */
+  retiredAt: number | null;
+}
+
+/** An SP taking part in a member session: the member signed in to it through the identity provider. */
+export interface SamlParticipantRow {
+  memberSessionId: string;
+  memberId: string;
+  spId: string;
+  /** The NameID the SP was given, and its format: a LogoutRequest names the member by them. */
+  nameId: string;
+  nameIdFormat: string;
+  sessionIndex: string;
+  createdAt: number;
+}
+
+/** The participants of one member session, of every session of a member, or those an SP knows by one NameID. */
+export type SamlParticipantFilter = { memberSessionId: string } | { memberId: string } | { spId: string; nameId: string };
+
+/** A pending SAML request (an AuthnRequest waiting for the sign-in, a logout being propagated), by its handle. */
+export interface SamlRequestRow {
+  /** Random: what the browser carries between the steps. */
+  handle: string;
+  spId: string;
+  /** The SAML message's ID; unique per SP, so that a request sent again is a replay. */
+  requestId: string;
+  kind: 'authn' | 'logout';
+  /** What the flow keeps of the request, as JSON, sealed under the server key. */
+  payloadSealed: string;
+  createdAt: number;
+  expiresAt: number;
+  /** When the flow finished with it; it is never used again. */
+  consumedAt: number | null;
+}

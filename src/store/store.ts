@@ -1,4 +1,4 @@
-import type { CallerRow, CallerPasswordRow, MemberRow, MemberChanges, NewMember, MemberCondition, MemberPage, MemberReplacement, MemberReplaced, NewMemberOutcome, MemberCredentials, CallerOriginRow, ThrottleRow, SessionRow, SecondFactorRow, RecoveryTokenRow, ProvisioningClientRow, SessionWithMember, SessionFilter, SessionCookieRenewal, OidcClientRow, OidcKeyRow, OidcPayloadRow, OidcSessionLinkRow, OidcSessionLinkFilter } from './rows.js';
+import type { CallerRow, CallerPasswordRow, MemberRow, MemberChanges, NewMember, MemberCondition, MemberPage, MemberReplacement, MemberReplaced, NewMemberOutcome, MemberCredentials, CallerOriginRow, ThrottleRow, SessionRow, SecondFactorRow, RecoveryTokenRow, ProvisioningClientRow, SessionWithMember, SessionFilter, SessionCookieRenewal, OidcClientRow, OidcKeyRow, OidcPayloadRow, OidcSessionLinkRow, OidcSessionLinkFilter, SamlSpRow, SamlKeyRow, SamlParticipantRow, SamlParticipantFilter, SamlRequestRow } from './rows.js';
 
 export type * from './rows.js';
 
@@ -230,6 +230,54 @@ export interface Store {
 
   /** Deletes the records that expired at or before `before`, and the keys retired at or before `keysRetiredBefore`; how many. */
   purgeOidc(before: number, keysRetiredBefore: number): Promise<number>;
+
+  // The SAML identity provider (src/service/saml/, docs/saml.md).
+  /** Throws StoreConflictError when the id, the name or the entity id is taken. */
+  createSamlSp(sp: SamlSpRow): Promise<void>;
+  getSamlSp(id: string): Promise<SamlSpRow | null>;
+  getSamlSpByName(name: string): Promise<SamlSpRow | null>;
+  getSamlSpByEntityId(entityId: string): Promise<SamlSpRow | null>;
+  /** By name. */
+  listSamlSps(): Promise<SamlSpRow[]>;
+  /** Whether any SP is registered: the identity provider answers only then. */
+  hasSamlSps(): Promise<boolean>;
+  /** Removes the SP with its session participants and pending requests; false when no SP has this id. */
+  deleteSamlSp(id: string): Promise<boolean>;
+
+  /** Every key kept: the signing keys (activated, not retired), then the next, then the retired; newest first within each. */
+  listSamlKeys(): Promise<SamlKeyRow[]>;
+  /**
+   * Adds the key, signing from its createdAt, unless a signing key (activated, not retired) exists (two instances
+   * starting at once add one); whether it did.
+   */
+  addFirstSamlKey(key: SamlKeyRow): Promise<boolean>;
+  /** Adds the key as the next one (published, not signing) unless a next key exists; whether it did. */
+  addNextSamlKey(key: SamlKeyRow): Promise<boolean>;
+  /**
+   * The next key signs from `at` on and the keys signing until then are retired at `at`, in one transaction; the
+   * kid of the key activated, or null when there was no next key (another activation took it).
+   */
+  activateNextSamlKey(at: number): Promise<string | null>;
+
+  /** Records that the SP takes part in the member session, replacing its earlier participation in it; the session must exist. */
+  joinSamlSession(row: SamlParticipantRow): Promise<void>;
+  /** Ordered by member session, then creation, then SP id. */
+  findSamlParticipants(filter: SamlParticipantFilter): Promise<SamlParticipantRow[]>;
+  leaveSamlSession(memberSessionId: string, spId: string): Promise<void>;
+
+  /** Stores the request; false, writing nothing, when the SP's request with this ID is stored already (a replay). */
+  openSamlRequest(row: SamlRequestRow): Promise<boolean>;
+  findSamlRequest(handle: string): Promise<SamlRequestRow | null>;
+  /** Replaces the request's payload if it is unconsumed and expires after `now`; whether it did. */
+  updateSamlRequest(handle: string, payloadSealed: string, now: number): Promise<boolean>;
+  /**
+   * Marks the request consumed at `now` if it is unconsumed and expires after `now`. Atomic: of two calls, on
+   * one instance or several, one gets true.
+   */
+  consumeSamlRequest(handle: string, now: number): Promise<boolean>;
+
+  /** Deletes the requests that expired at or before `before`, and the keys retired at or before `keysRetiredBefore`; how many. */
+  purgeSaml(before: number, keysRetiredBefore: number): Promise<number>;
 }
 
 export class StoreConflictError extends Error {

@@ -170,6 +170,11 @@ const CASES: { [C in AnsweredCode]: Partial<Record<ErrorBinding, Case>> } = {
   OIDC_CLIENT_NOT_FOUND: hidden('OIDC_CLIENT_NOT_FOUND'),
   OIDC_CLIENT_PUBLIC: hidden('OIDC_CLIENT_PUBLIC'),
   OIDC_CLIENT_INVALID: hidden('OIDC_CLIENT_INVALID'),
+  SAML_SP_EXISTS: hidden('SAML_SP_EXISTS'),
+  SAML_SP_NOT_FOUND: hidden('SAML_SP_NOT_FOUND'),
+  SAML_SP_INVALID: hidden('SAML_SP_INVALID'),
+  SAML_KEY_PENDING: hidden('SAML_KEY_PENDING'),
+  SAML_KEY_NOT_PENDING: hidden('SAML_KEY_NOT_PENDING'),
 };
 
 /** An in-band error and the operation's answer that ends in it. */

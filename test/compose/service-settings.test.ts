@@ -39,6 +39,7 @@ test('each service setting comes from its setting', () => {
       totpIssuer: 'The Society',
     },
     formsCookie: undefined,
+    samlIdpHost: 'localhost',
   });
 });
 

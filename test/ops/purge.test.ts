@@ -88,6 +88,8 @@ describe('purgeCutoffs', () => {
       oidcExpiredBefore: NOW,
       oidcKeysRetiredBefore: NOW - 10 * MINUTE,
       recoveryTokensBefore: NOW,
+      samlExpiredBefore: NOW,
+      samlKeysRetiredBefore: NOW - 7 * DAY,
     });
   });
 
@@ -116,7 +118,7 @@ describe('a run', () => {
       const purged: Array<[string, number]> = [];
       const purge = startPurge({ store, logger, policy: POLICY, intervalMs: HOUR, firstRunAfterMs: HOUR, clock: () => NOW, onPurged: (kind, n) => purged.push([kind, n]) });
       try {
-        await expect(purge.runNow()).resolves.toEqual({ sessions: 3, throttles: 0, oidc: 0, recoveryTokens: 0 });
+        await expect(purge.runNow()).resolves.toEqual({ sessions: 3, throttles: 0, oidc: 0, recoveryTokens: 0, saml: 0 });
       } finally {
         await purge.stop();
       }
@@ -126,6 +128,7 @@ describe('a run', () => {
         ['throttles', 0],
         ['oidc', 0],
         ['recovery_tokens', 0],
+        ['saml', 0],
       ]);
       await logsWritten();
       expect(lines).toEqual([expect.objectContaining({ level: 'info', message: 'purge', sessions: 3, throttles: 0 })]);
@@ -166,7 +169,7 @@ describe('a run', () => {
       await store.recordFailure('address:lock-over', NOW - HOUR, window);
       await store.lockThrottle('address:lock-over', NOW - 20 * MINUTE);
       const purge = startPurge({ store, logger: capture().logger, policy: POLICY, intervalMs: HOUR, firstRunAfterMs: HOUR, clock: () => NOW });
-      await expect(purge.runNow()).resolves.toEqual({ sessions: 0, throttles: 2, oidc: 0, recoveryTokens: 0 });
+      await expect(purge.runNow()).resolves.toEqual({ sessions: 0, throttles: 2, oidc: 0, recoveryTokens: 0, saml: 0 });
       await purge.stop();
       expect(await store.getThrottle('account:old')).toBeNull();
       expect(await store.getThrottle('address:lock-over')).toBeNull();
@@ -185,12 +188,13 @@ describe('a run', () => {
       purgeThrottles: async () => 1,
       purgeOidc: async () => 0,
       purgeRecoveryTokens: async () => 0,
+      purgeSaml: async () => 0,
     };
     const { lines, logger } = capture();
     const purge = startPurge({ store, logger, policy: POLICY, intervalMs: HOUR, firstRunAfterMs: HOUR });
-    await expect(purge.runNow()).resolves.toEqual({ sessions: null, throttles: 1, oidc: 0, recoveryTokens: 0 });
+    await expect(purge.runNow()).resolves.toEqual({ sessions: null, throttles: 1, oidc: 0, recoveryTokens: 0, saml: 0 });
     fail = false;
-    await expect(purge.runNow()).resolves.toEqual({ sessions: 4, throttles: 1, oidc: 0, recoveryTokens: 0 });
+    await expect(purge.runNow()).resolves.toEqual({ sessions: 4, throttles: 1, oidc: 0, recoveryTokens: 0, saml: 0 });
     await purge.stop();
     await logsWritten();
     expect(lines.map((l) => [l.level, l.message, l.kind ?? null, l.error ?? null])).toEqual([
@@ -203,8 +207,8 @@ describe('a run', () => {
   it('leaves the store unavailable (a full disk) to the store watcher\'s one line per burst, logging no failure of its own', async () => {
     const full = () => Promise.reject(new StoreUnavailableError('disk-full', '/data/authentication.sqlite', 'SQLITE_FULL'));
     const { lines, logger } = capture();
-    const purge = startPurge({ store: { purgeSessions: full, purgeThrottles: full, purgeOidc: full, purgeRecoveryTokens: full }, logger, policy: POLICY, intervalMs: HOUR, firstRunAfterMs: HOUR });
-    await expect(purge.runNow()).resolves.toEqual({ sessions: null, throttles: null, oidc: null, recoveryTokens: null });
+    const purge = startPurge({ store: { purgeSessions: full, purgeThrottles: full, purgeOidc: full, purgeRecoveryTokens: full, purgeSaml: full }, logger, policy: POLICY, intervalMs: HOUR, firstRunAfterMs: HOUR });
+    await expect(purge.runNow()).resolves.toEqual({ sessions: null, throttles: null, oidc: null, recoveryTokens: null, saml: null });
     await purge.stop();
     await logsWritten();
     expect(lines.filter((line) => line.level === 'error')).toEqual([]);
@@ -232,6 +236,7 @@ describe('the schedule', () => {
       },
       purgeOidc: async () => 0,
       purgeRecoveryTokens: async () => 0,
+      purgeSaml: async () => 0,
     };
     return {
       store,

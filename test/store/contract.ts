@@ -3,6 +3,7 @@ import { StoreConflictError, StoreVersionConflictError } from '../../src/store/s
 import { oidcStoreContract } from './contract-oidc.js';
 import { provisioningStoreContract } from './contract-provisioning.js';
 import { recoveryStoreContract } from './contract-recovery.js';
+import { samlStoreContract } from './contract-saml.js';
 
 /** Well past 2^31, so a store that kept epoch milliseconds in 32 bits would fail. */
 const T0 = Date.UTC(2030, 0, 1);
@@ -1739,6 +1740,7 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
     oidcStoreContract(() => store, aSession);
     provisioningStoreContract(() => store, aSession);
     recoveryStoreContract(() => store);
+    samlStoreContract(() => store, aSession);
 
     describe('maintenance', () => {
       test('ping() resolves on a working store', async () => {

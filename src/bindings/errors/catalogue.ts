@@ -147,6 +147,11 @@ export const ERRORS = {
   OIDC_CLIENT_NOT_FOUND: internal,
   OIDC_CLIENT_PUBLIC: internal,
   OIDC_CLIENT_INVALID: internal,
+  SAML_SP_EXISTS: internal,
+  SAML_SP_NOT_FOUND: internal,
+  SAML_SP_INVALID: internal,
+  SAML_KEY_PENDING: internal,
+  SAML_KEY_NOT_PENDING: internal,
 
   // The in-band errors, stable and documented in docs/wire-format.md. iBridge clients match the description:
   // "token" (any case) signs the visitor out, "invalid username" is bad credentials, anything else reads as an

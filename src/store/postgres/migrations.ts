@@ -241,6 +241,57 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE members ADD COLUMN formatted_name TEXT;
     `,
   },
+  {
+    version: 12,
+    name: 'the SAML identity provider: service providers, signing keys, session participants and pending requests',
+    // An SP's metadata is kept as given and its settings as JSON: the service reads neither here. A key is "next"
+    // (published, not signing) until activated_at is set. A participant goes with its member session or its SP;
+    // a request with its SP. A request's ID is unique per SP, which is what refuses a replay; the purge finds
+    // expired requests and retired keys through their indexes.
+    sql: `
+      CREATE TABLE saml_sps (
+        id TEXT NOT NULL PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        entity_id TEXT NOT NULL UNIQUE,
+        metadata TEXT NOT NULL,
+        settings TEXT NOT NULL,
+        created_at BIGINT NOT NULL
+      );
+      CREATE TABLE saml_keys (
+        kid TEXT NOT NULL PRIMARY KEY,
+        private_key_sealed TEXT NOT NULL,
+        certificate TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        activated_at BIGINT,
+        retired_at BIGINT
+      );
+      CREATE INDEX saml_keys_retired_at ON saml_keys (retired_at) WHERE retired_at IS NOT NULL;
+      CREATE TABLE saml_session_sps (
+        member_session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        member_id TEXT NOT NULL,
+        sp_id TEXT NOT NULL REFERENCES saml_sps (id) ON DELETE CASCADE,
+        name_id TEXT NOT NULL,
+        name_id_format TEXT NOT NULL,
+        session_index TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        PRIMARY KEY (member_session_id, sp_id)
+      );
+      CREATE INDEX saml_session_sps_member_id ON saml_session_sps (member_id);
+      CREATE INDEX saml_session_sps_sp_id_name_id ON saml_session_sps (sp_id, name_id);
+      CREATE TABLE saml_requests (
+        handle TEXT NOT NULL PRIMARY KEY,
+        sp_id TEXT NOT NULL REFERENCES saml_sps (id) ON DELETE CASCADE,
+        request_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        payload_sealed TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        consumed_at BIGINT,
+        UNIQUE (sp_id, request_id)
+      );
+      CREATE INDEX saml_requests_expires_at ON saml_requests (expires_at);
+    `,
+  },
 ];
 
 /**

@@ -7,6 +7,7 @@ import { oidcMethods } from './oidc.js';
 import { provisioningClientMethods } from './provisioning-clients.js';
 import { purgeMethods } from './purge.js';
 import { recoveryTokenMethods } from './recovery-tokens.js';
+import { samlMethods } from './saml.js';
 import { secondFactorMethods } from './second-factors.js';
 import { sessionMethods } from './sessions.js';
 import { throttleMethods } from './throttles.js';
@@ -45,7 +46,7 @@ export interface SqlStore extends Store {}
 
 /**
  * The store over a SQL database: every method written once, its SQL in the files of its job (callers, members,
- * member search, sessions, throttles, second factors, provisioning clients, purge, OpenID, recovery tokens), run by the dialect's
+ * member search, sessions, throttles, second factors, provisioning clients, purge, OpenID, recovery tokens, SAML), run by the dialect's
  * driver (src/store/sql/driver.ts), which holds only what the dialects do differently: src/store/sqlite/
  * (embedded) and src/store/postgres/ (shared by several instances). The errors that mean the database cannot be used are mapped here, once (withUnavailableErrors).
  */
@@ -63,6 +64,7 @@ export class SqlStore {
       ...purgeMethods(driver),
       ...oidcMethods(driver),
       ...recoveryTokenMethods(driver),
+      ...samlMethods(driver),
     };
     Object.assign(this, withUnavailableErrors(driver, methods));
   }
