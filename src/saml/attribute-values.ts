@@ -1,4 +1,5 @@
-import type { MemberRow, SamlAttribute, SamlMemberField } from '../service/index.js';
+import type { MemberRow } from '../service/index.js';
+import type { SamlAttribute, SamlMemberField } from '../service/saml/index.js';
 
 /** The NameFormat URIs of an attribute's name (SAML core 8.2): an OID-style URI, or a plain name. */
 export const ATTRIBUTE_NAME_FORMATS = {

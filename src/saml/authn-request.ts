@@ -1,4 +1,4 @@
-import type { SamlNameIdFormat, SamlSp } from '../service/index.js';
+import type { SamlNameIdFormat, SamlSp } from '../service/saml/index.js';
 import type { AuthnRequestMsg } from './inbound/messages.js';
 import { STATUS } from './login-response.js';
 import { nameIdFormatOf } from './name-id.js';

@@ -1,10 +1,11 @@
 import type { Logger } from '../log/logger.js';
-import type { SamlParticipant, Services } from '../service/index.js';
+import type { Services } from '../service/index.js';
+import type { SamlParticipant } from '../service/saml/index.js';
 import type { SamlMetrics } from './sign-in-answer.js';
 import { logoutRequestXmlSigned } from './logout-messages.js';
 import type { IdpUrls } from './paths.js';
 import { soapEndpoint } from './slo-endpoints.js';
-import { spMetadataOf } from './sp-metadata.js';
+import { spMetadataOf } from './registered-sp.js';
 
 /** An SP that does not answer within this is given up on: the member session has ended here whatever it says. */
 const SOAP_TIMEOUT_MS = 5_000;

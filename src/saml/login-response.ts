@@ -89,12 +89,14 @@ const ASSERTION_PATH = `${RESPONSE}/*[local-name(.)='Assertion']`;
 /** The assertion encrypted (AES-256-GCM, its key by RSA-OAEP) for the SP's certificate, by samlify. */
 async function encrypted(responseText: string, certificate: string): Promise<string> {
   const { algorithms } = samlify.Constants;
-  const idp = IdentityProvider({
+  // samlify's settings type leaves out the algorithms its entities read.
+  const settings = {
     isAssertionEncrypted: true,
     dataEncryptionAlgorithm: 'http://www.w3.org/2009/xmlenc11#aes256-gcm',
     keyEncryptionAlgorithm: algorithms.encryption.key.RSA_OAEP_MGF1P,
     singleSignOnService: [{ Binding: samlify.Constants.namespace.binding.post, Location: 'urn:unused' }],
-  });
+  };
+  const idp = IdentityProvider(settings);
   const sp = samlify.ServiceProvider({ encryptCert: Utility.normalizeCerString(certificate), assertionConsumerService: [] });
   return Utility.base64Decode(await SamlLib.encryptAssertion(idp, sp, responseText)) as string;
 }

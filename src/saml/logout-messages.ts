@@ -86,6 +86,6 @@ export function logoutResponse(
   const status = answer.partial ? xml`<samlp:StatusCode Value="${STATUS.success}"><samlp:StatusCode Value="${STATUS.partialLogout}"/></samlp:StatusCode>` : xml`<samlp:StatusCode Value="${STATUS.success}"/>`;
   const context = xml`<samlp:LogoutResponse xmlns:samlp="${PROTOCOL}" xmlns:saml="${ASSERTION}" ID="${id}" Version="2.0" IssueInstant="${iso(Date.now())}" Destination="${sp.location}"${optionalAttribute('InResponseTo', answer.inResponseTo)}><saml:Issuer>${issuer}</saml:Issuer><samlp:Status>${status}</samlp:Status></samlp:LogoutResponse>`.text;
   const relayState = answer.relayState;
-  const made = idp.createLogoutResponse(target, null, sp.binding, { ...(relayState === undefined ? {} : { relayState }), customTagReplacement: () => ({ id, context }) }) as { context: string };
+  const made = idp.createLogoutResponse(target, { extract: { request: { id: answer.inResponseTo } } }, sp.binding, { ...(relayState === undefined ? {} : { relayState }), customTagReplacement: () => ({ id, context }) }) as { context: string };
   return front(made, sp.binding, sp.location, relayState, 'SAMLResponse');
 }

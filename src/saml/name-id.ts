@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { MemberRow, SamlNameIdFormat } from '../service/index.js';
+import type { MemberRow } from '../service/index.js';
+import type { SamlNameIdFormat } from '../service/saml/index.js';
 
 /** The NameID Format URIs (SAML core 8.3) of the formats an SP may be given. */
 export const NAME_ID_FORMATS: Readonly<Record<SamlNameIdFormat, string>> = {

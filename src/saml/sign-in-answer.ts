@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Logger } from '../log/logger.js';
-import type { SamlSp, Services } from '../service/index.js';
+import type { Services } from '../service/index.js';
+import type { SamlSp } from '../service/saml/index.js';
 import type { MemberSignIn } from '../service/oidc/index.js';
 import { requestIdOf } from '../web/request-id.js';
 import { attributeValues } from './attribute-values.js';

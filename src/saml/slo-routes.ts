@@ -1,7 +1,8 @@
 import bodyParser from 'body-parser';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Config } from '../config/config.js';
-import type { EndedSessions, SamlParticipant, SamlSp } from '../service/index.js';
+import type { EndedSessions } from '../service/index.js';
+import type { SamlParticipant, SamlSp } from '../service/saml/index.js';
 import { sessionCookieDomain } from '../web/endpoint-url.js';
 import { cookieValues, loginCookieOptions } from '../web/login-cookie.js';
 import { requestIdOf } from '../web/request-id.js';
@@ -14,7 +15,7 @@ import { messageView } from './pages.js';
 import { SAML_PATHS } from './paths.js';
 import { postToSp, type AnswerDeps } from './sign-in-answer.js';
 import { frontChannelEndpoint, soapEndpoint } from './slo-endpoints.js';
-import { spMetadataOf } from './sp-metadata.js';
+import { spMetadataOf } from './registered-sp.js';
 import { inboundOf, MESSAGE_FORM_LIMIT } from './sso-routes.js';
 
 export interface SloDeps extends AnswerDeps {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import bodyParser from 'body-parser';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Config } from '../config/config.js';
-import type { SamlSp } from '../service/index.js';
+import type { SamlSp } from '../service/saml/index.js';
 import { sessionCookieDomain } from '../web/endpoint-url.js';
 import { cookieValues } from '../web/login-cookie.js';
 import { requestIdOf } from '../web/request-id.js';
@@ -13,7 +13,8 @@ import { STATUS } from './login-response.js';
 import { messageView } from './pages.js';
 import { SAML_PATHS } from './paths.js';
 import { answerSignIn, answerStatus, type AnswerDeps } from './sign-in-answer.js';
-import { spMetadataOf, type SpMetadata } from './sp-metadata.js';
+import { spMetadataOf } from './registered-sp.js';
+import type { SpMetadata } from './sp-metadata.js';
 
 export interface SsoDeps extends AnswerDeps {
   config: Config;
