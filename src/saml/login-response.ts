@@ -94,7 +94,9 @@ async function encrypted(responseText: string, certificate: string): Promise<str
     isAssertionEncrypted: true,
     dataEncryptionAlgorithm: 'http://www.w3.org/2009/xmlenc11#aes256-gcm',
     keyEncryptionAlgorithm: algorithms.encryption.key.RSA_OAEP_MGF1P,
+    // Endpoints samlify's entity insists on, which encrypting does not use.
     singleSignOnService: [{ Binding: samlify.Constants.namespace.binding.post, Location: 'urn:unused' }],
+    singleLogoutService: [{ Binding: samlify.Constants.namespace.binding.post, Location: 'urn:unused' }],
   };
   const idp = IdentityProvider(settings);
   const sp = samlify.ServiceProvider({ encryptCert: Utility.normalizeCerString(certificate), assertionConsumerService: [] });

@@ -70,10 +70,12 @@ export async function answerStatus(
  */
 export async function answerSignIn(req: Request, res: Response, deps: AnswerDeps, sp: SamlSp, metadata: SpMetadata, pending: PendingSignIn, signedIn: MemberSignIn): Promise<void> {
   const { services } = deps;
-  const context = signedIn.secondFactor ? MULTI_FACTOR_CONTEXT : PASSWORD_CONTEXT;
+  // A sign-in with a second factor's code was made with the password too: it meets a request for either class.
+  const achieved = signedIn.secondFactor ? [MULTI_FACTOR_CONTEXT, PASSWORD_CONTEXT] : [PASSWORD_CONTEXT];
+  const context = pending.authnContexts === undefined ? achieved[0] : achieved.find((reached) => pending.authnContexts?.includes(reached));
   const refuse = (second: string, reason: string) =>
     answerStatus(req, res, deps, sp, { acsUrl: pending.acsUrl, inResponseTo: pending.inResponseTo, relayState: pending.relayState, status: { top: STATUS.responder, second }, reason });
-  if (pending.authnContexts !== undefined && !pending.authnContexts.includes(context)) return refuse(STATUS.noAuthnContext, 'an authentication context not given');
+  if (context === undefined) return refuse(STATUS.noAuthnContext, 'an authentication context not given');
   const format = NAME_ID_FORMATS[pending.nameIdFormat];
   const before = (await services.saml.sessions.ofSession(signedIn.sessionId)).find((participant) => participant.spId === sp.id && participant.nameIdFormat === format);
   const nameId = before?.nameId ?? nameIdOf(signedIn.member, pending.nameIdFormat);

@@ -1,0 +1,3 @@
+import { samlFlows } from './flows.js';
+
+samlFlows('sqlite');

@@ -1,0 +1,280 @@
+/**
+ * The SAML identity provider end to end, with @node-saml/node-saml as the service providers and the member's
+ * browser driving the sign-in page over HTTP; one suite, run on each store.
+ */
+import { soap12AuthenticateToken } from '../helpers/asmx-calls.js';
+import { asmxRequest, resultText } from '../helpers/asmx-request.js';
+import { totpCode } from '../helpers/authenticator-app.js';
+import { formOf, PageClient, type Page } from '../helpers/page-client.js';
+import { REFERENCE } from '../helpers/reference-data.js';
+import { STEP } from '../helpers/second-factor.js';
+import type { TestApp } from '../helpers/test-app.js';
+import { waitUntil } from '../helpers/wait.js';
+import { follow, PASSWORD, startOidcApp } from '../oidc/relying-party.js';
+import { registerSp, soapLogoutRequest, soapReceiver, type ServiceProvider, type SoapReceiver } from './service-provider.js';
+
+const PERSISTENT = 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent';
+const EMAIL = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
+const TRANSIENT = 'urn:oasis:names:tc:SAML:2.0:nameid-format:transient';
+const PASSWORD_CONTEXT = 'urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport';
+const MFA_CONTEXT = 'https://refeds.org/profile/mfa';
+
+export function samlFlows(store: 'sqlite' | 'postgres'): void {
+  let app: TestApp;
+  let skew = 0;
+  let receiver: SoapReceiver | undefined;
+
+  const start = async () => {
+    skew = 0;
+    app = await startOidcApp({ store, clock: () => Date.now() + skew, env: { OPERATIONS: 'AuthenticateToken,DeleteUserSession' } });
+  };
+  afterEach(async () => {
+    await app.close();
+    await receiver?.close();
+    receiver = undefined;
+  });
+
+  /** Gives ada a confirmed second factor; returns the code of the service's next moment. */
+  const enrol = async (): Promise<() => string> => {
+    const { secret } = await app.services.secondFactor.beginSetup(REFERENCE.memberId, 'ada@example.org');
+    await app.services.secondFactor.confirmSetup(REFERENCE.memberId, totpCode(secret, Date.now() + skew));
+    return () => {
+      skew += STEP;
+      return totpCode(secret, Date.now() + skew);
+    };
+  };
+
+  /** Opens a path of the service in the browser and follows it to the page shown (the sign-in form, or a post to the SP). */
+  const open = async (browser: PageClient, path: string) => follow(browser, app, await browser.get(path));
+
+  /** Signs in on the sign-in page shown, with the code when asked; returns the page the service ends on. */
+  const signInOn = async (browser: PageClient, login: Page, code?: () => string) => {
+    expect(login.text).toContain('name="password"');
+    let page = await browser.submit(login, { login: 'ada', password: PASSWORD });
+    if (code && page.status === 200) page = await browser.submit(page, { code: code() });
+    return follow(browser, app, page);
+  };
+
+  /** The SP's AuthnRequest over HTTP-Redirect, as a path of the service. */
+  const redirectRequest = async (sp: ServiceProvider, relayState = 'relay-1') => {
+    const url = new URL(await sp.saml.getAuthorizeUrlAsync(relayState, undefined, {}));
+    return url.pathname + url.search;
+  };
+
+  /** The page that posts to the SP's ACS: its fields, once checked to go there. */
+  const postedToAcs = (sp: ServiceProvider, page: Page) => {
+    expect(page.status).toBe(200);
+    const form = formOf(page.text);
+    expect(form.action).toBe(sp.acsUrl);
+    return form.hidden;
+  };
+
+  /** The member session of the browser's login cookie, with its token. */
+  const memberSession = async (browser: PageClient) => {
+    const check = await app.services.sessions.checkCookie(browser.loginCookie ?? '', '127.0.0.1');
+    if (!check.ok) throw new Error(`no member session: ${check.reason}`);
+    return check;
+  };
+
+  describe(`on ${store}`, () => {
+    it('is off until an SP is registered: the metadata is not found, then names the entity, its certificate, endpoints and formats', async () => {
+      await start();
+      expect((await fetch(`${app.baseUrl}/saml/metadata`)).status).toBe(404);
+      expect((await fetch(`${app.baseUrl}/saml/sso`)).status).toBe(404);
+      await registerSp(app, 'portal');
+      const response = await fetch(`${app.baseUrl}/saml/metadata`);
+      expect(response.status).toBe(200);
+      const metadata = await response.text();
+      expect(metadata).toContain(`entityID="${app.baseUrl}/saml/metadata"`);
+      const certificate = (await app.services.saml.keys.signing()).certificatePem.replace(/-----[A-Z ]+-----|\s/g, '');
+      expect(metadata.replace(/\s/g, '')).toContain(certificate);
+      for (const binding of ['HTTP-Redirect', 'HTTP-POST']) {
+        expect(metadata).toContain(`<SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:${binding}" Location="${app.baseUrl}/saml/sso">`);
+        expect(metadata).toContain(`<SingleLogoutService Binding="urn:oasis:names:tc:SAML:2.0:bindings:${binding}" Location="${app.baseUrl}/saml/slo">`);
+      }
+      for (const format of [PERSISTENT, EMAIL, TRANSIENT]) expect(metadata).toContain(`<NameIDFormat>${format}</NameIDFormat>`);
+    });
+
+    it('signs a member in over HTTP-Redirect through the sign-in page and a TOTP code; the SP decrypts and verifies; AuthenticateToken answers the same member', async () => {
+      await start();
+      const code = await enrol();
+      // Without a RequestedAuthnContext (node-saml asks for PasswordProtectedTransport by default), the assertion says how the member signed in.
+      const sp = await registerSp(app, 'Events Portal', { saml: { disableRequestedAuthnContext: true } });
+      const browser = new PageClient(app.baseUrl);
+      const login = await open(browser, await redirectRequest(sp));
+      expect(login.text).toContain('Events Portal');
+      const fields = postedToAcs(sp, await signInOn(browser, login, code));
+      expect(fields['RelayState']).toBe('relay-1');
+      expect(Buffer.from(fields['SAMLResponse'] ?? '', 'base64').toString()).toContain('EncryptedAssertion');
+      const { profile } = await sp.saml.validatePostResponseAsync({ SAMLResponse: fields['SAMLResponse'] ?? '' });
+      expect(profile).toMatchObject({
+        issuer: `${app.baseUrl}/saml/metadata`,
+        nameID: REFERENCE.memberId,
+        nameIDFormat: PERSISTENT,
+        'urn:oid:0.9.2342.19200300.100.1.3': 'ada@example.org',
+        'urn:oid:2.5.4.42': 'Ada',
+        'urn:oid:2.5.4.4': 'Lovelace',
+        memberId: REFERENCE.memberId,
+        isMember: 'true',
+        roles: 'Board',
+      });
+      expect(profile?.getAssertionXml?.()).toContain(MFA_CONTEXT);
+      const { token } = await memberSession(browser);
+      expect(await soap12AuthenticateToken(app.baseUrl, token)).toBe(REFERENCE.memberId);
+      expect(app.logLines).toContainEqual(expect.objectContaining({ message: 'saml sign-in', outcome: 'signed-in', sp: 'Events Portal', member: REFERENCE.memberId }));
+      expect(JSON.stringify(app.logLines)).not.toContain(fields['SAMLResponse']?.slice(0, 40));
+    });
+
+    it('takes an AuthnRequest over HTTP-POST from a member signed in already: no page, the password context', async () => {
+      await start();
+      const sp = await registerSp(app, 'portal', { saml: { authnRequestBinding: 'HTTP-POST' } });
+      const browser = new PageClient(app.baseUrl);
+      await browser.signIn('ada', PASSWORD);
+      // node-saml closes its inputs with ` />`, which the page client's reader does not take.
+      const form = formOf((await sp.saml.getAuthorizeFormAsync('relay-post', undefined, {})).replace(/" \/>/g, '">'));
+      expect(form.action).toBe(`${app.baseUrl}/saml/sso`);
+      const fields = postedToAcs(sp, await browser.post('/saml/sso', form.hidden));
+      expect(fields['RelayState']).toBe('relay-post');
+      const { profile } = await sp.saml.validatePostResponseAsync({ SAMLResponse: fields['SAMLResponse'] ?? '' });
+      expect(profile?.nameID).toBe(REFERENCE.memberId);
+      expect(profile?.getAssertionXml?.()).toContain(PASSWORD_CONTEXT);
+    });
+
+    it("signs in at the identity provider's initiative, after the sign-in page, to the SP named", async () => {
+      await start();
+      const sp = await registerSp(app, 'learning', { encrypt: false });
+      const browser = new PageClient(app.baseUrl);
+      expect((await open(browser, '/saml/sso/init?sp=nowhere')).status).toBe(404);
+      const login = await open(browser, '/saml/sso/init?sp=learning&RelayState=%2Fcourses');
+      expect(login.text).toContain('learning');
+      const fields = postedToAcs(sp, await signInOn(browser, login));
+      expect(fields['RelayState']).toBe('/courses');
+      const idpInitiated = await registerSpClient(sp);
+      const { profile } = await idpInitiated.validatePostResponseAsync({ SAMLResponse: fields['SAMLResponse'] ?? '' });
+      expect(profile?.nameID).toBe(REFERENCE.memberId);
+      // Signed in now: straight to the SP.
+      postedToAcs(sp, await open(browser, '/saml/sso/init?sp=learning'));
+    });
+
+    it('gives each NameID format: emailAddress and transient on request or by setting; the attributes as mapped (Cvent)', async () => {
+      await start();
+      const browser = new PageClient(app.baseUrl);
+      await browser.signIn('ada', PASSWORD);
+      const asked = await registerSp(app, 'asks', { saml: { identifierFormat: EMAIL } });
+      const byEmail = postedToAcs(asked, await open(browser, await redirectRequest(asked)));
+      expect((await asked.saml.validatePostResponseAsync({ SAMLResponse: byEmail['SAMLResponse'] ?? '' })).profile).toMatchObject({ nameID: 'ada@example.org', nameIDFormat: EMAIL });
+
+      const transient = await registerSp(app, 'transient', { saml: { identifierFormat: TRANSIENT } });
+      const first = (await transient.saml.validatePostResponseAsync({ SAMLResponse: postedToAcs(transient, await open(browser, await redirectRequest(transient)))['SAMLResponse'] ?? '' })).profile;
+      expect(first?.nameIDFormat).toBe(TRANSIENT);
+      expect(first?.nameID).not.toContain(REFERENCE.memberId);
+
+      const cvent = await registerSp(app, 'cvent', {
+        settings: {
+          nameIdFormat: 'emailAddress',
+          attributes: [
+            { name: 'first_name', nameFormat: 'basic', field: 'firstName' },
+            { name: 'last_name', nameFormat: 'basic', field: 'lastName' },
+            { name: 'email_address', nameFormat: 'basic', field: 'email' },
+          ],
+        },
+      });
+      const mapped = (await cvent.saml.validatePostResponseAsync({ SAMLResponse: postedToAcs(cvent, await open(browser, await redirectRequest(cvent)))['SAMLResponse'] ?? '' })).profile;
+      expect(mapped).toMatchObject({ nameID: 'ada@example.org', nameIDFormat: EMAIL, first_name: 'Ada', last_name: 'Lovelace', email_address: 'ada@example.org' });
+      expect(mapped?.['memberId']).toBeUndefined();
+    });
+
+    it('answers IsPassive without a page (NoPassive when not signed in) and asks again on ForceAuthn', async () => {
+      await start();
+      const passive = await registerSp(app, 'passive', { saml: { passive: true } });
+      const browser = new PageClient(app.baseUrl);
+      const noPassive = postedToAcs(passive, await open(browser, await redirectRequest(passive)));
+      expect(await passive.saml.validatePostResponseAsync({ SAMLResponse: noPassive['SAMLResponse'] ?? '' })).toEqual({ profile: null, loggedOut: false });
+
+      await browser.signIn('ada', PASSWORD);
+      const before = (await memberSession(browser)).found.session.id;
+      const forced = await registerSp(app, 'forced', { saml: { forceAuthn: true } });
+      const login = await open(browser, await redirectRequest(forced));
+      expect(login.text).toContain('name="password"');
+      const fields = postedToAcs(forced, await signInOn(browser, login));
+      expect((await forced.saml.validatePostResponseAsync({ SAMLResponse: fields['SAMLResponse'] ?? '' })).profile?.nameID).toBe(REFERENCE.memberId);
+      expect((await memberSession(browser)).found.session.id).not.toBe(before);
+    });
+
+    it('refuses an ACS URL not in the metadata and a replayed request with a page, posting nothing', async () => {
+      await start();
+      const sp = await registerSp(app, 'portal');
+      const browser = new PageClient(app.baseUrl);
+      await browser.signIn('ada', PASSWORD);
+      const { SAML } = await import('@node-saml/node-saml');
+      const forged = new SAML({ ...sp.saml.options, callbackUrl: 'http://127.0.0.1:9/elsewhere/acs' });
+      const unregistered = new URL(await forged.getAuthorizeUrlAsync('', undefined, {}));
+      const refused = await open(browser, unregistered.pathname + unregistered.search);
+      expect(refused.status).toBe(400);
+      expect(refused.text).not.toContain('SAMLResponse');
+      expect(app.logLines).toContainEqual(expect.objectContaining({ message: 'saml sign-in', outcome: 'refused', reason: "an AssertionConsumerServiceURL that is not in the service provider's metadata" }));
+      const path = await redirectRequest(sp);
+      postedToAcs(sp, await open(browser, path));
+      const replayed = await open(browser, path);
+      expect(replayed.status).toBe(400);
+      expect(replayed.text).not.toContain('SAMLResponse');
+      expect(app.logLines).toContainEqual(expect.objectContaining({ message: 'saml sign-in', outcome: 'refused', reason: 'a request ID used before (a replay)' }));
+    });
+
+    it('ends every session on an SP\'s LogoutRequest: the other SP is told through the browser, then the SP gets its LogoutResponse', async () => {
+      await start();
+      const first = await registerSp(app, 'first');
+      const second = await registerSp(app, 'second');
+      const browser = new PageClient(app.baseUrl);
+      await browser.signIn('ada', PASSWORD);
+      const { token } = await memberSession(browser);
+      const profile = (await first.saml.validatePostResponseAsync({ SAMLResponse: postedToAcs(first, await open(browser, await redirectRequest(first)))['SAMLResponse'] ?? '' })).profile;
+      postedToAcs(second, await open(browser, await redirectRequest(second)));
+      if (!profile) throw new Error('no profile');
+      const logout = new URL(await first.saml.getLogoutUrlAsync(profile, 'after-logout', {}));
+      const toSecond = await open(browser, logout.pathname + logout.search);
+      const told = formOf(toSecond.text);
+      expect(told.action).toBe(second.sloUrl);
+      const request = await second.saml.validatePostRequestAsync(told.hidden);
+      expect(request).toMatchObject({ loggedOut: true, profile: { nameID: REFERENCE.memberId } });
+      expect(await soap12AuthenticateToken(app.baseUrl, token)).toBe('');
+      const answer = new URL(await second.saml.getLogoutResponseUrlAsync(request.profile, told.hidden['RelayState'] ?? '', {}, true));
+      const back = await open(browser, answer.pathname + answer.search);
+      const response = formOf(back.text);
+      expect(response.action).toBe(first.sloUrl);
+      expect(response.hidden['RelayState']).toBe('after-logout');
+      expect(await first.saml.validatePostResponseAsync(response.hidden)).toMatchObject({ loggedOut: true });
+      expect(browser.loginCookie).toBeUndefined();
+    });
+
+    it('tells an SP over SOAP when DeleteUserSession ends the session; a new AuthnRequest then asks for the password', async () => {
+      await start();
+      receiver = await soapReceiver();
+      const sp = await registerSp(app, 'portal', { soapLogout: receiver.url });
+      const browser = new PageClient(app.baseUrl);
+      await browser.signIn('ada', PASSWORD);
+      const { token } = await memberSession(browser);
+      postedToAcs(sp, await open(browser, await redirectRequest(sp)));
+      expect(await deleteUserSession(app.baseUrl, token)).toBe(REFERENCE.memberId);
+      await waitUntil(() => receiver?.envelopes.length === 1);
+      const told = await sp.saml.validatePostRequestAsync({ SAMLRequest: soapLogoutRequest(receiver.envelopes[0] ?? '') });
+      expect(told).toMatchObject({ loggedOut: true, profile: { nameID: REFERENCE.memberId } });
+      expect(app.logLines).toContainEqual(expect.objectContaining({ message: 'saml logout', outcome: 'delivered', sp: 'portal', member: REFERENCE.memberId }));
+      const again = await open(browser, await redirectRequest(sp));
+      expect(again.text).toContain('name="password"');
+    });
+  });
+}
+
+/** The same SP's settings, taking a Response that answers no request of its own (an IdP-initiated sign-in). */
+async function registerSpClient(sp: ServiceProvider) {
+  const { SAML, ValidateInResponseTo } = await import('@node-saml/node-saml');
+  return new SAML({ ...sp.saml.options, validateInResponseTo: ValidateInResponseTo.ifPresent });
+}
+
+/** DeleteUserSession over SOAP 1.1, as a partner site signs a member out; the plain result: the member's id. */
+async function deleteUserSession(baseUrl: string, token: string): Promise<string> {
+  const { path, element, ...init } = asmxRequest(REFERENCE.namespace, 'soap11', 'DeleteUserSession', { securityPassword: REFERENCE.password, token });
+  const response = await fetch(`${baseUrl}${path}`, init);
+  return resultText(await response.text(), element) ?? '';
+}
