@@ -5,6 +5,7 @@
 import { soap12AuthenticateToken } from '../helpers/asmx-calls.js';
 import { asmxRequest, resultText } from '../helpers/asmx-request.js';
 import { totpCode } from '../helpers/authenticator-app.js';
+import { sample, scrape } from '../helpers/metrics.js';
 import { formOf, PageClient, type Page } from '../helpers/page-client.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import { STEP } from '../helpers/second-factor.js';
@@ -122,7 +123,10 @@ export function samlFlows(store: 'sqlite' | 'postgres'): void {
       const { token } = await memberSession(browser);
       expect(await soap12AuthenticateToken(app.baseUrl, token)).toBe(REFERENCE.memberId);
       expect(app.logLines).toContainEqual(expect.objectContaining({ message: 'saml sign-in', outcome: 'signed-in', sp: 'Events Portal', member: REFERENCE.memberId }));
-      expect(JSON.stringify(app.logLines)).not.toContain(fields['SAMLResponse']?.slice(0, 40));
+      const log = JSON.stringify(app.logLines);
+      expect(log).not.toContain(fields['SAMLResponse']?.slice(0, 40));
+      expect(log).not.toContain('relay-1');
+      expect(sample(await scrape(app.baseUrl), 'saml_signins_total{outcome="signed_in"}')).toBe(1);
     });
 
     it('takes an AuthnRequest over HTTP-POST from a member signed in already: no page, the password context', async () => {
@@ -257,10 +261,11 @@ export function samlFlows(store: 'sqlite' | 'postgres'): void {
       const { token } = await memberSession(browser);
       postedToAcs(sp, await open(browser, await redirectRequest(sp)));
       expect(await deleteUserSession(app.baseUrl, token)).toBe(REFERENCE.memberId);
-      await waitUntil(() => receiver?.envelopes.length === 1);
+      await waitUntil(() => receiver?.envelopes.length === 1, 'the SOAP LogoutRequest');
       const told = await sp.saml.validatePostRequestAsync({ SAMLRequest: soapLogoutRequest(receiver.envelopes[0] ?? '') });
       expect(told).toMatchObject({ loggedOut: true, profile: { nameID: REFERENCE.memberId } });
       expect(app.logLines).toContainEqual(expect.objectContaining({ message: 'saml logout', outcome: 'delivered', sp: 'portal', member: REFERENCE.memberId }));
+      expect(sample(await scrape(app.baseUrl), 'saml_logouts_total{outcome="delivered"}')).toBe(1);
       const again = await open(browser, await redirectRequest(sp));
       expect(again.text).toContain('name="password"');
     });
