@@ -65,14 +65,18 @@ export function logoutRequestXml(o: { id?: string; issuer?: string; nameId?: str
 }
 
 /**
- * The document with an enveloped signature over the element `reference` selects (the root by default), placed
- * after that element's Issuer, as SAML core 5.4 places it.
+ * The document with an enveloped signature over the elements `references` select (the root by default), placed
+ * after the first one's Issuer as SAML core 5.4 places it, or where `location` says.
  */
-export function signXml(xml: string, keys: SpKeys, o: { reference?: string; signatureAlgorithm?: string } = {}): string {
-  const reference = o.reference ?? '/*';
+export function signXml(
+  xml: string,
+  keys: SpKeys,
+  o: { references?: string[]; emptyUri?: boolean; location?: { reference: string; action: 'append' | 'prepend' | 'before' | 'after' }; signatureAlgorithm?: string } = {},
+): string {
+  const references = o.references ?? ['/*'];
   const signed = new SignedXml({ privateKey: keys.key, publicCert: keys.cert, signatureAlgorithm: o.signatureAlgorithm ?? RSA_SHA256, canonicalizationAlgorithm: EXC_C14N });
-  signed.addReference({ xpath: reference, transforms: [ENVELOPED, EXC_C14N], digestAlgorithm: SHA256 });
-  signed.computeSignature(xml, { location: { reference: `${reference}/*[local-name(.)='Issuer']`, action: 'after' } });
+  for (const xpath of references) signed.addReference({ xpath, transforms: [ENVELOPED, EXC_C14N], digestAlgorithm: SHA256, isEmptyUri: o.emptyUri ?? false });
+  signed.computeSignature(xml, { location: o.location ?? { reference: `${references[0]}/*[local-name(.)='Issuer']`, action: 'after' } });
   return signed.getSignedXml();
 }
 

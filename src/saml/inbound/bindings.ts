@@ -55,7 +55,7 @@ function inflate(bytes: Buffer, what: string): Buffer {
   try {
     return inflateRawSync(bytes, { maxOutputLength: MAX_MESSAGE_BYTES });
   } catch (error) {
-    if (error instanceof RangeError) return refuse('encoding', `${what} inflates past ${MAX_MESSAGE_BYTES} bytes`);
+    if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') return refuse('encoding', `${what} inflates past ${MAX_MESSAGE_BYTES} bytes`);
     return refuse('encoding', `${what} is not raw DEFLATE`);
   }
 }

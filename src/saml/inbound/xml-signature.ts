@@ -10,11 +10,61 @@ const SIGNATURE_METHODS = new Set(['http://www.w3.org/2001/04/xmldsig-more#rsa-s
 const DIGEST_METHODS = new Set(['http://www.w3.org/2001/04/xmlenc#sha256', 'http://www.w3.org/2000/09/xmldsig#sha1']);
 /** SAML's profile of XML Signature (SAML core 5.4): exclusive canonicalisation (inclusive tolerated) and the enveloped transform. */
 const TRANSFORMS = new Set([ENVELOPED, EXC_C14N, C14N]);
+/** Those two: each transform canonicalises the whole message again, so a long list of them would cost as much again. */
+const MAX_TRANSFORMS = 2;
 const CANONICALISATIONS = new Set([EXC_C14N, C14N]);
 
 /** Whether the document holds an XML Signature anywhere: if it does, it must be the one signature of the message. */
 export function holdsSignature(root: Element): boolean {
   return root.getElementsByTagNameNS(DSIG_NS, 'Signature').length > 0;
+}
+
+/**
+ * How many of each element a SAML signature holds: at most (Transforms, Transform, KeyInfo's) or exactly (the
+ * rest). xml-crypto finds several of them by local name at any depth of the signature, whatever their namespace,
+ * so each must be the only one of its name for what it reads to be what these checks read.
+ */
+const SIGNATURE_ELEMENTS = new Map<string, { min: number; max: number }>([
+  ['SignedInfo', { min: 1, max: 1 }],
+  ['CanonicalizationMethod', { min: 1, max: 1 }],
+  ['SignatureMethod', { min: 1, max: 1 }],
+  ['Reference', { min: 1, max: 1 }],
+  ['Transforms', { min: 0, max: 1 }],
+  ['Transform', { min: 0, max: MAX_TRANSFORMS }],
+  ['DigestMethod', { min: 1, max: 1 }],
+  ['DigestValue', { min: 1, max: 1 }],
+  ['SignatureValue', { min: 1, max: 1 }],
+  ['KeyInfo', { min: 0, max: 1 }],
+  ['X509Data', { min: 0, max: 8 }],
+  ['X509Certificate', { min: 0, max: 8 }],
+  ['KeyValue', { min: 0, max: 1 }],
+  ['RSAKeyValue', { min: 0, max: 1 }],
+  ['Modulus', { min: 0, max: 1 }],
+  ['Exponent', { min: 0, max: 1 }],
+  ['KeyName', { min: 0, max: 1 }],
+  ['X509IssuerSerial', { min: 0, max: 8 }],
+  ['X509IssuerName', { min: 0, max: 8 }],
+  ['X509SerialNumber', { min: 0, max: 8 }],
+  ['X509SubjectName', { min: 0, max: 8 }],
+  ['X509SKI', { min: 0, max: 8 }],
+]);
+
+/** Exclusive canonicalisation's InclusiveNamespaces, the one element of another namespace a SAML signature may hold. */
+const INCLUSIVE_NAMESPACES = { ns: EXC_C14N, local: 'InclusiveNamespaces' };
+
+function checkElements(signature: Element): void {
+  const counts = new Map<string, number>();
+  const elements = signature.getElementsByTagName('*');
+  for (let i = 0; i < elements.length; i++) {
+    const element = elements[i]!;
+    if (element.namespaceURI === INCLUSIVE_NAMESPACES.ns && element.localName === INCLUSIVE_NAMESPACES.local) continue;
+    if (element.namespaceURI !== DSIG_NS || !SIGNATURE_ELEMENTS.has(element.localName)) refuse('signature', 'a signature holding an element XML Signature in SAML does not');
+    counts.set(element.localName, (counts.get(element.localName) ?? 0) + 1);
+  }
+  for (const [local, { min, max }] of SIGNATURE_ELEMENTS) {
+    const count = counts.get(local) ?? 0;
+    if (count < min || count > max) refuse('signature', count < min ? `a signature without ${local}` : `a signature with more than ${max} ${local}`);
+  }
 }
 
 function algorithm(parent: Element, local: string, allowed: ReadonlySet<string>): void {
@@ -34,17 +84,17 @@ function checkShape(root: Element): Element {
   const signature = signatures[0];
   if (signatures.length !== 1 || signature === undefined) refuse('signature', 'more than one ds:Signature');
   if (signature.parentNode !== root) refuse('signature', `a ds:Signature that is not a child of the ${root.localName}`);
+  checkElements(signature);
   const signedInfo = requiredChild(signature, DSIG_NS, 'SignedInfo');
   algorithm(signedInfo, 'CanonicalizationMethod', CANONICALISATIONS);
   algorithm(signedInfo, 'SignatureMethod', SIGNATURE_METHODS);
-  const references = childElements(signedInfo, DSIG_NS, 'Reference');
-  const reference = references[0];
-  if (references.length !== 1 || reference === undefined) refuse('signature', 'a signature with other than one Reference');
+  const reference = requiredChild(signedInfo, DSIG_NS, 'Reference');
   const id = attribute(root, 'ID');
   if (id === undefined || id === '' || attribute(reference, 'URI') !== `#${id}`) refuse('signature', `a signature whose Reference is not to the ${root.localName}`);
   algorithm(reference, 'DigestMethod', DIGEST_METHODS);
-  const transforms = optionalChild(reference, DSIG_NS, 'Transforms');
-  for (const transform of transforms === undefined ? [] : childElements(transforms, DSIG_NS, 'Transform')) {
+  const transformList = optionalChild(reference, DSIG_NS, 'Transforms');
+  const transforms = transformList === undefined ? [] : childElements(transformList, DSIG_NS, 'Transform');
+  for (const transform of transforms) {
     const value = attribute(transform, 'Algorithm');
     if (value === undefined || !TRANSFORMS.has(value)) refuse('signature', 'a Transform this identity provider does not take');
   }
