@@ -5,7 +5,7 @@ import type { SamlMetrics } from './sign-in-answer.js';
 import { logoutRequestXmlSigned } from './logout-messages.js';
 import type { IdpUrls } from './paths.js';
 import { soapEndpoint } from './slo-endpoints.js';
-import { spMetadataOf } from './registered-sp.js';
+import type { SpMetadataOf } from './registered-sp.js';
 
 /** An SP that does not answer within this is given up on: the member session has ended here whatever it says. */
 const SOAP_TIMEOUT_MS = 5_000;
@@ -15,6 +15,7 @@ export interface BackChannelDeps {
   logger: Logger;
   urls: IdpUrls;
   metrics?: SamlMetrics | undefined;
+  metadataOf: SpMetadataOf;
 }
 
 /** A LogoutRequest in a SOAP 1.1 envelope, as the SAML SOAP binding carries it. */
@@ -31,7 +32,7 @@ function envelope(request: string): string {
 export async function tellOverBackChannel(participant: SamlParticipant, deps: BackChannelDeps): Promise<void> {
   const { services, logger, urls } = deps;
   const sp = await services.saml.sps.findById(participant.spId);
-  const location = sp ? soapEndpoint(spMetadataOf(sp)) : undefined;
+  const location = sp ? soapEndpoint(deps.metadataOf(sp)) : undefined;
   await services.saml.sessions.leave(participant.memberSessionId, participant.spId);
   if (!sp || location === undefined) {
     deps.metrics?.samlLogout('unreachable');

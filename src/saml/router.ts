@@ -5,6 +5,7 @@ import type { EndedSessions, Services } from '../service/index.js';
 import { idpMetadata } from './idp-metadata.js';
 import type { SamlPages } from './pages.js';
 import { idpUrls, SAML_PATHS } from './paths.js';
+import { spMetadataReader } from './registered-sp.js';
 import type { SamlMetrics } from './sign-in-answer.js';
 import { createSloRoutes, endSamlSessions } from './slo-routes.js';
 import { createSsoRoutes } from './sso-routes.js';
@@ -41,7 +42,7 @@ export function createSaml(deps: SamlDeps): SamlFeature {
   const publicUrl = config.publicUrl;
   if (publicUrl === undefined) return { router: express.Router(), sessionsEnded: () => undefined, requestingSite: async () => undefined };
   const urls = idpUrls(publicUrl, config.basePath);
-  const routeDeps = { ...deps, urls };
+  const routeDeps = { ...deps, urls, metadataOf: spMetadataReader() };
 
   const mounted = express.Router();
   mounted.use(async (req, _res, next) => next(req.path.startsWith(SAML_PREFIX) && (await services.saml.sps.any()) ? undefined : 'router'));

@@ -11,6 +11,7 @@ import { loginResponse, STATUS, statusResponse, type ResponseAddress } from './l
 import { NAME_ID_FORMATS, nameIdOf } from './name-id.js';
 import { postView, type SamlPages } from './pages.js';
 import type { IdpUrls } from './paths.js';
+import type { SpMetadataOf } from './registered-sp.js';
 import type { SpMetadata } from './sp-metadata.js';
 
 /** How a sign-in through an SP went, as counted. */
@@ -31,6 +32,7 @@ export interface AnswerDeps {
   pages: SamlPages;
   urls: IdpUrls;
   metrics?: SamlMetrics | undefined;
+  metadataOf: SpMetadataOf;
 }
 
 /** The AuthnContext classes of a sign-in: the password over TLS, or with a second factor's code (REFEDS MFA). */

@@ -15,7 +15,6 @@ import { messageView } from './pages.js';
 import { SAML_PATHS } from './paths.js';
 import { postToSp, type AnswerDeps } from './sign-in-answer.js';
 import { frontChannelEndpoint, soapEndpoint } from './slo-endpoints.js';
-import { spMetadataOf } from './registered-sp.js';
 import { inboundOf, MESSAGE_FORM_LIMIT } from './sso-routes.js';
 
 export interface SloDeps extends AnswerDeps {
@@ -48,7 +47,7 @@ export async function endSamlSessions(ended: EndedSessions, deps: BackChannelDep
  * SP that asked gets its LogoutResponse.
  */
 export function createSloRoutes(deps: SloDeps): Router {
-  const { config, services, logger, pages, urls } = deps;
+  const { config, services, logger, pages, urls, metadataOf } = deps;
   const router = express.Router();
 
   const refused = (req: Request, res: Response, reason: string, sp?: SamlSp) => {
@@ -66,7 +65,7 @@ export function createSloRoutes(deps: SloDeps): Router {
     const key = await services.saml.keys.signing();
     for (let next = propagation.remaining.shift(); next !== undefined; next = propagation.remaining.shift()) {
       const sp = await services.saml.sps.findById(next.spId);
-      const endpoint = sp ? frontChannelEndpoint(spMetadataOf(sp), 'request') : undefined;
+      const endpoint = sp ? frontChannelEndpoint(metadataOf(sp), 'request') : undefined;
       if (!sp || !endpoint) continue;
       await services.saml.requests.update(handle, propagation);
       deps.metrics?.samlLogout('front-channel');
@@ -75,7 +74,7 @@ export function createSloRoutes(deps: SloDeps): Router {
     }
     await services.saml.requests.consume(handle);
     const initiator = await services.saml.sps.findById(propagation.initiator.spId);
-    const endpoint = initiator ? frontChannelEndpoint(spMetadataOf(initiator), 'response') : undefined;
+    const endpoint = initiator ? frontChannelEndpoint(metadataOf(initiator), 'response') : undefined;
     if (!initiator || !endpoint) return refused(req, res, 'a service provider without a logout endpoint');
     const { inResponseTo, relayState } = propagation.initiator;
     return send(req, res, logoutResponse(urls.entityId, key, { entityId: initiator.entityId, ...endpoint }, { inResponseTo, relayState, partial: propagation.partial }));
@@ -103,7 +102,7 @@ export function createSloRoutes(deps: SloDeps): Router {
       for (const other of await services.saml.sessions.ofSession(sessionId)) {
         if (other.spId === sp.id) continue;
         const otherSp = await services.saml.sps.findById(other.spId);
-        const metadata = otherSp ? spMetadataOf(otherSp) : undefined;
+        const metadata = otherSp ? metadataOf(otherSp) : undefined;
         if (metadata && frontChannelEndpoint(metadata, 'request')) propagation.remaining.push(other);
         else if (!metadata || soapEndpoint(metadata) === undefined) propagation.partial = true;
         // Those told here leave now; those with only a SOAP endpoint are told by the session's end (endSamlSessions).
@@ -130,7 +129,7 @@ export function createSloRoutes(deps: SloDeps): Router {
       if (!sp) return null;
       found = sp;
       // A logout request ends the member's sessions: it must be signed, whatever the SP's setting for sign-ins.
-      return { signingCertificates: spMetadataOf(sp).signingCertificates, requireSigned: true };
+      return { signingCertificates: metadataOf(sp).signingCertificates, requireSigned: true };
     });
     if (!read.ok || !found) return refused(req, res, read.ok ? 'no service provider' : `${read.reason.code}: ${read.reason.text}`);
     const sp = found;

@@ -13,7 +13,6 @@ import { STATUS } from './login-response.js';
 import { messageView } from './pages.js';
 import { SAML_PATHS } from './paths.js';
 import { answerSignIn, answerStatus, type AnswerDeps } from './sign-in-answer.js';
-import { spMetadataOf } from './registered-sp.js';
 import type { SpMetadata } from './sp-metadata.js';
 
 export interface SsoDeps extends AnswerDeps {
@@ -44,7 +43,7 @@ export function inboundOf(req: Request): InboundInput {
  * without a page. A request that cannot be answered at a registered ACS URL gets an error page, never a Response.
  */
 export function createSsoRoutes(deps: SsoDeps): Router {
-  const { config, services, logger, pages, urls } = deps;
+  const { config, services, logger, pages, urls, metadataOf } = deps;
   const router = express.Router();
 
   const page = (req: Request, res: Response, status: number, title: string, text: string) => {
@@ -77,7 +76,7 @@ export function createSsoRoutes(deps: SsoDeps): Router {
     const read = await readInbound(inboundOf(req), async (issuer) => {
       const sp = await services.saml.sps.findByEntityId(issuer);
       if (!sp) return null;
-      found = { sp, metadata: spMetadataOf(sp) };
+      found = { sp, metadata: metadataOf(sp) };
       return { signingCertificates: found.metadata.signingCertificates, requireSigned: sp.settings.requireSignedRequests };
     });
     if (!read.ok || !found) return refused(req, res, read.ok ? 'no service provider' : `${read.reason.code}: ${read.reason.text}`);
@@ -118,7 +117,7 @@ export function createSsoRoutes(deps: SsoDeps): Router {
     const again = pending.forceAuthn && signedIn !== null && signedIn.sessionId === pending.sessionBefore;
     if (!signedIn || again) return toSignInPage(res, handle, again);
     if (!(await services.saml.requests.consume(handle))) return page(req, res, 400, 'This sign-in has expired', 'Go back to the site you came from and sign in again.');
-    return answerSignIn(req, res, deps, sp, spMetadataOf(sp), pending, signedIn);
+    return answerSignIn(req, res, deps, sp, metadataOf(sp), pending, signedIn);
   });
 
   router.get(SAML_PATHS.ssoInit, async (req, res) => {
@@ -127,7 +126,7 @@ export function createSsoRoutes(deps: SsoDeps): Router {
     const sp = name ? await services.saml.sps.find(name) : null;
     if (!sp) return page(req, res, 404, 'No such site', 'There is no site of that name to sign in to.');
     if (relayState !== undefined && Buffer.byteLength(relayState) > MAX_RELAY_STATE_BYTES) return refused(req, res, 'a RelayState too long', sp);
-    const metadata = spMetadataOf(sp);
+    const metadata = metadataOf(sp);
     const acsUrl = defaultConsumerService(metadata);
     if (acsUrl === undefined) return refused(req, res, 'a service provider without an HTTP-POST assertion consumer service', sp);
     const pending: PendingSignIn = { acsUrl, nameIdFormat: sp.settings.nameIdFormat, forceAuthn: false, ...(relayState === undefined ? {} : { relayState }) };
