@@ -5,6 +5,11 @@ import { requestHost } from './endpoint-url.js';
 /** The names a browser on the service's own machine uses. */
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
+/** Whether the host (a URL's hostname, or a Host header's name) is one of the loopback names above. */
+export function isLoopbackName(host: string): boolean {
+  return LOOPBACK.has(host);
+}
+
 function matches(patterns: readonly string[], host: string): boolean {
   return patterns.some((pattern) => pattern === '*' || pattern === host || (pattern.startsWith('*.') && host.endsWith(pattern.slice(1))));
 }
@@ -34,7 +39,7 @@ export function createHostPolicy(config: Config): HostPolicy {
       if (config.publicUrl !== undefined) return true;
       if (allowed !== undefined) return serves(req);
       const host = named(req);
-      return host !== undefined && LOOPBACK.has(host);
+      return host !== undefined && isLoopbackName(host);
     },
   };
 }
