@@ -151,8 +151,12 @@ describeWithPostgres('on PostgreSQL', () => {
     // A live recovery link for every member: nothing for the purge to delete either.
     const links = `SELECT id, 'rt-' || id, ${NOW}, ${NOW + HOUR} FROM members`;
     await adminQuery(`INSERT INTO recovery_tokens (member_id, token_hash, created_at, expires_at) ${links}`, schema.schema);
+    // The SAML identity provider's pending requests, as many and live: nothing for the purge to delete either.
+    await adminQuery(`INSERT INTO saml_sps (id, name, entity_id, metadata, settings, created_at) VALUES ('sp', 'sp', 'https://sp.example.org/', '', '{}', ${NOW})`, schema.schema);
+    const requests = `SELECT 'h' || n, 'sp', 'r' || n, 'authn', '', ${NOW}, ${NOW + HOUR} FROM generate_series(1, ${COUNT}) AS n`;
+    await adminQuery(`INSERT INTO saml_requests (handle, sp_id, request_id, kind, payload_sealed, created_at, expires_at) ${requests}`, schema.schema);
     // The statistics autovacuum keeps in service: without them, the planner guesses the purge matches a third of the rows.
-    await adminQuery('ANALYZE members; ANALYZE sessions; ANALYZE throttles; ANALYZE oidc_payloads; ANALYZE recovery_tokens', schema.schema);
+    await adminQuery('ANALYZE members; ANALYZE sessions; ANALYZE throttles; ANALYZE oidc_payloads; ANALYZE recovery_tokens; ANALYZE saml_requests', schema.schema);
     await connectionsEnded(schema.schema);
     const before = await scans();
 
@@ -162,14 +166,15 @@ describeWithPostgres('on PostgreSQL', () => {
 
     const scanned = Object.keys(after).filter((table) => after[table]!.seq > (before[table]?.seq ?? 0));
     // Reading which versions are applied reads schema_migrations (one row per release) whole; its one-row lock,
-    // deployment_settings (one row) and oidc_keys (the OpenID provider's few signing keys) may be too, should the
-    // planner prefer that for a single page.
-    const small = ['schema_migrations', 'schema_migrations_lock', 'deployment_settings', 'oidc_keys'];
+    // deployment_settings (one row), oidc_keys and saml_keys (the few signing keys) may be too, should the planner
+    // prefer that for a single page.
+    const small = ['schema_migrations', 'schema_migrations_lock', 'deployment_settings', 'oidc_keys', 'saml_keys'];
     expect(scanned.filter((table) => !small.includes(table))).toEqual([]);
     // The instance's counts were in when read: the purge's index reads are there.
     expect(after['sessions']!.idx).toBeGreaterThan(before['sessions']!.idx);
     expect(after['throttles']!.idx).toBeGreaterThan(before['throttles']!.idx);
     expect(after['oidc_payloads']!.idx).toBeGreaterThan(before['oidc_payloads']!.idx);
     expect(after['recovery_tokens']!.idx).toBeGreaterThan(before['recovery_tokens']!.idx);
+    expect(after['saml_requests']!.idx).toBeGreaterThan(before['saml_requests']!.idx);
   });
 });

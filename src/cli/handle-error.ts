@@ -14,7 +14,7 @@ export const ExitCode = {
   failure: 1,
   /** A wrong command line, or settings that are not valid. */
   usage: 2,
-  /** The member, caller, session, origin, second factor, provisioning client or OpenID client the command names is not there. */
+  /** The member, caller, session, origin, second factor, provisioning client, OpenID client or SAML service provider the command names is not there. */
   notFound: 3,
   /** A failure nobody planned for, such as the database going away. */
   software: 70,

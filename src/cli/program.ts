@@ -5,6 +5,8 @@ import { configCommand } from './commands/config.js';
 import { membersCommand } from './commands/members/index.js';
 import { oidcClientsCommand } from './commands/oidc-clients.js';
 import { oidcKeysCommand } from './commands/oidc-keys.js';
+import { samlKeysCommand } from './commands/saml-keys.js';
+import { samlSpsCommand } from './commands/saml-sps.js';
 import { provisionersCommand } from './commands/provisioners.js';
 import { serveCommand } from './commands/serve.js';
 import { sessionsCommand } from './commands/sessions.js';
@@ -41,6 +43,8 @@ export function createProgram(ctx: CliContext, version: string, args: readonly s
     .addCommand(provisionersCommand(ctx))
     .addCommand(oidcClientsCommand(ctx))
     .addCommand(oidcKeysCommand(ctx))
+    .addCommand(samlSpsCommand(ctx))
+    .addCommand(samlKeysCommand(ctx))
     .addCommand(configCommand(ctx));
   routeOutput(program, ctx.io);
   return program;

@@ -83,7 +83,8 @@ function read(xml: string): SpMetadata {
     return value;
   };
   const assertionConsumerServices = children(descriptor, 'AssertionConsumerService').map((acs) => {
-    const index = acs.getAttribute('index');
+    // xmldom's getAttribute answers '' for an attribute that is not there: hasAttribute tells.
+    const index = acs.hasAttribute('index') ? acs.getAttribute('index') : null;
     if (index !== null && !/^\d{1,5}$/.test(index)) refuse(`AssertionConsumerService index ${JSON.stringify(index)} is not a number`);
     return { binding: acs.getAttribute('Binding') ?? '', location: endpoint(acs, 'Location'), index: index === null ? null : Number(index), isDefault: isTrue(acs.getAttribute('isDefault')) };
   });
@@ -96,7 +97,7 @@ function read(xml: string): SpMetadata {
 
   const certificates = (use: 'signing' | 'encryption') =>
     children(descriptor, 'KeyDescriptor')
-      .filter((key) => (key.getAttribute('use') ?? use) === use)
+      .filter((key) => !key.hasAttribute('use') || key.getAttribute('use') === use)
       .flatMap((key) => children(key, 'KeyInfo', DSIG_NS))
       .flatMap((info) => children(info, 'X509Data', DSIG_NS))
       .flatMap((data) => children(data, 'X509Certificate', DSIG_NS))

@@ -7,6 +7,14 @@ import { ExitCode } from '../../src/cli/handle-error.js';
 import { loadConfig } from '../../src/config/config.js';
 import { totpCode } from '../helpers/authenticator-app.js';
 import { cliHarness, runWith } from '../helpers/cli-harness.js';
+import { samlSpSettings } from '../../src/service/saml/index.js';
+import type { Services } from '../../src/service/index.js';
+
+/** An SP's metadata with one assertion consumer service and no certificate. */
+function spMetadata(entityId: string): string {
+  const acs = `<md:AssertionConsumerService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="${entityId}/acs" index="0"/>`;
+  return `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="${entityId}"><md:SPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">${acs}</md:SPSSODescriptor></md:EntityDescriptor>`;
+}
 
 /** Every command of the program that runs something, by its words: "members mfa status". */
 function leafCommands(command: Command, prefix: string[] = []): Array<{ path: string; command: Command }> {
@@ -35,6 +43,8 @@ interface Fixture {
   csvFile: string;
   webConfigFile: string;
   envFile: string;
+  /** The metadata of an SP not yet registered. */
+  metadataFile: string;
 }
 
 /** A command line that succeeds on the fixture, for each command. */
@@ -75,6 +85,13 @@ const SUCCEEDS: Record<string, (f: Fixture) => string[]> = {
   'oidc-clients remove': () => ['oidc-clients', 'remove', 'portal'],
   'oidc-keys list': () => ['oidc-keys', 'list'],
   'oidc-keys rotate': () => ['oidc-keys', 'rotate'],
+  'saml-sps add': (f) => ['saml-sps', 'add', 'forum', '--metadata', f.metadataFile],
+  'saml-sps list': () => ['saml-sps', 'list'],
+  'saml-sps show': () => ['saml-sps', 'show', 'events'],
+  'saml-sps remove': () => ['saml-sps', 'remove', 'events'],
+  'saml-keys list': () => ['saml-keys', 'list'],
+  'saml-keys rotate': () => ['saml-keys', 'rotate'],
+  'saml-keys activate': () => ['saml-keys', 'activate'],
   'config show': () => ['config', 'show'],
   'config from-web-config': (f) => ['config', 'from-web-config', f.webConfigFile, '--out', f.envFile],
 };
@@ -105,10 +122,17 @@ const NOT_FOUND: Record<string, [string[], string]> = {
   'oidc-clients show': [['oidc-clients', 'show', 'ghost'], 'No OpenID client has this name: ghost'],
   'oidc-clients rotate': [['oidc-clients', 'rotate', 'ghost'], 'No OpenID client has this name: ghost'],
   'oidc-clients remove': [['oidc-clients', 'remove', 'ghost'], 'No OpenID client has this name: ghost'],
+  'saml-sps show': [['saml-sps', 'show', 'ghost'], 'No SAML service provider has this name: ghost'],
+  'saml-sps remove': [['saml-sps', 'remove', 'ghost'], 'No SAML service provider has this name: ghost'],
 };
 
 /** The commands that create what they name, or name a file: no record of theirs can be missing. */
-const NAMES_NO_EXISTING_RECORD = ['callers add', 'provisioners add', 'oidc-clients add', 'members import', 'config from-web-config'];
+const NAMES_NO_EXISTING_RECORD = ['callers add', 'provisioners add', 'oidc-clients add', 'saml-sps add', 'members import', 'config from-web-config'];
+
+/** What a case needs beyond the fixture: a next SAML key to activate (the fixture has none, so that rotate succeeds). */
+const PREPARE: Record<string, (services: Services) => Promise<unknown>> = {
+  'saml-keys activate': (s) => s.saml.keys.rotate(),
+};
 
 describe('every command', () => {
   it('is listed here, so that a new one gets its cases', () => {
@@ -139,6 +163,7 @@ describe('every command, run on a store', () => {
     await h.services.members.add({ id: 'm1', username: 'ada' });
     await h.services.provisioners.add('entra');
     await h.services.oidc.clients.add('portal', { redirectUris: ['https://portal.example.org/callback'] });
+    await h.services.saml.sps.add({ name: 'events', entityId: 'https://events.example.org/sp', metadataXml: spMetadata('https://events.example.org/sp'), settings: samlSpSettings({ authnRequestsSigned: false, encryptionCertificate: false }) });
     const { secret } = await h.services.secondFactor.beginSetup('m1', 'ada@example.org');
     await h.services.secondFactor.confirmSetup('m1', totpCode(secret, Date.now()));
     const { session } = await h.services.sessions.create('m1', 'example.com');
@@ -147,7 +172,9 @@ describe('every command, run on a store', () => {
     const webConfigFile = join(dir, 'web.config');
     const key = `validationKey="${'9A'.repeat(64)}" decryptionKey="${'4C'.repeat(32)}"`;
     await writeFile(webConfigFile, `<configuration><system.web><machineKey ${key}/><authentication mode="Forms"/></system.web></configuration>`);
-    fixture = { sessionId: session.id, csvFile, webConfigFile, envFile: join(dir, 'imis.env') };
+    const metadataFile = join(dir, 'forum.xml');
+    await writeFile(metadataFile, spMetadata('https://forum.example.org/sp'));
+    fixture = { sessionId: session.id, csvFile, webConfigFile, envFile: join(dir, 'imis.env'), metadataFile };
   });
   afterEach(async () => {
     await h.cleanup();
@@ -158,7 +185,8 @@ describe('every command, run on a store', () => {
   const run = (...args: string[]) =>
     runWith({ config: () => loadConfig({ PUBLIC_URL: 'https://members.example.org' }), withServices: (fn) => fn(h.services) }, ...args);
 
-  it.each(Object.entries(SUCCEEDS))('"%s --json" prints exactly one JSON document on stdout, as printJson prints it', async (_path, args) => {
+  it.each(Object.entries(SUCCEEDS))('"%s --json" prints exactly one JSON document on stdout, as printJson prints it', async (path, args) => {
+    await PREPARE[path]?.(h.services);
     const result = await run(...args(fixture), '--json');
     expect(result.code).toBe(ExitCode.ok);
     const document: unknown = JSON.parse(result.stdout);
