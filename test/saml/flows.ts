@@ -235,6 +235,13 @@ export function samlFlows(store: 'sqlite' | 'postgres'): void {
       const profile = (await first.saml.validatePostResponseAsync({ SAMLResponse: postedToAcs(first, await open(browser, await redirectRequest(first)))['SAMLResponse'] ?? '' })).profile;
       postedToAcs(second, await open(browser, await redirectRequest(second)));
       if (!profile) throw new Error('no profile');
+      // Unsigned, it would let anyone who knows a member's id end their sessions: refused, the session kept.
+      const { SAML } = await import('@node-saml/node-saml');
+      const { privateKey: _signing, ...unsigning } = first.saml.options;
+      const unsigned = new URL(await new SAML(unsigning).getLogoutUrlAsync(profile, '', {}));
+      expect(unsigned.searchParams.has('Signature')).toBe(false);
+      expect((await open(browser, unsigned.pathname + unsigned.search)).status).toBe(400);
+      expect(await soap12AuthenticateToken(app.baseUrl, token)).toBe(REFERENCE.memberId);
       const logout = new URL(await first.saml.getLogoutUrlAsync(profile, 'after-logout', {}));
       const toSecond = await open(browser, logout.pathname + logout.search);
       const told = formOf(toSecond.text);
