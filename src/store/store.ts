@@ -244,14 +244,14 @@ export interface Store {
   /** Removes the SP with its session participants and pending requests; false when no SP has this id. */
   deleteSamlSp(id: string): Promise<boolean>;
 
-  /** Every key kept: the signing keys (activated, not retired), then the next, then the retired; newest first within each. */
+  /** Every key kept: the signing key (activated, not retired), then the next, then the retired, newest first. */
   listSamlKeys(): Promise<SamlKeyRow[]>;
   /**
-   * Adds the key, signing from its createdAt, unless a signing key (activated, not retired) exists (two instances
-   * starting at once add one); whether it did.
+   * Adds the key, signing from its createdAt, unless a signing key (activated, not retired) exists; whether it did.
+   * Of two calls at once, on one instance or several, one adds its key.
    */
   addFirstSamlKey(key: SamlKeyRow): Promise<boolean>;
-  /** Adds the key as the next one (published, not signing) unless a next key exists; whether it did. */
+  /** Adds the key as the next one (published, not signing) unless a next key exists; whether it did. Of two calls at once, one adds its key. */
   addNextSamlKey(key: SamlKeyRow): Promise<boolean>;
   /**
    * The next key signs from `at` on and the keys signing until then are retired at `at`, in one transaction; the

@@ -71,6 +71,12 @@ export function samlStoreContract(store: () => Store, aSession: (id: string, mem
       expect(await store().listSamlKeys()).toEqual([aKey('k1', { activatedAt: T0 })]);
     });
 
+    test('of two first keys or two next keys added at once, one is', async () => {
+      expect((await Promise.all([store().addFirstSamlKey(aKey('k1')), store().addFirstSamlKey(aKey('k2'))])).sort()).toEqual([false, true]);
+      expect((await Promise.all([store().addNextSamlKey(aKey('k3')), store().addNextSamlKey(aKey('k4'))])).sort()).toEqual([false, true]);
+      expect((await store().listSamlKeys()).map((key) => key.activatedAt === null)).toEqual([false, true]);
+    });
+
     test('one next key is published at a time, listed after the signing key', async () => {
       await store().addFirstSamlKey(aKey('k1'));
       expect(await store().addNextSamlKey(aKey('k2', { createdAt: T0 + MINUTE }))).toBe(true);

@@ -51,10 +51,7 @@ export class SamlKeyService {
     private readonly cache: ShortLivedCache<SamlKeyRow[]>,
   ) {}
 
-  /**
-   * The key that signs: the newest current key. The first is made here when there is none. Two instances making
-   * it at once leave two current keys: both publish both, and both sign with the same one.
-   */
+  /** The key that signs: the current key, made here when there is none (of two instances making it at once, one adds it). */
   async signing(): Promise<SamlSigningKey> {
     const key = (await this.#withCurrent()).find((row) => stateOf(row) === 'current');
     const privateKeyPem = key && this.secrets.unseal(key.privateKeySealed);
@@ -63,7 +60,7 @@ export class SamlKeyService {
     return { kid: key.kid, privateKeyPem, certificatePem: key.certificate };
   }
 
-  /** The certificates to publish: the current keys', then the next key's. */
+  /** The certificates to publish: the current key's, then the next key's, if any. */
   async published(): Promise<SamlPublishedKey[]> {
     return (await this.#withCurrent()).flatMap((row) => {
       const state = stateOf(row);

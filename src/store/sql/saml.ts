@@ -67,9 +67,10 @@ const SQL = {
     SELECT CAST($1 AS TEXT), CAST($2 AS TEXT), CAST($3 AS TEXT), CAST($4 AS BIGINT), NULL, NULL
     WHERE NOT EXISTS (SELECT 1 FROM saml_keys WHERE activated_at IS NULL AND retired_at IS NULL)`,
   nextKey: 'SELECT kid FROM saml_keys WHERE activated_at IS NULL AND retired_at IS NULL ORDER BY created_at DESC, kid LIMIT 1',
+  // The current key is retired before the next is activated: one key at most is current (saml_keys_one_current).
+  retireCurrentKey: 'UPDATE saml_keys SET retired_at = $1 WHERE activated_at IS NOT NULL AND retired_at IS NULL',
   // The condition again: of two activations, the second finds the key activated and changes nothing.
   activateKey: 'UPDATE saml_keys SET activated_at = $2 WHERE kid = $1 AND activated_at IS NULL AND retired_at IS NULL',
-  retireSigningKeys: 'UPDATE saml_keys SET retired_at = $2 WHERE kid <> $1 AND activated_at IS NOT NULL AND retired_at IS NULL',
 
   upsertParticipant: `INSERT INTO saml_session_sps (${PARTICIPANT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)
     ON CONFLICT (member_session_id, sp_id) DO UPDATE SET member_id = excluded.member_id, name_id = excluded.name_id,
@@ -133,6 +134,22 @@ const toRequest = (record: SamlRequestRecord): SamlRequestRow => ({
   consumedAt: orNull(record.consumed_at),
 });
 
+/** Thrown inside activateNextSamlKey's transaction to roll it back. */
+class KeyTaken extends Error {}
+
+/**
+ * Whether the key was inserted: not when its statement's condition found a key in the place (current or next), nor
+ * when another instance's insert took the place meanwhile (the place's unique index refuses the second).
+ */
+async function insertedUnlessTaken(db: SqlDriver, sql: string, values: readonly unknown[]): Promise<boolean> {
+  try {
+    return (await db.changes(sql, values)) > 0;
+  } catch (error) {
+    if (db.isUniqueViolation(error)) return false;
+    throw error;
+  }
+}
+
 /** The SAML identity provider's service providers, signing keys, session participants and pending requests (docs/saml.md). */
 export function samlMethods(db: SqlDriver) {
   return {
@@ -169,20 +186,25 @@ export function samlMethods(db: SqlDriver) {
       return (await db.rows<SamlKeyRecord>(SQL.keys)).map(toKey);
     },
 
-    async addFirstSamlKey(key) {
-      return (await db.changes(SQL.insertFirstKey, [key.kid, key.privateKeySealed, key.certificate, key.createdAt])) > 0;
+    addFirstSamlKey(key) {
+      return insertedUnlessTaken(db, SQL.insertFirstKey, [key.kid, key.privateKeySealed, key.certificate, key.createdAt]);
     },
 
-    async addNextSamlKey(key) {
-      return (await db.changes(SQL.insertNextKey, [key.kid, key.privateKeySealed, key.certificate, key.createdAt])) > 0;
+    addNextSamlKey(key) {
+      return insertedUnlessTaken(db, SQL.insertNextKey, [key.kid, key.privateKeySealed, key.certificate, key.createdAt]);
     },
 
     activateNextSamlKey(at) {
       return db.transaction(async (tx) => {
         const next = await tx.row<{ kid: string }>(SQL.nextKey);
-        if (next === undefined || (await tx.changes(SQL.activateKey, [next.kid, at])) === 0) return null;
-        await tx.changes(SQL.retireSigningKeys, [next.kid, at]);
+        if (next === undefined) return null;
+        await tx.changes(SQL.retireCurrentKey, [at]);
+        // Another activation took the key meanwhile: the transaction rolls back, the key it retired included.
+        if ((await tx.changes(SQL.activateKey, [next.kid, at])) === 0) throw new KeyTaken();
         return next.kid;
+      }).catch((error: unknown) => {
+        if (error instanceof KeyTaken) return null;
+        throw error;
       });
     },
 

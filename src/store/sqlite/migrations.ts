@@ -243,7 +243,8 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 13,
     name: 'the SAML identity provider: service providers, signing keys, session participants and pending requests',
     // An SP's metadata is kept as given and its settings as JSON: the service reads neither here. A key is "next"
-    // (published, not signing) until activated_at is set. A participant goes with its member session or its SP;
+    // (published, not signing) until activated_at is set; one key at most is current and one next, also when two
+    // instances add one at once (each partial index holds one value, so a second row is a duplicate). A participant goes with its member session or its SP;
     // a request with its SP. A request's ID is unique per SP, which is what refuses a replay; the purge finds
     // expired requests and retired keys through their indexes.
     sql: `
@@ -264,6 +265,8 @@ export const MIGRATIONS: readonly Migration[] = [
         retired_at BIGINT
       );
       CREATE INDEX saml_keys_retired_at ON saml_keys (retired_at) WHERE retired_at IS NOT NULL;
+      CREATE UNIQUE INDEX saml_keys_one_current ON saml_keys ((activated_at IS NOT NULL)) WHERE activated_at IS NOT NULL AND retired_at IS NULL;
+      CREATE UNIQUE INDEX saml_keys_one_next ON saml_keys ((activated_at IS NULL)) WHERE activated_at IS NULL AND retired_at IS NULL;
       CREATE TABLE saml_session_sps (
         member_session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
         member_id TEXT NOT NULL,
