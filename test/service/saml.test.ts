@@ -5,6 +5,7 @@
  */
 import { createPrivateKey, createPublicKey, sign, verify, X509Certificate } from 'node:crypto';
 import { DEFAULT_SAML_ATTRIBUTES, samlSpSettings, type SamlSpInput } from '../../src/service/saml/index.js';
+import { serialNumber } from '../../src/service/saml/certificate.js';
 import type { Services } from '../../src/service/index.js';
 import type { Store } from '../../src/store/store.js';
 import { serviceErrorOf } from '../helpers/service-error.js';
@@ -128,6 +129,19 @@ describe('signing keys', () => {
       [first.kid, 'retired', T0 + 2 * MINUTE],
     ]);
     expect(await refusal(services.saml.keys.activate())).toEqual(['SAML_KEY_NOT_PENDING', 'No next SAML signing key is published: rotate first']);
+  });
+
+  test('a certificate serial number is positive and in its fewest octets, whatever the random octets it starts from', () => {
+    // Of random serials, one in 256 began 0x00 then below 0x80: DER padding that X509Certificate refused.
+    for (const first of [0x00, 0x01, 0x3f, 0x40, 0x7f, 0x80, 0xff]) {
+      const random = Buffer.alloc(16, 0x05);
+      random[0] = first;
+      const serial = serialNumber(random);
+      expect(serial).toHaveLength(16);
+      expect(serial[0]).toBeGreaterThanOrEqual(0x40);
+      expect(serial[0]).toBeLessThanOrEqual(0x7f);
+      expect(serial.subarray(1)).toEqual(random.subarray(1));
+    }
   });
 
   test('a rotation with no key yet makes the current key first', async () => {

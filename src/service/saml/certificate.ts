@@ -23,10 +23,7 @@ export async function selfSignedKey(host: string, now: number): Promise<KeyAndCe
   const keys = await webcrypto.subtle.generateKey(KEY_ALGORITHM, true, ['sign', 'verify']);
   const certificate = new Certificate();
   certificate.version = 2;
-  const serial = randomBytes(16);
-  // A positive serial number of at most 20 octets (RFC 5280 4.1.2.2).
-  serial[0] = (serial[0] ?? 0) & 0x7f;
-  certificate.serialNumber = new Integer({ valueHex: serial });
+  certificate.serialNumber = new Integer({ valueHex: serialNumber(randomBytes(16)) });
   for (const name of [certificate.subject, certificate.issuer]) {
     name.typesAndValues.push(new AttributeTypeAndValue({ type: COMMON_NAME_OID, value: new Utf8String({ value: host }) }));
   }
@@ -37,6 +34,17 @@ export async function selfSignedKey(host: string, now: number): Promise<KeyAndCe
   const der = Buffer.from(certificate.toSchema(true).toBER(false));
   const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
   return { privateKeyPem: pem('PRIVATE KEY', pkcs8), certificatePem: pem('CERTIFICATE', der) };
+}
+
+/**
+ * A positive serial number of 16 octets (RFC 5280 4.1.2.2: at most 20) from random ones, its first octet between
+ * 0x40 and 0x7f: DER writes an INTEGER in its fewest octets, so a first octet of 0 (before one below 0x80) would be
+ * padding that strict readers, Node.js's X509Certificate among them, refuse ("illegal padding"), once in 256 keys.
+ */
+export function serialNumber(random: Buffer): Buffer {
+  const serial = Buffer.from(random);
+  serial[0] = ((serial[0] ?? 0) & 0x3f) | 0x40;
+  return serial;
 }
 
 function pem(label: string, der: Buffer): string {
