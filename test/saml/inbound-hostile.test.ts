@@ -170,6 +170,12 @@ describeRequiring([OPENSSL], 'readInbound refuses', () => {
       await expectRefused({ binding: 'redirect', rawQuery: `${signed}&${other}` }, 'encoding', 'SAMLRequest given twice');
     });
 
+    test('a form field sent twice (a body parser makes it an array)', async () => {
+      const twice = (name: string, fields: Record<string, string>) => ({ ...fields, [name]: [fields[name] ?? 'x', 'x'] }) as unknown as Record<string, string>;
+      await expectRefused({ binding: 'post', params: twice('SAMLRequest', postForm(authnRequestXml())) }, 'encoding', 'SAMLRequest given twice');
+      await expectRefused({ binding: 'post', params: twice('RelayState', postForm(authnRequestXml())) }, 'encoding', 'RelayState given twice');
+    });
+
     test('SAMLRequest and SAMLResponse both, or neither', async () => {
       await expectRefused({ binding: 'post', params: { ...postForm(authnRequestXml()), SAMLResponse: 'PA==' } }, 'encoding', 'both SAMLRequest and SAMLResponse');
       await expectRefused({ binding: 'redirect', rawQuery: 'RelayState=x' }, 'encoding', 'neither SAMLRequest nor SAMLResponse');

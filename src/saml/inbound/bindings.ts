@@ -79,13 +79,18 @@ const XML_START = /^(?:\xEF\xBB\xBF)?[\t\n\r ]*</;
 /**
  * The HTTP-POST binding: the message base64-encoded in a form field. The binding does not DEFLATE it, but
  * node-saml (passport-saml) does by default, so a form field that is not XML is inflated as the Redirect
- * binding's is, within the same bound.
+ * binding's is, within the same bound. A body parser gives a field sent twice as an array, whatever the type says.
  */
 export function fromPostForm(fields: Record<string, string>): CarriedMessage {
-  const parameter = messageParameter((name) => typeof fields[name] === 'string');
-  const bytes = base64(fields[parameter]!, parameter);
+  const field = (name: string): string | undefined => {
+    const value: unknown = Object.hasOwn(fields, name) ? fields[name] : undefined;
+    if (value !== undefined && typeof value !== 'string') refuse('encoding', `${name} given twice`);
+    return value;
+  };
+  const parameter = messageParameter((name) => field(name) !== undefined);
+  const bytes = base64(field(parameter)!, parameter);
   const xml = text(XML_START.test(bytes.subarray(0, 64).toString('latin1')) ? bytes : inflate(bytes, parameter), parameter);
-  return { parameter, xml, relayState: relayStateWithin(fields.RelayState) };
+  return { parameter, xml, relayState: relayStateWithin(field('RelayState')) };
 }
 
 /** The parameters the HTTP-Redirect binding defines; others may be present, and nothing covers them. */

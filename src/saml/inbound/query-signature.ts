@@ -10,8 +10,8 @@ const ALGORITHMS = new Map([
 
 /**
  * Checks an HTTP-Redirect signature, which covers the query's octets as sent (SAML bindings 3.4.4.1), not the XML.
- * Node's HTTP parser hands the request target over one character for each byte (latin1), so latin1 gives back
- * the bytes the service provider signed.
+ * Node's HTTP parser answers 400 to a request target that is not ASCII, so the query's characters are the bytes
+ * the service provider signed, one for one.
  */
 export function verifyQuerySignature(signed: QuerySignature, keys: readonly KeyObject[]): void {
   const digest = ALGORITHMS.get(signed.sigAlg);
