@@ -118,15 +118,17 @@ export async function createApp({ config, services, logger, readiness, metrics, 
   });
   app.use(createOpsRouter({ readiness, metrics: metricsRegistry }, logger));
   app.use(SCIM_PATH, provisioning({ config, services, logger }));
-  const oidc = createOidc({ config, services, logger, metrics, pages: oidcPages(config) });
   const saml = createSaml({ config, services, logger, metrics, pages: samlPages(config) });
+  // Sessions a browser signed out of: the SAML SPs that only the browser can tell are told on its way out.
+  const signedOut = (ended: EndedSessions[], next: string) => saml.signedOut(ended, next);
+  const oidc = createOidc({ config, services, logger, metrics, pages: oidcPages(config), signedOut });
   onSessionsEnded?.((ended) => {
     oidc.sessionsEnded(ended);
     saml.sessionsEnded(ended);
   });
   // The sites that send members to the sign-in page with a request of their own: the OpenID clients and the SAML SPs.
   const requestingSite = async (returnUrl: string) => (await oidc.requestingSite(returnUrl)) ?? (await saml.requestingSite(returnUrl));
-  app.use(createSigninRouter({ config, services, logger, metrics, requestingSite }));
+  app.use(createSigninRouter({ config, services, logger, metrics, requestingSite, signedOut }));
   app.use(oidc.router);
   app.use(saml.router);
   app.use(notFound);

@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
-import type { Services } from '../service/index.js';
+import type { EndedSessions, Services } from '../service/index.js';
 import { sessionCookieDomain } from '../web/endpoint-url.js';
 import { cookieValues, loginCookieOptions } from '../web/login-cookie.js';
 import { requestIdOf } from '../web/request-id.js';
@@ -14,12 +14,20 @@ import { requestIdOf } from '../web/request-id.js';
 export const REPLACED_SESSION = 'replacedMemberSession';
 
 /**
+ * Member sessions the browser has just ended at the end-session endpoint, and where the provider sends it: where
+ * to send it first (the SAML SPs of those sessions that only the browser can tell), or undefined. The app hands
+ * it in; the provider knows nothing of who else is told.
+ */
+export type SignedOut = (ended: EndedSessions[], next: string) => Promise<string | undefined>;
+
+/**
  * What the provider's routes do to the member session: signing in through a client ties the OpenID session to
  * the member session of the browser's login cookie (and ends the one it replaced); signing out at the
  * end-session endpoint ends that member session too and clears the login cookie (and the token cookie), as
- * signing out on the sign-in page does.
+ * signing out on the sign-in page does, and goes round the other sites to tell through the browser (signedOut)
+ * before the provider's own redirect.
  */
-export async function followMemberSession(ctx: KoaContextWithOIDC, deps: { config: Config; services: Services; logger: Logger }): Promise<void> {
+export async function followMemberSession(ctx: KoaContextWithOIDC, deps: { config: Config; services: Services; logger: Logger; signedOut?: SignedOut | undefined }): Promise<void> {
   const { config, services, logger } = deps;
   const { route, result } = ctx.oidc;
   const { signin } = config;
@@ -39,11 +47,14 @@ export async function followMemberSession(ctx: KoaContextWithOIDC, deps: { confi
     const browser = await services.oidc.sessions.signedIn(cookies, cookieDomain);
     if (browser && browser.member.id !== session?.accountId) return;
     const tokens = signin.tokenCookieName ? cookieValues(ctx.req, signin.tokenCookieName) : [];
-    await Promise.all([...cookies.map((cookie) => services.signin.signOut(cookie)), ...tokens.map((token) => services.signin.signOutToken(token))]);
+    const ended = await Promise.all([...cookies.map((cookie) => services.signin.signOut(cookie)), ...tokens.map((token) => services.signin.signOutToken(token))]);
     // The Express response the app handed the provider: its clearCookie writes what the sign-in page's does.
     const res = ctx.res as Response;
     res.clearCookie(signin.cookieName, loginCookieOptions(signin));
     if (signin.tokenCookieName) res.clearCookie(signin.tokenCookieName, loginCookieOptions(signin));
     logger.info('sign-out', { outcome: 'signed-out', through: 'oidc', requestId: requestIdOf(ctx.req) });
+    const first = await deps.signedOut?.(ended.filter((which) => which !== null), ctx.response.get('Location'));
+    // The provider's answer is a 303 already: Koa's redirect keeps that status and moves its Location.
+    if (first !== undefined) ctx.redirect(first);
   }
 }

@@ -8,7 +8,7 @@ import { InvalidTextError, storeAdapter } from './adapter.js';
 import type { BackchannelLogouts } from './backchannel.js';
 import { memberClaims, MULTI_FACTOR_ACR, SCOPE_CLAIMS } from './claims.js';
 import { watchEvents } from './events.js';
-import { followMemberSession } from './member-session.js';
+import { followMemberSession, type SignedOut } from './member-session.js';
 import { logoutView, messageView, refusalView, type OidcPageName, type OidcPages } from './pages.js';
 import { INTERACTION_PREFIX, ROUTES } from './paths.js';
 import { asProviderRefusal } from './unavailable.js';
@@ -19,6 +19,8 @@ export interface ProviderDeps {
   logger: Logger;
   pages: OidcPages;
   backchannel: BackchannelLogouts;
+  /** Where the browser goes first after signing out at the end-session endpoint (src/oidc/member-session.ts). */
+  signedOut?: SignedOut | undefined;
 }
 
 /** How long an authorization code lives: it is exchanged at once, by the client's server. */

@@ -8,6 +8,7 @@ import { requestIdOf } from '../web/request-id.js';
 import { BackchannelLogouts, type OidcMetrics } from './backchannel.js';
 import { createInteractionRouter } from './interactions.js';
 import { endOidcSessions } from './member-logout.js';
+import type { SignedOut } from './member-session.js';
 import { refusalView, type OidcPages } from './pages.js';
 import { GET_ONLY_ROUTES, isProviderPath, ROUTES } from './paths.js';
 import { createProvider, prepareOutgoingRequests } from './provider.js';
@@ -23,6 +24,8 @@ export interface OidcDeps {
   logger: Logger;
   pages: OidcPages;
   metrics?: OidcMetrics | undefined;
+  /** Member sessions ended at the end-session endpoint: where the browser goes first (src/oidc/member-session.ts). */
+  signedOut?: SignedOut | undefined;
 }
 
 export interface OidcFeature {

@@ -26,19 +26,20 @@ function envelope(request: string): string {
 /**
  * Tells an SP over the SOAP back channel that the member session it takes part in ended, with a signed
  * LogoutRequest naming the NameID and SessionIndex it was given; it leaves the session either way. An SP
- * without a SOAP logout endpoint cannot be reached without the browser: it is logged as such. The log names
- * the SP and the member, never the message or the endpoint.
+ * without a SOAP logout endpoint is not reached this way (logged `unreachable`): its participation is left for
+ * the browser, which tells it when the browser signed out (src/saml/logout-propagation.ts), else goes with the
+ * session. The log names the SP and the member, never the message or the endpoint.
  */
 export async function tellOverBackChannel(participant: SamlParticipant, deps: BackChannelDeps): Promise<void> {
   const { services, logger, urls } = deps;
   const sp = await services.saml.sps.findById(participant.spId);
   const location = sp ? soapEndpoint(deps.metadataOf(sp)) : undefined;
-  await services.saml.sessions.leave(participant.memberSessionId, participant.spId);
   if (!sp || location === undefined) {
     deps.metrics?.samlLogout('unreachable');
     logger.info('saml logout', { outcome: 'unreachable', through: 'back-channel', sp: sp?.name ?? participant.spId, member: participant.memberId });
     return;
   }
+  await services.saml.sessions.leave(participant.memberSessionId, participant.spId);
   const key = await services.saml.keys.signing();
   const request = logoutRequestXmlSigned(urls.entityId, key, { entityId: sp.entityId, location }, participant);
   let outcome: 'delivered' | 'failed';

@@ -4,6 +4,7 @@ export const SAML_PATHS = {
   sso: '/saml/sso',
   ssoInit: '/saml/sso/init',
   slo: '/saml/slo',
+  sloContinue: '/saml/slo/continue',
   continue: '/saml/continue',
 } as const;
 
@@ -14,6 +15,8 @@ export interface IdpUrls {
   slo: string;
   /** The path (below the site, as a sign-in return address) that continues a pending sign-in. */
   continuePath(handle: string): string;
+  /** The path that starts a sign-out made elsewhere on its way round the SPs told through the browser. */
+  logoutPath(handle: string): string;
 }
 
 export function idpUrls(publicUrl: string, basePath: string): IdpUrls {
@@ -22,5 +25,6 @@ export function idpUrls(publicUrl: string, basePath: string): IdpUrls {
     sso: `${publicUrl}${SAML_PATHS.sso}`,
     slo: `${publicUrl}${SAML_PATHS.slo}`,
     continuePath: (handle) => `${basePath}${SAML_PATHS.continue}/${encodeURIComponent(handle)}`,
+    logoutPath: (handle) => `${basePath}${SAML_PATHS.sloContinue}/${encodeURIComponent(handle)}`,
   };
 }

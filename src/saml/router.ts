@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import express, { type Router } from 'express';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import type { EndedSessions, Services } from '../service/index.js';
 import { idpMetadata } from './idp-metadata.js';
+import { LOGOUT_LIFETIME_MS, toldThroughBrowser, type LogoutPropagation } from './logout-propagation.js';
 import type { SamlPages } from './pages.js';
 import { idpUrls, SAML_PATHS } from './paths.js';
 import { spMetadataReader } from './registered-sp.js';
@@ -28,6 +30,12 @@ export interface SamlFeature {
   sessionsEnded(ended: EndedSessions): void;
   /** The name of the SP whose sign-in a return address continues, for the sign-in page to show. */
   requestingSite(returnUrl: string): Promise<string | undefined>;
+  /**
+   * Member sessions the browser has just ended (a sign-out on the sign-in page, the account page, OpenID
+   * end-session): where to send the browser first, for it to go round their SPs that are told through the
+   * browser (src/saml/logout-propagation.ts) before going on to `next`; undefined when there is none.
+   */
+  signedOut(ended: EndedSessions[], next: string): Promise<string | undefined>;
 }
 
 const SAML_PREFIX = '/saml/';
@@ -40,7 +48,7 @@ const SAML_PREFIX = '/saml/';
 export function createSaml(deps: SamlDeps): SamlFeature {
   const { config, services, logger } = deps;
   const publicUrl = config.publicUrl;
-  if (publicUrl === undefined) return { router: express.Router(), sessionsEnded: () => undefined, requestingSite: async () => undefined };
+  if (publicUrl === undefined) return { router: express.Router(), sessionsEnded: () => undefined, requestingSite: async () => undefined, signedOut: async () => undefined };
   const urls = idpUrls(publicUrl, config.basePath);
   const routeDeps = { ...deps, urls, metadataOf: spMetadataReader() };
 
@@ -65,6 +73,20 @@ export function createSaml(deps: SamlDeps): SamlFeature {
       if (!/^[A-Za-z0-9_-]+$/.test(handle) || !(await services.saml.sps.any())) return undefined;
       const request = await services.saml.requests.find(handle);
       return request ? (await services.saml.sps.findById(request.spId))?.name : undefined;
+    },
+    async signedOut(ended, next) {
+      if (ended.length === 0 || !(await services.saml.sps.any())) return undefined;
+      const remaining: LogoutPropagation['remaining'] = [];
+      for (const which of ended) remaining.push(...(await toldThroughBrowser(await services.saml.sessions.ofEnded(which), routeDeps)));
+      const [first] = remaining;
+      if (first === undefined) return undefined;
+      // Told through this browser now, they leave; the back channel leaves them alone (src/saml/logout-propagation.ts).
+      for (const participant of remaining) await services.saml.sessions.leave(participant.memberSessionId, participant.spId);
+      const propagation: LogoutPropagation = { end: { next }, remaining, partial: false };
+      // No SP's request started it: a random ID of the identity provider's own keeps it apart from every other.
+      const requestId = `_idp-logout-${randomBytes(16).toString('hex')}`;
+      const opened = await services.saml.requests.open({ spId: first.spId, requestId, kind: 'logout', payload: propagation, lifetimeMs: LOGOUT_LIFETIME_MS });
+      return opened === 'replayed' ? undefined : urls.logoutPath(opened.handle);
     },
     sessionsEnded(ended) {
       const end = async () => {

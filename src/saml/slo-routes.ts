@@ -2,7 +2,7 @@ import bodyParser from 'body-parser';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Config } from '../config/config.js';
 import type { EndedSessions } from '../service/index.js';
-import type { SamlParticipant, SamlSp } from '../service/saml/index.js';
+import type { SamlSp } from '../service/saml/index.js';
 import { sessionCookieDomain } from '../web/endpoint-url.js';
 import { cookieValues, loginCookieOptions } from '../web/login-cookie.js';
 import { requestIdOf } from '../web/request-id.js';
@@ -10,32 +10,22 @@ import { CLOCK_SKEW_MS } from './authn-request.js';
 import { tellOverBackChannel, type BackChannelDeps } from './back-channel.js';
 import type { LogoutRequestMsg } from './inbound/messages.js';
 import { readInbound } from './inbound/read-inbound.js';
-import { logoutRequest, logoutResponse, type FrontChannelMessage } from './logout-messages.js';
+import { answered, answersAsked, goOn, LOGOUT_LIFETIME_MS, toldThroughBrowser, type LogoutPropagation } from './logout-propagation.js';
 import { messageView } from './pages.js';
 import { SAML_PATHS } from './paths.js';
-import { postToSp, type AnswerDeps } from './sign-in-answer.js';
-import { frontChannelEndpoint, soapEndpoint } from './slo-endpoints.js';
+import type { AnswerDeps } from './sign-in-answer.js';
+import { soapEndpoint } from './slo-endpoints.js';
 import { inboundOf, MESSAGE_FORM_LIMIT } from './sso-routes.js';
 
 export interface SloDeps extends AnswerDeps {
   config: Config;
 }
 
-/** How long the browser has to go round the SPs of a logout. */
-const LOGOUT_LIFETIME_MS = 10 * 60 * 1000;
-
-/** A logout going round the session's SPs through the browser, kept sealed in the store; the RelayState is its handle. */
-interface LogoutPropagation {
-  initiator: { spId: string; inResponseTo: string; relayState?: string };
-  /** The SPs still to be told through the browser. */
-  remaining: SamlParticipant[];
-  /** Whether an SP could not be told (no endpoint), or answered with another status than Success. */
-  partial: boolean;
-}
-
-const SUCCESS = 'urn:oasis:names:tc:SAML:2.0:status:Success';
-
-/** Ends the SAML participations of member sessions ended elsewhere: each SP is told over the back channel. */
+/**
+ * Ends the SAML participations of member sessions that ended (the services' session events, whatever ended
+ * them): each SP with a SOAP logout endpoint is told over the back channel. The others are left to the browser
+ * (src/saml/logout-propagation.ts) when it signed out; a participation never told goes with its session.
+ */
 export async function endSamlSessions(ended: EndedSessions, deps: BackChannelDeps): Promise<void> {
   for (const participant of await deps.services.saml.sessions.ofEnded(ended)) await tellOverBackChannel(participant, deps);
 }
@@ -43,8 +33,9 @@ export async function endSamlSessions(ended: EndedSessions, deps: BackChannelDep
 /**
  * Single Logout started by an SP (a signed LogoutRequest over HTTP-Redirect or HTTP-POST): the member sessions
  * it names end as DeleteUserSession ends them (the OpenID sessions and every other SP with them); the other SPs
- * are told through the browser, one after the other, or over SOAP when they have no browser endpoint; then the
- * SP that asked gets its LogoutResponse.
+ * are told through the browser, one after the other, or over SOAP when they have a SOAP logout endpoint; then the
+ * SP that asked gets its LogoutResponse. A sign-out elsewhere goes round the SPs the same way, from
+ * /saml/slo/continue/{handle}.
  */
 export function createSloRoutes(deps: SloDeps): Router {
   const { config, services, logger, pages, urls, metadataOf } = deps;
@@ -54,30 +45,6 @@ export function createSloRoutes(deps: SloDeps): Router {
     deps.metrics?.samlLogout('refused');
     logger.info('saml logout', { outcome: 'refused', ...(sp ? { sp: sp.name } : {}), reason, requestId: requestIdOf(req) });
     res.status(400).type('html').send(pages.render(req, res, 'message', messageView('Signing out could not continue', `The site you came from sent a sign-out this service cannot take (${reason}).`)));
-  };
-  const send = (req: Request, res: Response, message: FrontChannelMessage) => {
-    if (message.binding === 'redirect') return res.redirect(303, message.url);
-    return postToSp(req, res, pages, message.url, message.fields);
-  };
-
-  /** Tells the next SP through the browser, or answers the SP that asked once every one was told. */
-  const goOn = async (req: Request, res: Response, handle: string, propagation: LogoutPropagation): Promise<void> => {
-    const key = await services.saml.keys.signing();
-    for (let next = propagation.remaining.shift(); next !== undefined; next = propagation.remaining.shift()) {
-      const sp = await services.saml.sps.findById(next.spId);
-      const endpoint = sp ? frontChannelEndpoint(metadataOf(sp), 'request') : undefined;
-      if (!sp || !endpoint) continue;
-      await services.saml.requests.update(handle, propagation);
-      deps.metrics?.samlLogout('front-channel');
-      logger.info('saml logout', { outcome: 'front-channel', sp: sp.name, member: next.memberId, requestId: requestIdOf(req) });
-      return send(req, res, logoutRequest(urls.entityId, key, { entityId: sp.entityId, ...endpoint }, next, handle).message);
-    }
-    await services.saml.requests.consume(handle);
-    const initiator = await services.saml.sps.findById(propagation.initiator.spId);
-    const endpoint = initiator ? frontChannelEndpoint(metadataOf(initiator), 'response') : undefined;
-    if (!initiator || !endpoint) return refused(req, res, 'a service provider without a logout endpoint');
-    const { inResponseTo, relayState } = propagation.initiator;
-    return send(req, res, logoutResponse(urls.entityId, key, { entityId: initiator.entityId, ...endpoint }, { inResponseTo, relayState, partial: propagation.partial }));
   };
 
   /** The member sessions an SP's LogoutRequest names: its participations by that NameID, of those SessionIndexes if it gives any. */
@@ -92,23 +59,23 @@ export function createSloRoutes(deps: SloDeps): Router {
     if ((request.notOnOrAfter !== undefined && request.notOnOrAfter <= now) || request.issueInstant < now - LOGOUT_LIFETIME_MS || request.issueInstant > now + CLOCK_SKEW_MS) {
       return refused(req, res, 'an expired request', sp);
     }
-    const initiator = { spId: sp.id, inResponseTo: request.id, ...(relayState === undefined ? {} : { relayState }) };
-    const propagation: LogoutPropagation = { initiator, remaining: [], partial: false };
+    const end = { spId: sp.id, inResponseTo: request.id, ...(relayState === undefined ? {} : { relayState }) };
+    const propagation: LogoutPropagation = { end, remaining: [], partial: false };
     const opened = await services.saml.requests.open({ spId: sp.id, requestId: request.id, kind: 'logout', payload: propagation, lifetimeMs: LOGOUT_LIFETIME_MS });
     if (opened === 'replayed') return refused(req, res, 'a request ID used before (a replay)', sp);
     const participations = await named(sp, request);
     const sessions = [...new Set(participations.map((participant) => participant.memberSessionId))];
     for (const sessionId of sessions) {
-      for (const other of await services.saml.sessions.ofSession(sessionId)) {
-        if (other.spId === sp.id) continue;
-        const otherSp = await services.saml.sps.findById(other.spId);
-        const metadata = otherSp ? metadataOf(otherSp) : undefined;
-        if (metadata && frontChannelEndpoint(metadata, 'request')) propagation.remaining.push(other);
-        else if (!metadata || soapEndpoint(metadata) === undefined) propagation.partial = true;
-        // Those told here leave now; those with only a SOAP endpoint are told by the session's end (endSamlSessions).
-        if (metadata && frontChannelEndpoint(metadata, 'request')) await services.saml.sessions.leave(sessionId, other.spId);
-      }
       await services.saml.sessions.leave(sessionId, sp.id);
+      const others = await services.saml.sessions.ofSession(sessionId);
+      const browser = await toldThroughBrowser(others, deps);
+      // Told here, they leave now; those with a SOAP endpoint are told by the session's end (endSamlSessions).
+      for (const other of browser) await services.saml.sessions.leave(sessionId, other.spId);
+      propagation.remaining.push(...browser);
+      for (const other of others.filter((participant) => !browser.includes(participant))) {
+        const otherSp = await services.saml.sps.findById(other.spId);
+        if (!otherSp || soapEndpoint(metadataOf(otherSp)) === undefined) propagation.partial = true;
+      }
       await services.sessions.end(sessionId);
     }
     const browser = await services.oidc.sessions.signedIn(cookieValues(req, config.signin.cookieName), sessionCookieDomain(req, config));
@@ -119,7 +86,7 @@ export function createSloRoutes(deps: SloDeps): Router {
     const member = participations[0]?.memberId;
     deps.metrics?.samlLogout('signed-out');
     logger.info('saml logout', { outcome: sessions.length > 0 ? 'signed-out' : 'no-session', sp: sp.name, ...(member ? { member } : {}), sessions: sessions.length, requestId: requestIdOf(req) });
-    return goOn(req, res, opened.handle, propagation);
+    return goOn(req, res, deps, opened.handle, propagation);
   };
 
   const slo = async (req: Request, res: Response) => {
@@ -140,11 +107,19 @@ export function createSloRoutes(deps: SloDeps): Router {
     const pending = read.relayState === undefined ? null : await services.saml.requests.find(read.relayState);
     if (!pending || pending.kind !== 'logout' || read.relayState === undefined) return refused(req, res, 'a LogoutResponse to no logout in progress', sp);
     const propagation = pending.payload as LogoutPropagation;
-    if (message.statusCode !== SUCCESS) propagation.partial = true;
-    return goOn(req, res, read.relayState, propagation);
+    if (!answersAsked(propagation, sp.id, message)) return refused(req, res, 'a LogoutResponse that answers no LogoutRequest sent to its issuer', sp);
+    return goOn(req, res, deps, read.relayState, answered(propagation, message));
   };
 
   router.get(SAML_PATHS.slo, slo);
   router.post(SAML_PATHS.slo, bodyParser.urlencoded({ extended: false, limit: MESSAGE_FORM_LIMIT }), slo);
+  // A sign-out elsewhere (signedOut in src/saml/router.ts) sends the browser here first; once on its way, the SPs' answers carry it.
+  router.get(`${SAML_PATHS.sloContinue}/:handle`, async (req, res) => {
+    const handle = req.params['handle'] ?? '';
+    const pending = await services.saml.requests.find(handle);
+    const propagation = pending?.kind === 'logout' ? (pending.payload as LogoutPropagation) : undefined;
+    if (!propagation || propagation.asked !== undefined || !('next' in propagation.end)) return refused(req, res, 'a sign-out that expired or is under way');
+    return goOn(req, res, deps, handle, propagation);
+  });
   return router;
 }

@@ -56,10 +56,11 @@ export class AccountService {
     return own && this.sessions.end(sessionId);
   }
 
-  async endOtherSessions(memberId: string, keepId: string): Promise<number> {
+  /** Ends every live session of the member but one: the ids of those it ended. */
+  async endOtherSessions(memberId: string, keepId: string): Promise<string[]> {
     const others = (await this.sessions.list({ memberId })).filter((session) => session.id !== keepId);
-    const ended = await Promise.all(others.map((session) => this.sessions.end(session.id)));
-    return ended.filter(Boolean).length;
+    const ended = await Promise.all(others.map(async (session) => ((await this.sessions.end(session.id)) ? session.id : null)));
+    return ended.filter((id) => id !== null);
   }
 
   /**

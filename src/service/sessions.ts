@@ -276,13 +276,14 @@ export class SessionService {
     return revoked;
   }
 
-  /** Signs out the session this login cookie belongs to, whatever its domain; false when none was live. */
-  async revokeByCookie(cookie: string): Promise<boolean> {
+  /** Signs out the session this login cookie belongs to, whatever its domain: its id, or null when none was live. */
+  async revokeByCookie(cookie: string): Promise<string | null> {
     const found = await this.store.findSessionByCookieHash(this.secrets.hash('cookie', cookie));
     const revoked = found !== null && (await this.store.revokeSession(found.session.id, this.clock()));
     this.forgetCached();
-    if (found && revoked) this.#ended(1, { sessionId: found.session.id });
-    return revoked;
+    if (!found || !revoked) return null;
+    this.#ended(1, { sessionId: found.session.id });
+    return found.session.id;
   }
 
   async revokeAllOf(memberId: string): Promise<number> {

@@ -5,7 +5,7 @@ import { memberByLogin } from './login-match.js';
 import { equalizeTiming, hashPassword, needsRehash, verifyPassword } from './passwords.js';
 import type { SecondFactorService, SecondFactorSetup } from './second-factor.js';
 import type { Secrets } from './secrets.js';
-import type { IssuedSession, RenewedCookie, SessionOrigin, SessionService } from './sessions.js';
+import type { EndedSessions, IssuedSession, RenewedCookie, SessionOrigin, SessionService } from './sessions.js';
 import type { SignInThrottle } from './throttle.js';
 
 export interface CredentialRequest {
@@ -209,17 +209,20 @@ export class SignInService {
    * is no session's but a Forms ticket of the membership site that still answers (the site signed the member
    * in, or renewed the cookie of a session here) ends every session of its member here: which of them was this
    * browser's cannot be told, and their end is what makes the member's tickets issued until now stop answering.
+   * Says which sessions ended (for the identity providers to tell their sites through the browser), or null.
    */
-  async signOut(cookie: string): Promise<boolean> {
-    if (await this.sessions.revokeByCookie(cookie)) return true;
+  async signOut(cookie: string): Promise<EndedSessions | null> {
+    const sessionId = await this.sessions.revokeByCookie(cookie);
+    if (sessionId !== null) return { sessionId };
     const member = await this.tickets?.memberOf(cookie);
-    return member ? (await this.sessions.revokeAllOf(member.id)) > 0 : false;
+    return member && (await this.sessions.revokeAllOf(member.id)) > 0 ? { memberId: member.id } : null;
   }
 
-  /** Ends the live session this token belongs to (ISGweb's Token cookie); false when none was live. */
-  async signOutToken(token: string): Promise<boolean> {
+  /** Ends the live session this token belongs to (ISGweb's Token cookie): which one, or null when none was live. */
+  async signOutToken(token: string): Promise<EndedSessions | null> {
     const check = await this.sessions.checkToken(token);
-    return check.ok && this.sessions.end(check.found.session.id);
+    const sessionId = check.ok ? check.found.session.id : null;
+    return sessionId !== null && (await this.sessions.end(sessionId)) ? { sessionId } : null;
   }
 
   /**

@@ -3,7 +3,7 @@ import type { CookieOptions, Request, RequestHandler, Response } from 'express';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import type { SignInAttemptOutcome } from '../log/signin-outcomes.js';
-import { holdsValidText, type Services } from '../service/index.js';
+import { holdsValidText, type EndedSessions, type Services } from '../service/index.js';
 import { brandingView } from '../web/branding.js';
 import { clientAddress } from '../web/client-address.js';
 import { endpointUrl, sessionCookieDomain } from '../web/endpoint-url.js';
@@ -28,12 +28,20 @@ export interface SigninMetrics {
  */
 export type RequestingSite = (returnUrl: string) => Promise<string | undefined>;
 
+/**
+ * Member sessions this browser has just ended, and where it was going: where to send it first (an identity
+ * provider taking it round the sites of those sessions that only the browser can tell, then on to `next`), or
+ * undefined. The app hands it in from the features that know those sites.
+ */
+export type SignedOut = (ended: EndedSessions[], next: string) => Promise<string | undefined>;
+
 export interface SigninDeps {
   config: Config;
   services: Services;
   logger: Logger;
   metrics?: SigninMetrics | undefined;
   requestingSite?: RequestingSite | undefined;
+  signedOut?: SignedOut | undefined;
 }
 
 /** What a request tells about where it comes from and how it reached the service. */
@@ -65,6 +73,8 @@ export interface PageKit extends SigninDeps {
   page(res: Response, status: number, name: PageName, view: object): void;
   requestContext(req: Request): RequestContext;
   logAttempt(req: Request, outcome: SignInAttemptOutcome, client: string, extra?: Record<string, unknown>): void;
+  /** Where the browser goes after it ended these sessions on its way to `next`: round their sites first (SignedOut), if any must be told. */
+  afterSignOut(ended: EndedSessions[], next: string): Promise<string>;
 }
 
 /** Sign-in, sign-out and account forms are a few short fields; anything larger is not one of them. */
@@ -129,5 +139,6 @@ export function createPageKit(deps: SigninDeps): PageKit {
       metrics?.signinAttempt(outcome);
       logger.info('sign-in', { outcome, client, ...extra, requestId: requestIdOf(req) });
     },
+    afterSignOut: async (ended, next) => (await deps.signedOut?.(ended, next)) ?? next,
   };
 }

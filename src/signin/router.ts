@@ -13,7 +13,7 @@ import { createSecondStep } from './second-step.js';
 import { unavailablePage } from './unavailable.js';
 import { loginView, messageView, signedInView, type LoginState } from './views.js';
 
-export type { RequestingSite, SigninDeps, SigninMetrics } from './pages.js';
+export type { RequestingSite, SignedOut, SigninDeps, SigninMetrics } from './pages.js';
 
 const SIGN_IN_AGAIN_NOTICE = 'The site you came from asks you to sign in again, to be sure it is you.';
 
@@ -95,11 +95,12 @@ export function createSigninRouter(deps: SigninDeps): Router {
       ...cookieValues(req, signin.cookieName).map((cookie) => services.signin.signOut(cookie)),
       ...tokens.map((token) => services.signin.signOutToken(token)),
     ]);
-    logger.info('sign-out', { outcome: ended.includes(true) ? 'signed-out' : 'no-session', client, requestId: requestIdOf(req) });
+    const endedSessions = ended.filter((which) => which !== null);
+    logger.info('sign-out', { outcome: endedSessions.length > 0 ? 'signed-out' : 'no-session', client, requestId: requestIdOf(req) });
     res.clearCookie(signin.cookieName, cookieOptions);
     if (signin.tokenCookieName) res.clearCookie(signin.tokenCookieName, cookieOptions);
     // Never a token here: the session it would name has just ended.
-    res.redirect(303, (await services.returnUrls.resolve(returnUrl, ownOrigin)).location);
+    res.redirect(303, await kit.afterSignOut(endedSessions, (await services.returnUrls.resolve(returnUrl, ownOrigin)).location));
   };
   router
     .route(exactPath(signin.logoutPath))

@@ -115,7 +115,7 @@ describe('sessions', () => {
     await expect(services.account.endSession('m1', second!.id)).resolves.toBe(false);
     await expect(services.account.endSession('m1', 'no-such-session')).resolves.toBe(false);
 
-    await expect(services.account.endOtherSessions('m1', third!.id)).resolves.toBe(1);
+    await expect(services.account.endOtherSessions('m1', third!.id)).resolves.toEqual([first!.id]);
     await expect(liveIds('m1')).resolves.toEqual([third!.id]);
     await expect(liveIds('m2')).resolves.toEqual([bobs!.id]);
   });

@@ -113,7 +113,7 @@ describe('a change made on this instance is seen at once', () => {
     const issued = await there.sessions.create(ADA.id, 'example.org');
     const byCookie = () => here.authentication.authenticateCookie({ securityPassword: password, loginCookie: issued.cookie, cookieDomain: 'example.org' }, ADDRESS);
     expect((await byCookie()).kind).toBe('member');
-    expect(await here.signin.signOut(issued.cookie)).toBe(true);
+    expect(await here.signin.signOut(issued.cookie)).toEqual({ sessionId: issued.session.id });
     expect((await byCookie()).kind).toBe('refused');
   });
 

@@ -115,11 +115,11 @@ function formsTicketSuite(openStore: OpenStore): void {
     it('signs out, on the sign-in page, every session of its member here, and then no longer answers', async () => {
       const first = await services.sessions.create('10042', DOMAIN);
       const second = await services.sessions.create('10042', DOMAIN);
-      expect(await services.signin.signOut(DOTNET_COOKIE.value)).toBe(true);
+      expect(await services.signin.signOut(DOTNET_COOKIE.value)).toEqual({ memberId: '10042' });
       expect((await services.sessions.checkToken(first.token)).ok).toBe(false);
       expect((await services.sessions.checkToken(second.token)).ok).toBe(false);
       expect(await authenticateCookie(DOTNET_COOKIE.value)).toEqual(notSignedIn('revoked'));
-      expect(await services.signin.signOut(DOTNET_COOKIE.value)).toBe(false);
+      expect(await services.signin.signOut(DOTNET_COOKIE.value)).toBeNull();
     });
 
     it('is an unknown cookie without the site\'s keys', async () => {
@@ -163,7 +163,7 @@ function formsTicketSuite(openStore: OpenStore): void {
       await services.authentication.deleteUserSession({ securityPassword, token: deleted.token }, CONTEXT);
       expect(await authenticateCookie(deleted.cookie)).toEqual(notSignedIn('revoked'));
       const signedOut = await services.sessions.create('10042', DOMAIN);
-      expect(await services.signin.signOut(signedOut.cookie)).toBe(true);
+      expect(await services.signin.signOut(signedOut.cookie)).toEqual({ sessionId: signedOut.session.id });
       expect(await authenticateCookie(signedOut.cookie)).toEqual(notSignedIn('revoked'));
     });
 

@@ -168,13 +168,13 @@ describe('current and signOut', () => {
     await expect(services.signin.current(cookie, 'example.org')).resolves.toMatchObject({ member: { id: 'm1' }, session: { memberId: 'm1' }, renewed: null });
     await expect(services.signin.current(cookie, 'other.org')).resolves.toBeNull();
 
-    await expect(services.signin.signOut(cookie)).resolves.toBe(true);
+    await expect(services.signin.signOut(cookie)).resolves.toEqual({ sessionId: result.issued.session.id });
     await expect(services.sessions.checkToken(token)).resolves.toEqual({ ok: false, reason: 'revoked' });
     await expect(services.sessions.checkCookie(cookie, '.example.org')).resolves.toEqual({ ok: false, reason: 'revoked' });
     await expect(services.signin.current(cookie, 'example.org')).resolves.toBeNull();
     await expect(signedInMember(cookie, '.example.org')).resolves.toBeNull();
-    await expect(services.signin.signOut(cookie)).resolves.toBe(false);
-    await expect(services.signin.signOut('not-a-cookie')).resolves.toBe(false);
+    await expect(services.signin.signOut(cookie)).resolves.toBeNull();
+    await expect(services.signin.signOut('not-a-cookie')).resolves.toBeNull();
   });
 });
 
@@ -186,14 +186,14 @@ describe('signOutToken', () => {
     if (!other.ok) throw new Error('sign-in failed');
     const { cookie, token } = result.issued;
 
-    await expect(services.signin.signOutToken(token)).resolves.toBe(true);
+    await expect(services.signin.signOutToken(token)).resolves.toEqual({ sessionId: result.issued.session.id });
     await expect(services.sessions.checkToken(token)).resolves.toEqual({ ok: false, reason: 'revoked' });
     await expect(signedInMember(cookie, '.example.org')).resolves.toBeNull();
     await expect(services.sessions.checkToken(other.issued.token)).resolves.toMatchObject({ ok: true });
 
-    await expect(services.signin.signOutToken(token)).resolves.toBe(false);
-    await expect(services.signin.signOutToken('')).resolves.toBe(false);
-    await expect(services.signin.signOutToken('not-a-token')).resolves.toBe(false);
+    await expect(services.signin.signOutToken(token)).resolves.toBeNull();
+    await expect(services.signin.signOutToken('')).resolves.toBeNull();
+    await expect(services.signin.signOutToken('not-a-token')).resolves.toBeNull();
     await expect(services.sessions.list()).resolves.toEqual([expect.objectContaining({ id: other.issued.session.id })]);
   });
 });

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import type { MemberRow, SessionRow } from '../../service/index.js';
+import type { EndedSessions, MemberRow, SessionRow } from '../../service/index.js';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../service/members.js';
 import { requestIdOf } from '../../web/request-id.js';
 import { accountView, type AccountPaths, type AccountProblem, type Notice } from '../account-views.js';
@@ -36,6 +36,8 @@ export interface AccountKit {
   showAccount(req: Request, res: Response, status: number, extra: { notice?: Notice; problem?: AccountProblem }): Promise<void>;
   /** After a change: back to the page (303, so that a reload repeats nothing), which says what was done. */
   done(res: Response, notice: Notice): void;
+  /** After sessions were ended: back to the page as `done`, round the sites of those sessions first (PageKit.afterSignOut). */
+  doneEnding(res: Response, notice: Notice, ended: EndedSessions[]): Promise<void>;
 }
 
 export function createAccountKit(pages: PageKit): AccountKit {
@@ -101,7 +103,9 @@ export function createAccountKit(pages: PageKit): AccountKit {
     page(res, status, 'account', view);
   };
 
-  const done = (res: Response, notice: Notice) => res.redirect(303, `${signin.accountPath}?done=${notice}`);
+  const doneHref = (notice: Notice) => `${signin.accountPath}?done=${notice}`;
+  const done = (res: Response, notice: Notice) => res.redirect(303, doneHref(notice));
+  const doneEnding = async (res: Response, notice: Notice, ended: EndedSessions[]) => res.redirect(303, await pages.afterSignOut(ended, doneHref(notice)));
 
-  return { pages, paths, csrf, signedIn, checked, signedOf, log, showAccount, done };
+  return { pages, paths, csrf, signedIn, checked, signedOf, log, showAccount, done, doneEnding };
 }

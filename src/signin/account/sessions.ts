@@ -4,7 +4,7 @@ import type { AccountKit } from './kit.js';
 
 /** Ends one of the member's other sessions; this one ends by signing out, and the list offers only the others. */
 export function endSession(account: AccountKit): RequestHandler {
-  const { pages, signedOf, showAccount, log, done } = account;
+  const { pages, signedOf, showAccount, log, doneEnding } = account;
   return async (req, res) => {
     const { member, session } = signedOf(res);
     const id = text(req.body, 'session') ?? '';
@@ -12,17 +12,17 @@ export function endSession(account: AccountKit): RequestHandler {
       return showAccount(req, res, 400, { problem: { form: 'sessions', reason: 'not-found' } });
     }
     log(req, res, 'session-ended', { count: 1 });
-    done(res, 'session-ended');
+    await doneEnding(res, 'session-ended', [{ sessionId: id }]);
   };
 }
 
 /** Ends every session of the member but this one. */
 export function endOtherSessions(account: AccountKit): RequestHandler {
-  const { pages, signedOf, log, done } = account;
+  const { pages, signedOf, log, doneEnding } = account;
   return async (req, res) => {
     const { member, session } = signedOf(res);
-    const count = await pages.services.account.endOtherSessions(member.id, session.id);
-    log(req, res, 'session-ended', { count });
-    done(res, 'sessions-ended');
+    const ended = await pages.services.account.endOtherSessions(member.id, session.id);
+    log(req, res, 'session-ended', { count: ended.length });
+    await doneEnding(res, 'sessions-ended', ended.map((sessionId) => ({ sessionId })));
   };
 }
