@@ -2,6 +2,7 @@
  * The SAML identity provider end to end, with @node-saml/node-saml as the service providers and the member's
  * browser driving the sign-in page over HTTP; one suite, run on each store.
  */
+import type { Profile } from '@node-saml/node-saml';
 import { soap12AuthenticateToken } from '../helpers/asmx-calls.js';
 import { asmxRequest, resultText } from '../helpers/asmx-request.js';
 import { totpCode } from '../helpers/authenticator-app.js';
@@ -11,7 +12,8 @@ import { REFERENCE } from '../helpers/reference-data.js';
 import { STEP } from '../helpers/second-factor.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { waitUntil } from '../helpers/wait.js';
-import { follow, PASSWORD, startOidcApp } from '../oidc/relying-party.js';
+import * as oidcClient from 'openid-client';
+import { authorizationRequest, callbackUrl, follow, PASSWORD, POST_LOGOUT_URI, register, relyingParty, signInThrough, startOidcApp } from '../oidc/relying-party.js';
 import { registerSp, soapLogoutRequest, soapReceiver, type ServiceProvider, type SoapReceiver } from './service-provider.js';
 
 const PERSISTENT = 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent';
@@ -257,6 +259,91 @@ export function samlFlows(store: 'sqlite' | 'postgres'): void {
       // node-saml reads a posted message's InResponseTo from a Response only: the logout's is checked in its own step.
       expect(await (await registerSpClient(first)).validatePostResponseAsync(response.hidden)).toMatchObject({ loggedOut: true });
       expect(browser.loginCookie).toBeUndefined();
+    });
+
+    /** Signs the browser in to each SP; the profile each SP read. */
+    const signedInTo = async (browser: PageClient, ...sps: ServiceProvider[]) => {
+      const profiles = [];
+      for (const sp of sps) profiles.push((await sp.saml.validatePostResponseAsync({ SAMLResponse: postedToAcs(sp, await open(browser, await redirectRequest(sp)))['SAMLResponse'] ?? '' })).profile);
+      return profiles;
+    };
+
+    /** The LogoutRequest the browser is made to post to the SP, once checked by the SP: its profile and the RelayState that goes back. */
+    const toldThroughBrowser = async (sp: ServiceProvider, page: Page) => {
+      const told = formOf(page.text);
+      expect(told.action).toBe(sp.sloUrl);
+      const request = await sp.saml.validatePostRequestAsync(told.hidden);
+      expect(request).toMatchObject({ loggedOut: true, profile: { nameID: REFERENCE.memberId } });
+      if (!request.profile) throw new Error('no profile');
+      return { profile: request.profile, relayState: told.hidden['RelayState'] ?? '' };
+    };
+
+    /** The SP's LogoutResponse over HTTP-Redirect, as a path of the service. */
+    const logoutResponsePath = async (sp: ServiceProvider, profile: Profile, relayState: string) => {
+      const url = new URL(await sp.saml.getLogoutResponseUrlAsync(profile, relayState, {}, true));
+      return url.pathname + url.search;
+    };
+
+    it('takes a member signing out on the sign-in page round the SPs only the browser can tell, the SOAP one told over SOAP; only the answer of the SP asked goes on', async () => {
+      await start();
+      receiver = await soapReceiver();
+      const community = await registerSp(app, 'community');
+      const library = await registerSp(app, 'library', { soapLogout: receiver.url });
+      const browser = new PageClient(app.baseUrl);
+      await browser.signIn('ada', PASSWORD);
+      const { token } = await memberSession(browser);
+      await signedInTo(browser, community, library);
+      const { profile, relayState } = await toldThroughBrowser(community, await open(browser, '/Logout?ReturnUrl=%2Fsigned-out'));
+      expect(browser.loginCookie).toBeUndefined();
+      expect(await soap12AuthenticateToken(app.baseUrl, token)).toBe('');
+      await waitUntil(() => receiver?.envelopes.length === 1, 'the SOAP LogoutRequest');
+      expect(await library.saml.validatePostRequestAsync({ SAMLRequest: soapLogoutRequest(receiver.envelopes[0] ?? '') })).toMatchObject({ loggedOut: true });
+      // An answer from an SP that was not asked, or to another request, does not move the sign-out on.
+      expect((await browser.get(await logoutResponsePath(library, profile, relayState))).status).toBe(400);
+      expect((await browser.get(await logoutResponsePath(community, { ...profile, ID: '_another-request' }, relayState))).status).toBe(400);
+      expect(app.logLines).toContainEqual(expect.objectContaining({ message: 'saml logout', outcome: 'refused', sp: 'library', reason: 'a LogoutResponse that answers no LogoutRequest sent to its issuer' }));
+      const back = await browser.get(await logoutResponsePath(community, profile, relayState));
+      expect(back.status).toBe(303);
+      expect(back.headers.location).toBe('/signed-out');
+      expect(app.logLines).toContainEqual(expect.objectContaining({ message: 'saml logout', outcome: 'front-channel', sp: 'community', member: REFERENCE.memberId }));
+      expect(receiver.envelopes).toHaveLength(1);
+      // Told once: the sign-out is over, and the SP's answer cannot be played again.
+      expect((await browser.get(await logoutResponsePath(community, profile, relayState))).status).toBe(400);
+    });
+
+    it('takes the member round the SPs of the sessions ended on the account page, back to the page', async () => {
+      await start();
+      const community = await registerSp(app, 'community');
+      const elsewhere = new PageClient(app.baseUrl);
+      await elsewhere.signIn('ada', PASSWORD);
+      await signedInTo(elsewhere, community);
+      const here = new PageClient(app.baseUrl);
+      await here.signIn('ada', PASSWORD);
+      const { profile, relayState } = await toldThroughBrowser(community, await follow(here, app, await here.act('/Account/sessions/end-others', {})));
+      expect(await app.services.sessions.checkCookie(elsewhere.loginCookie ?? '', '127.0.0.1')).toMatchObject({ ok: false });
+      const back = await here.get(await logoutResponsePath(community, profile, relayState));
+      expect(back.headers.location).toBe('/Account?done=sessions-ended');
+      expect((await memberSession(here)).ok).toBe(true);
+    });
+
+    it('takes a member signing out at the OpenID end-session endpoint round the SPs only the browser can tell, then back to the client', async () => {
+      await start();
+      const community = await registerSp(app, 'community');
+      const issued = await register(app, { firstParty: true });
+      const config = await relyingParty(app, issued);
+      const browser = new PageClient(app.baseUrl);
+      const authorization = await authorizationRequest(config);
+      const tokens = await oidcClient.authorizationCodeGrant(config, callbackUrl(await signInThrough(browser, app, authorization.url)), {
+        pkceCodeVerifier: authorization.verifier,
+        expectedState: authorization.state,
+        expectedNonce: authorization.nonce,
+      });
+      await signedInTo(browser, community);
+      const end = oidcClient.buildEndSessionUrl(config, { id_token_hint: tokens.id_token ?? '', post_logout_redirect_uri: POST_LOGOUT_URI, state: 'bye' });
+      const confirm = await browser.get(end.pathname + end.search);
+      const { profile, relayState } = await toldThroughBrowser(community, await follow(browser, app, await browser.submit(confirm, {})));
+      const back = await browser.get(await logoutResponsePath(community, profile, relayState));
+      expect(back.headers.location).toBe(`${POST_LOGOUT_URI}?state=bye`);
     });
 
     it('tells an SP over SOAP when DeleteUserSession ends the session; a new AuthnRequest then asks for the password', async () => {
