@@ -117,6 +117,13 @@ export function createSsoRoutes(deps: SsoDeps): Router {
     const again = pending.forceAuthn && signedIn !== null && signedIn.sessionId === pending.sessionBefore;
     if (!signedIn || again) return toSignInPage(res, handle, again);
     if (!(await services.saml.requests.consume(handle))) return page(req, res, 400, 'This sign-in has expired', 'Go back to the site you came from and sign in again.');
+    const replaced = pending.sessionBefore;
+    if (replaced && replaced !== signedIn.sessionId) {
+      // Signed in afresh (ForceAuthn), the member is in a new session: the one it replaced ends, which tells its
+      // other SPs (as the OpenID provider's REPLACED_SESSION does); this SP, signed in again now, is not one of them.
+      await services.saml.sessions.leave(replaced, sp.id);
+      await services.sessions.end(replaced);
+    }
     return answerSignIn(req, res, deps, sp, metadataOf(sp), pending, signedIn);
   });
 

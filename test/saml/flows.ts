@@ -79,6 +79,27 @@ export function samlFlows(store: 'sqlite' | 'postgres'): void {
     return check;
   };
 
+  /** Signs the browser, signed in already, in to each SP: a Response posted to its ACS. */
+  const signedInTo = async (browser: PageClient, ...sps: ServiceProvider[]) => {
+    for (const sp of sps) postedToAcs(sp, await open(browser, await redirectRequest(sp)));
+  };
+
+  /** The LogoutRequest the browser is made to post to the SP, once checked by the SP: its profile and the RelayState that goes back. */
+  const toldThroughBrowser = async (sp: ServiceProvider, page: Page) => {
+    const told = formOf(page.text);
+    expect(told.action).toBe(sp.sloUrl);
+    const request = await sp.saml.validatePostRequestAsync(told.hidden);
+    expect(request).toMatchObject({ loggedOut: true, profile: { nameID: REFERENCE.memberId } });
+    if (!request.profile) throw new Error('no profile');
+    return { profile: request.profile, relayState: told.hidden['RelayState'] ?? '' };
+  };
+
+  /** The SP's LogoutResponse over HTTP-Redirect, as a path of the service. */
+  const logoutResponsePath = async (sp: ServiceProvider, profile: Profile, relayState: string) => {
+    const url = new URL(await sp.saml.getLogoutResponseUrlAsync(profile, relayState, {}, true));
+    return url.pathname + url.search;
+  };
+
   describe(`on ${store}`, () => {
     it('is off until an SP is registered: the metadata is not found, then names the entity, its certificate, endpoints and formats', async () => {
       await start();
@@ -198,13 +219,20 @@ export function samlFlows(store: 'sqlite' | 'postgres'): void {
       expect(await passive.saml.validatePostResponseAsync({ SAMLResponse: noPassive['SAMLResponse'] ?? '' })).toEqual({ profile: null, loggedOut: false });
 
       await browser.signIn('ada', PASSWORD);
-      const before = (await memberSession(browser)).found.session.id;
+      const before = await memberSession(browser);
+      receiver = await soapReceiver();
+      const other = await registerSp(app, 'other', { soapLogout: receiver.url });
+      await signedInTo(browser, other);
       const forced = await registerSp(app, 'forced', { saml: { forceAuthn: true } });
       const login = await open(browser, await redirectRequest(forced));
       expect(login.text).toContain('name="password"');
       const fields = postedToAcs(forced, await signInOn(browser, login));
       expect((await forced.saml.validatePostResponseAsync({ SAMLResponse: fields['SAMLResponse'] ?? '' })).profile?.nameID).toBe(REFERENCE.memberId);
-      expect((await memberSession(browser)).found.session.id).not.toBe(before);
+      expect((await memberSession(browser)).found.session.id).not.toBe(before.found.session.id);
+      // The session signed in again in place of ends, and its other SP is told.
+      expect(await soap12AuthenticateToken(app.baseUrl, before.token)).toBe('');
+      await waitUntil(() => receiver?.envelopes.length === 1, 'the SOAP LogoutRequest of the replaced session');
+      expect(await other.saml.validatePostRequestAsync({ SAMLRequest: soapLogoutRequest(receiver.envelopes[0] ?? '') })).toMatchObject({ loggedOut: true });
     });
 
     it('refuses an ACS URL not in the metadata and a replayed request with a page, posting nothing', async () => {
@@ -260,29 +288,6 @@ export function samlFlows(store: 'sqlite' | 'postgres'): void {
       expect(await (await registerSpClient(first)).validatePostResponseAsync(response.hidden)).toMatchObject({ loggedOut: true });
       expect(browser.loginCookie).toBeUndefined();
     });
-
-    /** Signs the browser in to each SP; the profile each SP read. */
-    const signedInTo = async (browser: PageClient, ...sps: ServiceProvider[]) => {
-      const profiles = [];
-      for (const sp of sps) profiles.push((await sp.saml.validatePostResponseAsync({ SAMLResponse: postedToAcs(sp, await open(browser, await redirectRequest(sp)))['SAMLResponse'] ?? '' })).profile);
-      return profiles;
-    };
-
-    /** The LogoutRequest the browser is made to post to the SP, once checked by the SP: its profile and the RelayState that goes back. */
-    const toldThroughBrowser = async (sp: ServiceProvider, page: Page) => {
-      const told = formOf(page.text);
-      expect(told.action).toBe(sp.sloUrl);
-      const request = await sp.saml.validatePostRequestAsync(told.hidden);
-      expect(request).toMatchObject({ loggedOut: true, profile: { nameID: REFERENCE.memberId } });
-      if (!request.profile) throw new Error('no profile');
-      return { profile: request.profile, relayState: told.hidden['RelayState'] ?? '' };
-    };
-
-    /** The SP's LogoutResponse over HTTP-Redirect, as a path of the service. */
-    const logoutResponsePath = async (sp: ServiceProvider, profile: Profile, relayState: string) => {
-      const url = new URL(await sp.saml.getLogoutResponseUrlAsync(profile, relayState, {}, true));
-      return url.pathname + url.search;
-    };
 
     it('takes a member signing out on the sign-in page round the SPs only the browser can tell, the SOAP one told over SOAP; only the answer of the SP asked goes on', async () => {
       await start();
