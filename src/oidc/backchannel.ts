@@ -1,5 +1,6 @@
 import type { Client } from 'oidc-provider';
 import type { Logger } from '../log/logger.js';
+import { LOGOUT_RETRY_DELAYS_MS } from '../web/retry-delays.js';
 
 /** How a back-channel logout went, as counted: delivered, tried again after a failure, or given up. */
 export type BackchannelOutcome = 'delivered' | 'retried' | 'failed';
@@ -18,9 +19,6 @@ export function logoutToken(client: Client, accountId: string, sid: string): Log
   return () => sender.backchannelLogout(accountId, sid);
 }
 
-/** The pauses before each further attempt: a client that is down for a minute still hears of the logout. */
-const RETRY_DELAYS_MS = [1_000, 10_000, 60_000] as const;
-
 /**
  * Back-channel logout tokens, sent to the clients that registered a back-channel logout URI, off the path of
  * the sign-out that ended the session. A failed delivery is tried again after each of the delays, and every
@@ -31,7 +29,7 @@ export class BackchannelLogouts {
   constructor(
     private readonly logger: Logger,
     private readonly metrics: OidcMetrics | undefined,
-    private readonly delaysMs: readonly number[] = RETRY_DELAYS_MS,
+    private readonly delaysMs: readonly number[] = LOGOUT_RETRY_DELAYS_MS,
   ) {}
 
   /** Sends now, then again while it fails. */

@@ -129,7 +129,7 @@ export function createMetrics(): Metrics {
   });
   const samlLogouts = new Counter({
     name: 'saml_logouts_total',
-    help: 'SAML single logout steps, by outcome: signed_out (an SP asked), front_channel (an SP told through the browser), delivered or failed (over SOAP), unreachable, refused',
+    help: 'SAML single logout steps, by outcome: signed_out (an SP asked), front_channel (an SP told through the browser), delivered, retried or failed (over SOAP), unreachable (no SOAP endpoint), refused',
     labelNames: ['outcome'] as const,
     registers,
   });
@@ -155,7 +155,7 @@ export function createMetrics(): Metrics {
   for (const status of ['400', '408', '413', '431']) refusals.inc({ status }, 0);
   for (const outcome of ['delivered', 'retried', 'failed']) backchannelLogouts.inc({ outcome }, 0);
   for (const outcome of ['signed_in', 'no_passive', 'refused']) samlSignIns.inc({ outcome }, 0);
-  for (const outcome of ['signed_out', 'front_channel', 'delivered', 'failed', 'unreachable', 'refused']) samlLogouts.inc({ outcome }, 0);
+  for (const outcome of ['signed_out', 'front_channel', 'delivered', 'retried', 'failed', 'unreachable', 'refused']) samlLogouts.inc({ outcome }, 0);
   for (const reason of STORE_UNAVAILABLE_REASONS) storeUnavailable.inc({ reason }, 0);
   for (const kind of MAIL_KINDS) for (const result of MAIL_RESULTS) mailSent.inc({ kind, result }, 0);
 

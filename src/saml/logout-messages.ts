@@ -68,10 +68,10 @@ export function logoutRequest(
   return { id, message: front(made, sp.binding, sp.location, relayState, 'SAMLRequest') };
 }
 
-/** The same LogoutRequest, signed, as XML for the SOAP back channel. */
-export function logoutRequestXmlSigned(issuer: string, key: SigningKey, sp: { entityId: string; location: string }, subject: LogoutSubject): string {
-  const { message } = logoutRequest(issuer, key, { ...sp, binding: 'post' }, subject);
-  return message.binding === 'post' ? Utility.base64Decode(message.fields['SAMLRequest'] ?? '') as string : '';
+/** The same LogoutRequest, signed, as XML for the SOAP back channel, with its ID (which the SP's answer must name). */
+export function logoutRequestXmlSigned(issuer: string, key: SigningKey, sp: { entityId: string; location: string }, subject: LogoutSubject): { id: string; xml: string } {
+  const { id, message } = logoutRequest(issuer, key, { ...sp, binding: 'post' }, subject);
+  return { id, xml: message.binding === 'post' ? (Utility.base64Decode(message.fields['SAMLRequest'] ?? '') as string) : '' };
 }
 
 /** The signed LogoutResponse to the SP that asked for the logout: Success, or PartialLogout when not every SP was told. */

@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { DOMParser } from '@xmldom/xmldom';
+import { BodyTooLong, boundedText } from '../web/bounded-body.js';
 import { isLoopbackName } from '../web/host-policy.js';
 import { guardXml, METADATA_BOUNDS } from './xml-guard.js';
 
@@ -171,20 +172,12 @@ export async function fetchSpMetadata(url: string, timeoutMs = FETCH_TIMEOUT_MS)
     await response.body?.cancel();
     throw new Error(`the metadata could not be fetched: HTTP ${response.status}`);
   }
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
   try {
-    for await (const chunk of response.body ?? []) {
-      bytes += chunk.byteLength;
-      if (bytes > METADATA_BOUNDS.maxLength) throw new Refused(`the metadata is longer than ${METADATA_BOUNDS.maxLength} bytes`);
-      chunks.push(chunk);
-    }
+    return await boundedText(response, METADATA_BOUNDS.maxLength);
   } catch (error) {
-    await response.body?.cancel().catch(() => undefined);
-    if (error instanceof Refused) throw new Error(error.message);
+    if (error instanceof BodyTooLong) throw new Error(`the metadata is ${error.message}`);
     throw new Error(`the metadata could not be fetched: ${signal.aborted ? `no answer within ${timeoutMs / 1000} s` : causeOf(error)}`);
   }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** fetch's TypeError says only "fetch failed"; its cause says why (refused, no such host, a redirect). */

@@ -220,7 +220,7 @@ export function samlFlows(store: 'sqlite' | 'postgres'): void {
 
       await browser.signIn('ada', PASSWORD);
       const before = await memberSession(browser);
-      receiver = await soapReceiver();
+      receiver = await soapReceiver('other');
       const other = await registerSp(app, 'other', { soapLogout: receiver.url });
       await signedInTo(browser, other);
       const forced = await registerSp(app, 'forced', { saml: { forceAuthn: true } });
@@ -291,7 +291,7 @@ export function samlFlows(store: 'sqlite' | 'postgres'): void {
 
     it('takes a member signing out on the sign-in page round the SPs only the browser can tell, the SOAP one told over SOAP; only the answer of the SP asked goes on', async () => {
       await start();
-      receiver = await soapReceiver();
+      receiver = await soapReceiver('library');
       const community = await registerSp(app, 'community');
       const library = await registerSp(app, 'library', { soapLogout: receiver.url });
       const browser = new PageClient(app.baseUrl);
@@ -351,20 +351,28 @@ export function samlFlows(store: 'sqlite' | 'postgres'): void {
       expect(back.headers.location).toBe(`${POST_LOGOUT_URI}?state=bye`);
     });
 
-    it('tells an SP over SOAP when DeleteUserSession ends the session; a new AuthnRequest then asks for the password', async () => {
+    it('tells an SP over SOAP when DeleteUserSession ends the session, again after an answer to another request; a new AuthnRequest then asks for the password', async () => {
       await start();
-      receiver = await soapReceiver();
+      // The first answer is a LogoutResponse, Success, but to another request: not a delivery, tried again a second later.
+      receiver = await soapReceiver('portal', [{ inResponseTo: '_another-request' }]);
       const sp = await registerSp(app, 'portal', { soapLogout: receiver.url });
       const browser = new PageClient(app.baseUrl);
       await browser.signIn('ada', PASSWORD);
       const { token } = await memberSession(browser);
       postedToAcs(sp, await open(browser, await redirectRequest(sp)));
       expect(await deleteUserSession(app.baseUrl, token)).toBe(REFERENCE.memberId);
-      await waitUntil(() => receiver?.envelopes.length === 1, 'the SOAP LogoutRequest');
-      const told = await sp.saml.validatePostRequestAsync({ SAMLRequest: soapLogoutRequest(receiver.envelopes[0] ?? '') });
+      const lines = () => app.logLines.filter((line) => line.message === 'saml logout' && line.through === 'back-channel');
+      await waitUntil(() => lines().some((line) => line.outcome === 'delivered'), 'the SOAP LogoutRequest, the second time');
+      expect(receiver.envelopes).toHaveLength(2);
+      const told = await sp.saml.validatePostRequestAsync({ SAMLRequest: soapLogoutRequest(receiver.envelopes[1] ?? '') });
       expect(told).toMatchObject({ loggedOut: true, profile: { nameID: REFERENCE.memberId } });
-      expect(app.logLines).toContainEqual(expect.objectContaining({ message: 'saml logout', outcome: 'delivered', sp: 'portal', member: REFERENCE.memberId }));
-      expect(sample(await scrape(app.baseUrl), 'saml_logouts_total{outcome="delivered"}')).toBe(1);
+      expect(lines().map((line) => [line.outcome, line.attempt, line.reason])).toEqual([
+        ['retried', 1, 'a LogoutResponse to another request'],
+        ['delivered', 2, undefined],
+      ]);
+      expect(lines()[1]).toMatchObject({ sp: 'portal', member: REFERENCE.memberId });
+      const metrics = await scrape(app.baseUrl);
+      expect([sample(metrics, 'saml_logouts_total{outcome="retried"}'), sample(metrics, 'saml_logouts_total{outcome="delivered"}')]).toEqual([1, 1]);
       const again = await open(browser, await redirectRequest(sp));
       expect(again.text).toContain('name="password"');
     });

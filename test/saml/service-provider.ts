@@ -25,7 +25,19 @@ export interface SoapReceiver {
   close(): Promise<void>;
 }
 
-export async function soapReceiver(): Promise<SoapReceiver> {
+/** The entity ID of the SP registerSp registers as `name`. */
+export const spEntityId = (name: string) => `https://${name}.example.net/saml`;
+
+/** What the SP answers a LogoutRequest over SOAP with: its LogoutResponse (by default to that request, Success), or an HTTP error. */
+export type SoapAnswer = { status: number } | { inResponseTo?: string; statusCode?: string };
+
+const SUCCESS = 'urn:oasis:names:tc:SAML:2.0:status:Success';
+
+/**
+ * The SOAP single logout endpoint of the SP registered as `name`: it answers each LogoutRequest with the next of
+ * `answers` (then as asked: a LogoutResponse to it, Success), unsigned as the SOAP binding allows.
+ */
+export async function soapReceiver(name: string, answers: SoapAnswer[] = []): Promise<SoapReceiver> {
   const envelopes: string[] = [];
   const server = createServer((req, res) => {
     let body = '';
@@ -33,7 +45,13 @@ export async function soapReceiver(): Promise<SoapReceiver> {
     req.on('data', (chunk: string) => (body += chunk));
     req.on('end', () => {
       envelopes.push(body);
-      res.writeHead(200, { 'Content-Type': 'text/xml' }).end();
+      const answer = answers.shift() ?? {};
+      if ('status' in answer) return res.writeHead(answer.status).end();
+      const requestId = /<samlp:LogoutRequest[^>]* ID="([^"]+)"/.exec(body)?.[1] ?? '';
+      const response =
+        `<samlp:LogoutResponse xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_answer-${envelopes.length}" Version="2.0" IssueInstant="${new Date().toISOString()}" InResponseTo="${answer.inResponseTo ?? requestId}">` +
+        `<saml:Issuer>${spEntityId(name)}</saml:Issuer><samlp:Status><samlp:StatusCode Value="${answer.statusCode ?? SUCCESS}"/></samlp:Status></samlp:LogoutResponse>`;
+      res.writeHead(200, { 'Content-Type': 'text/xml' }).end(`<soap11:Envelope xmlns:soap11="http://schemas.xmlsoap.org/soap/envelope/"><soap11:Body>${response}</soap11:Body></soap11:Envelope>`);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -58,7 +76,7 @@ export async function registerSp(
   name: string,
   options: { settings?: Partial<SamlSpSettings>; saml?: Partial<SamlConfig>; encrypt?: boolean; soapLogout?: string } = {},
 ): Promise<ServiceProvider> {
-  const entityId = `https://${name}.example.net/saml`;
+  const entityId = spEntityId(name);
   const acsUrl = `http://127.0.0.1:9/${name}/acs`;
   const sloUrl = `http://127.0.0.1:9/${name}/slo`;
   const keys = spKeys(name);
