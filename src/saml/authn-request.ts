@@ -1,4 +1,5 @@
 import type { SamlNameIdFormat, SamlSp } from '../service/saml/index.js';
+import { acceptableContexts } from './authn-context.js';
 import type { AuthnRequestMsg } from './inbound/messages.js';
 import { STATUS } from './login-response.js';
 import { nameIdFormatOf } from './name-id.js';
@@ -19,7 +20,7 @@ export interface PendingSignIn {
   nameIdFormat: SamlNameIdFormat;
   relayState?: string;
   forceAuthn: boolean;
-  /** The AuthnContextClassRefs the SP asked for (exact comparison), when it asked. */
+  /** The AuthnContext classes that meet the SP's RequestedAuthnContext (src/saml/authn-context.ts), when it asked. */
   authnContexts?: string[];
   /** The member session the browser had when it was sent to the sign-in page (null: none). */
   sessionBefore?: string | null;
@@ -51,16 +52,18 @@ export function defaultConsumerService(metadata: SpMetadata): string | undefined
 
 /**
  * What an AuthnRequest, read and verified (src/saml/inbound/), asks of the identity provider, once checked
- * against the SP's metadata and the profile: sent to this IdP (Destination), recent, its ACS registered, its
- * NameID format offered. A request this IdP cannot meet is answered with the status the profile names.
+ * against the SP's metadata and the profile: sent to this IdP (Destination, which a signed request must carry:
+ * SAML bindings 3.4.5.2, 3.5.5.2), recent, its ACS registered, its NameID format and an AuthnContext it asks
+ * for offered. A request this IdP cannot meet is answered with the status the profile names.
  */
 export function acceptAuthnRequest(
   request: AuthnRequestMsg,
   sp: SamlSp,
   metadata: SpMetadata,
-  context: { ssoUrl: string; now: number; relayState?: string | undefined },
+  context: { ssoUrl: string; now: number; relayState?: string | undefined; signed: boolean },
 ): { ok: true; pending: PendingSignIn; isPassive: boolean } | { ok: false; refusal: AuthnRefusal } {
   if (request.destination !== undefined && request.destination !== context.ssoUrl) return { ok: false, refusal: { page: 'a Destination other than this identity provider' } };
+  if (request.destination === undefined && context.signed) return { ok: false, refusal: { page: 'a signed request without a Destination' } };
   if (request.issueInstant < context.now - AUTHN_REQUEST_LIFETIME_MS || request.issueInstant > context.now + CLOCK_SKEW_MS) {
     return { ok: false, refusal: { page: 'an IssueInstant too old or in the future: the request expired' } };
   }
@@ -70,13 +73,16 @@ export function acceptAuthnRequest(
   if (asked === undefined) {
     return { ok: false, refusal: { status: { top: STATUS.requester, second: STATUS.invalidNameIdPolicy }, acsUrl, reason: 'a NameID format not offered' } };
   }
-  const classes = request.requestedAuthnContext?.comparison === 'exact' ? request.requestedAuthnContext.classRefs : [];
+  const classes = request.requestedAuthnContext === undefined ? undefined : acceptableContexts(request.requestedAuthnContext);
+  if (classes?.length === 0) {
+    return { ok: false, refusal: { status: { top: STATUS.responder, second: STATUS.noAuthnContext }, acsUrl, reason: 'an authentication context not offered' } };
+  }
   const pending: PendingSignIn = {
     acsUrl,
     inResponseTo: request.id,
     nameIdFormat: asked === 'unspecified' ? sp.settings.nameIdFormat : asked,
     forceAuthn: request.forceAuthn,
-    ...(classes.length > 0 ? { authnContexts: classes } : {}),
+    ...(classes === undefined ? {} : { authnContexts: classes }),
     ...(context.relayState === undefined ? {} : { relayState: context.relayState }),
   };
   return { ok: true, pending, isPassive: request.isPassive };

@@ -6,6 +6,7 @@ import type { SamlSp } from '../service/saml/index.js';
 import type { MemberSignIn } from '../service/oidc/index.js';
 import { requestIdOf } from '../web/request-id.js';
 import { attributeValues } from './attribute-values.js';
+import { MULTI_FACTOR_CONTEXT, PASSWORD_CONTEXT } from './authn-context.js';
 import type { PendingSignIn } from './authn-request.js';
 import { loginResponse, STATUS, statusResponse, type ResponseAddress } from './login-response.js';
 import { NAME_ID_FORMATS, nameIdOf } from './name-id.js';
@@ -34,10 +35,6 @@ export interface AnswerDeps {
   metrics?: SamlMetrics | undefined;
   metadataOf: SpMetadataOf;
 }
-
-/** The AuthnContext classes of a sign-in: the password over TLS, or with a second factor's code (REFEDS MFA). */
-export const PASSWORD_CONTEXT = 'urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport';
-export const MULTI_FACTOR_CONTEXT = 'https://refeds.org/profile/mfa';
 
 const newSessionIndex = () => `_${randomBytes(20).toString('hex')}`;
 

@@ -82,7 +82,7 @@ export function createSsoRoutes(deps: SsoDeps): Router {
     if (!read.ok || !found) return refused(req, res, read.ok ? 'no service provider' : `${read.reason.code}: ${read.reason.text}`);
     const { sp, metadata } = found;
     if (read.message.kind !== 'AuthnRequest') return refused(req, res, `a ${read.message.kind} at the single sign-on endpoint`, sp);
-    const accepted = acceptAuthnRequest(read.message, sp, metadata, { ssoUrl: urls.sso, now: Date.now(), relayState: read.relayState });
+    const accepted = acceptAuthnRequest(read.message, sp, metadata, { ssoUrl: urls.sso, now: Date.now(), relayState: read.relayState, signed: read.signed });
     if (!accepted.ok) {
       const { refusal } = accepted;
       if ('page' in refusal) return refused(req, res, refusal.page, sp);

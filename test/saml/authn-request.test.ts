@@ -1,3 +1,4 @@
+import { MULTI_FACTOR_CONTEXT, PASSWORD_CONTEXT } from '../../src/saml/authn-context.js';
 import { acceptAuthnRequest, HTTP_POST } from '../../src/saml/authn-request.js';
 import type { AuthnRequestMsg } from '../../src/saml/inbound/messages.js';
 import { STATUS } from '../../src/saml/login-response.js';
@@ -42,7 +43,7 @@ const request = (fields: Partial<AuthnRequestMsg> = {}): AuthnRequestMsg => ({
   isPassive: false,
   ...fields,
 });
-const accept = (fields: Partial<AuthnRequestMsg> = {}) => acceptAuthnRequest(request(fields), sp, metadata, { ssoUrl: SSO, now: NOW, relayState: 'r' });
+const accept = (fields: Partial<AuthnRequestMsg> = {}, signed = false) => acceptAuthnRequest(request(fields), sp, metadata, { ssoUrl: SSO, now: NOW, relayState: 'r', signed });
 
 describe('acceptAuthnRequest', () => {
   it('answers at the ACS named by URL or index, or the first over HTTP-POST; the SP\'s NameID format unless the request names one', () => {
@@ -71,5 +72,31 @@ describe('acceptAuthnRequest', () => {
       ok: false,
       refusal: { status: { top: STATUS.requester, second: STATUS.invalidNameIdPolicy }, acsUrl: ACS, reason: 'a NameID format not offered' },
     });
+  });
+
+  it('refuses a signed request without a Destination (SAML bindings 3.4.5.2, 3.5.5.2); an unsigned one may leave it out', () => {
+    expect(accept({ destination: undefined }, true)).toEqual({ ok: false, refusal: { page: 'a signed request without a Destination' } });
+    expect(accept({ destination: undefined })).toMatchObject({ ok: true });
+    expect(accept({}, true)).toMatchObject({ ok: true });
+  });
+
+  it('takes the classes that meet a RequestedAuthnContext by its Comparison; one none meets is answered NoAuthnContext at the ACS', () => {
+    const OTHER = 'urn:oasis:names:tc:SAML:2.0:ac:classes:Kerberos';
+    const contexts = (comparison: 'exact' | 'minimum' | 'better' | 'maximum', classRefs: string[]) => {
+      const accepted = accept({ requestedAuthnContext: { comparison, classRefs, declRefs: [] } });
+      return accepted.ok ? accepted.pending.authnContexts : accepted.refusal;
+    };
+    const noAuthnContext = { status: { top: STATUS.responder, second: STATUS.noAuthnContext }, acsUrl: ACS, reason: 'an authentication context not offered' };
+    expect(contexts('exact', [PASSWORD_CONTEXT])).toEqual([PASSWORD_CONTEXT]);
+    expect(contexts('exact', [OTHER, MULTI_FACTOR_CONTEXT])).toEqual([MULTI_FACTOR_CONTEXT]);
+    expect(contexts('minimum', [PASSWORD_CONTEXT])).toEqual([PASSWORD_CONTEXT, MULTI_FACTOR_CONTEXT]);
+    expect(contexts('minimum', [MULTI_FACTOR_CONTEXT])).toEqual([MULTI_FACTOR_CONTEXT]);
+    expect(contexts('better', [PASSWORD_CONTEXT])).toEqual([MULTI_FACTOR_CONTEXT]);
+    expect(contexts('better', [MULTI_FACTOR_CONTEXT])).toEqual(noAuthnContext);
+    expect(contexts('maximum', [PASSWORD_CONTEXT])).toEqual([PASSWORD_CONTEXT]);
+    expect(contexts('maximum', [MULTI_FACTOR_CONTEXT])).toEqual([PASSWORD_CONTEXT, MULTI_FACTOR_CONTEXT]);
+    expect(contexts('exact', [OTHER])).toEqual(noAuthnContext);
+    expect(contexts('minimum', [OTHER])).toEqual(noAuthnContext);
+    expect(accept()).toMatchObject({ ok: true, pending: expect.not.objectContaining({ authnContexts: expect.anything() }) });
   });
 });
