@@ -241,6 +241,16 @@ describeRequiring([OPENSSL], 'the SAML routes refuse', () => {
     expectRefusedPage(await send('redirect', sso(), '', { rawQuery: query }), 'encoding: SAMLRequest inflates past 196608 bytes');
   });
 
+  test('a form larger than any SAML message, or of too many fields: a page in the layout, not ASP.NET\'s', async () => {
+    for (const fields of [postForm(bounds.big(320)), Object.fromEntries(Array.from({ length: 1_001 }, (_, i) => [`f${i}`, 'x']))]) {
+      const page = await browser.post('/saml/slo', fields);
+      expect(page.status).toBe(413);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      expect(page.text).toContain(LAYOUT);
+      expect(page.text).toContain('This request could not be read');
+    }
+  });
+
   // In CPU time (this process serves and sends), the cheapest of five: a normal signed AuthnRequest (to the sign-in
   // page) cost 14 to 15 ms, a signed LogoutRequest at the bounds (56 kB, answered with a signed LogoutResponse) 107
   // to 113 ms; the worst refusals: that request tampered with 60 to 66 ms (its signature checked), the #634 shape
