@@ -199,6 +199,19 @@ describeRequiring([OPENSSL], 'the SAML routes refuse', () => {
         expectRefusedPage(await send(binding, slo(), logout({ destination: sso() }), { sign: portal.keys }), 'a Destination other than this identity provider');
       });
 
+      test('a request the portal may be answered with a status: posted to its registered ACS, no assertion; with another ACS, the page', async () => {
+        const kerberos = '<samlp:NameIDPolicy Format="urn:oasis:names:tc:SAML:2.0:nameid-format:kerberos"/>';
+        const page = await send(binding, sso(), authn({ children: kerberos }), { sign: portal.keys });
+        const form = formOf(page.text);
+        expect(form.action).toBe(portal.acsUrl);
+        const response = Buffer.from(form.hidden['SAMLResponse'] ?? '', 'base64').toString();
+        expect(response).toContain('urn:oasis:names:tc:SAML:2.0:status:InvalidNameIDPolicy');
+        expect(response).not.toMatch(/:Assertion\b|EncryptedAssertion/);
+        expect(response).not.toContain(REFERENCE.memberId);
+        expectRefusedPage(await send(binding, sso(), authn({ acsUrl: 'https://evil.example/acs', children: kerberos }), { sign: portal.keys }), "an AssertionConsumerServiceURL that is not in the service provider's metadata");
+        expectRefusedPage(await send(binding, sso(), authn({ acsUrl: 'https://evil.example/acs', attributes: ' IsPassive="true"' }), { sign: portal.keys }), "an AssertionConsumerServiceURL that is not in the service provider's metadata");
+      });
+
       test('a RelayState longer than 1024 bytes', async () => {
         const relayState = `relay-${randomBytes(600).toString('hex')}`;
         expectRefusedPage(await send(binding, sso(), authn(), { sign: portal.keys, relayState }), 'relay-state: RelayState longer than 1024 bytes');
