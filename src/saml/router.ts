@@ -2,6 +2,7 @@ import express, { type Router } from 'express';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import type { EndedSessions, Services } from '../service/index.js';
+import { samlErrorPages } from './error-pages.js';
 import { idpMetadata } from './idp-metadata.js';
 import type { SamlPages } from './pages.js';
 import { idpUrls, SAML_PATHS } from './paths.js';
@@ -52,6 +53,7 @@ export function createSaml(deps: SamlDeps): SamlFeature {
   });
   mounted.use(createSsoRoutes(routeDeps));
   mounted.use(createSloRoutes(routeDeps));
+  mounted.use(samlErrorPages(deps.pages, logger));
   const router = express.Router();
   router.use(config.basePath || '/', mounted);
 
