@@ -3,6 +3,7 @@ import express, { type Router } from 'express';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import type { EndedSessions, Services } from '../service/index.js';
+import { samlErrorPages } from './error-pages.js';
 import { idpMetadata } from './idp-metadata.js';
 import { LOGOUT_LIFETIME_MS, toldThroughBrowser, type LogoutPropagation } from './logout-propagation.js';
 import type { SamlPages } from './pages.js';
@@ -60,6 +61,7 @@ export function createSaml(deps: SamlDeps): SamlFeature {
   });
   mounted.use(createSsoRoutes(routeDeps));
   mounted.use(createSloRoutes(routeDeps));
+  mounted.use(samlErrorPages(deps.pages, logger));
   const router = express.Router();
   router.use(config.basePath || '/', mounted);
 

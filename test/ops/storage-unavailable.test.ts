@@ -1,7 +1,7 @@
 /**
  * The store refusing writes while the service runs: SQLite's DATA_DIR on a full file system, its database locked
  * by another program, PostgreSQL turned read-only. Each protocol answers a write with its own error (a SOAP fault,
- * HTTP 503, the sign-in page's "temporarily unavailable" with 503, OAuth's `temporarily_unavailable`), the cause is logged once for the whole burst and counted by cause, reads
+ * HTTP 503, the sign-in page's "temporarily unavailable" with 503, OAuth's `temporarily_unavailable`, the same page to a SAML request), the cause is logged once for the whole burst and counted by cause, reads
  * go on answering, and writes work again once the condition ends, with no restart.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -23,6 +23,7 @@ import { mountSmallTmpfs, TMPFS, type SmallTmpfs } from '../helpers/small-tmpfs.
 import { holdWriteLock, type HeldLock } from '../helpers/sqlite-lock.js';
 import { startTestApp, type OpenedStore, type TestApp } from '../helpers/test-app.js';
 import { nextTurn } from '../helpers/wait.js';
+import { registerSp, type ServiceProvider } from '../saml/service-provider.js';
 
 const PASSWORD = 'correct horse battery staple';
 const BURST = 8;
@@ -51,6 +52,7 @@ function whenStoreRefusesWrites(name: string, condition: Condition): void {
   let scimToken: string;
   let oidcBrowser: PageClient;
   let interactionPath: string;
+  let samlSp: ServiceProvider;
   const authorizationQuery = (state: string) =>
     new URLSearchParams({
       client_id: oidcClient.id,
@@ -91,6 +93,7 @@ function whenStoreRefusesWrites(name: string, condition: Condition): void {
     const interaction = await oidcBrowser.get(`/oidc/auth?${authorizationQuery('abc')}`);
     interactionPath = interaction.headers.location ?? '';
     expect(interactionPath).toMatch(/^\/oidc\/interaction\//);
+    samlSp = await registerSp(app, 'events');
     await condition.start();
   });
   afterAll(async () => {
@@ -142,6 +145,19 @@ function whenStoreRefusesWrites(name: string, condition: Condition): void {
       expect(page.status).toBe(503);
       expect(page.headers['content-type']).toMatch(/^text\/html/);
       expect(page.text).toContain('Sign-in is temporarily unavailable');
+    });
+
+    test("a SAML SP's AuthnRequest and LogoutRequest are shown the 503 page in the layout, not ASP.NET's 500", async () => {
+      const profile = { issuer: samlSp.entityId, nameID: '10042', nameIDFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent', sessionIndex: '_s1' };
+      for (const url of [await samlSp.saml.getAuthorizeUrlAsync('', undefined, {}), await samlSp.saml.getLogoutUrlAsync(profile, '', {})]) {
+        const { pathname, search } = new URL(url);
+        const page = await new PageClient(app.baseUrl).get(pathname + search);
+        expect(page.status).toBe(503);
+        expect(page.headers['content-type']).toMatch(/^text\/html/);
+        expect(page.text).toContain('<main class="card">');
+        expect(page.text).toContain('Sign-in is temporarily unavailable');
+        expect(page.text).not.toContain(condition.where());
+      }
     });
 
     test('a SCIM client creating a User is answered 503 in SCIM\'s error format; its reads are answered', async () => {

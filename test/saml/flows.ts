@@ -2,6 +2,7 @@
  * The SAML identity provider end to end, with @node-saml/node-saml as the service providers and the member's
  * browser driving the sign-in page over HTTP; one suite, run on each store.
  */
+import { inflateRawSync } from 'node:zlib';
 import type { Profile } from '@node-saml/node-saml';
 import { soap12AuthenticateToken } from '../helpers/asmx-calls.js';
 import { asmxRequest, resultText } from '../helpers/asmx-request.js';
@@ -15,6 +16,7 @@ import { waitUntil } from '../helpers/wait.js';
 import * as oidcClient from 'openid-client';
 import { authorizationRequest, callbackUrl, follow, PASSWORD, POST_LOGOUT_URI, register, relyingParty, signInThrough, startOidcApp } from '../oidc/relying-party.js';
 import { registerSp, soapLogoutRequest, soapReceiver, type ServiceProvider, type SoapReceiver } from './service-provider.js';
+import { postForm, signXml } from './sp-messages.js';
 
 const PERSISTENT = 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent';
 const EMAIL = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
@@ -287,6 +289,27 @@ export function samlFlows(store: 'sqlite' | 'postgres'): void {
       // node-saml reads a posted message's InResponseTo from a Response only: the logout's is checked in its own step.
       expect(await (await registerSpClient(first)).validatePostResponseAsync(response.hidden)).toMatchObject({ loggedOut: true });
       expect(browser.loginCookie).toBeUndefined();
+    });
+
+    it("ends the session on an SP's LogoutRequest over HTTP-POST, its enveloped signature made with xml-crypto; the SP gets its LogoutResponse", async () => {
+      await start();
+      const sp = await registerSp(app, 'portal');
+      const browser = new PageClient(app.baseUrl);
+      await browser.signIn('ada', PASSWORD);
+      const { token } = await memberSession(browser);
+      const profile = (await sp.saml.validatePostResponseAsync({ SAMLResponse: postedToAcs(sp, await open(browser, await redirectRequest(sp)))['SAMLResponse'] ?? '' })).profile;
+      if (!profile) throw new Error('no profile');
+      // node-saml writes LogoutRequests for HTTP-Redirect only: its own, posted with an enveloped signature.
+      const url = new URL(await sp.saml.getLogoutUrlAsync(profile, '', {}));
+      const xml = inflateRawSync(Buffer.from(url.searchParams.get('SAMLRequest') ?? '', 'base64')).toString();
+      const back = await follow(browser, app, await browser.post('/saml/slo', postForm(signXml(xml, sp.keys), { relayState: 'after-post-logout' })));
+      const response = formOf(back.text);
+      expect(response.action).toBe(sp.sloUrl);
+      expect(response.hidden['RelayState']).toBe('after-post-logout');
+      expect(await (await registerSpClient(sp)).validatePostResponseAsync(response.hidden)).toMatchObject({ loggedOut: true });
+      expect(await soap12AuthenticateToken(app.baseUrl, token)).toBe('');
+      expect(browser.loginCookie).toBeUndefined();
+      expect(app.logLines).toContainEqual(expect.objectContaining({ message: 'saml logout', outcome: 'signed-out', sp: 'portal', member: REFERENCE.memberId }));
     });
 
     it('takes a member signing out on the sign-in page round the SPs only the browser can tell, the SOAP one told over SOAP; only the answer of the SP asked goes on', async () => {

@@ -44,19 +44,29 @@ export function spKeys(name = 'sp'): SpKeys {
 const NS = 'xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion"';
 const INSTANT = '2026-11-28T12:00:00Z';
 
-/** An AuthnRequest; `attributes` and `children` add to (or, given first, stand in for) the usual ones. */
-export function authnRequestXml(o: { id?: string; issuer?: string; attributes?: string; children?: string } = {}): string {
+/** Where and when a message is sent: this module's identity provider and instant unless given (a running service's). */
+interface Addressed {
+  destination?: string;
+  issueInstant?: string;
+}
+
+/**
+ * An AuthnRequest; `attributes` and `children` add to (or, given first, stand in for) the usual ones; `acsUrl`
+ * null leaves AssertionConsumerServiceURL out.
+ */
+export function authnRequestXml(o: Addressed & { id?: string; issuer?: string; acsUrl?: string | null; attributes?: string; children?: string } = {}): string {
+  const acs = o.acsUrl === null ? '' : ` AssertionConsumerServiceURL="${o.acsUrl ?? ACS_URL}"`;
   return (
-    `<samlp:AuthnRequest ${NS} ID="${o.id ?? '_req1'}" Version="2.0" IssueInstant="${INSTANT}" Destination="${IDP_SSO_URL}"` +
-    ` AssertionConsumerServiceURL="${ACS_URL}" ProtocolBinding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST"${o.attributes ?? ''}>` +
+    `<samlp:AuthnRequest ${NS} ID="${o.id ?? '_req1'}" Version="2.0" IssueInstant="${o.issueInstant ?? INSTANT}" Destination="${o.destination ?? IDP_SSO_URL}"` +
+    `${acs} ProtocolBinding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST"${o.attributes ?? ''}>` +
     `<saml:Issuer>${o.issuer ?? SP_ENTITY_ID}</saml:Issuer>${o.children ?? ''}</samlp:AuthnRequest>`
   );
 }
 
 /** A LogoutRequest for a NameID and its session indexes. */
-export function logoutRequestXml(o: { id?: string; issuer?: string; nameId?: string; sessionIndexes?: string[]; children?: string } = {}): string {
+export function logoutRequestXml(o: Addressed & { id?: string; issuer?: string; nameId?: string; sessionIndexes?: string[]; children?: string } = {}): string {
   return (
-    `<samlp:LogoutRequest ${NS} ID="${o.id ?? '_lr1'}" Version="2.0" IssueInstant="${INSTANT}" Destination="${IDP_SLO_URL}">` +
+    `<samlp:LogoutRequest ${NS} ID="${o.id ?? '_lr1'}" Version="2.0" IssueInstant="${o.issueInstant ?? INSTANT}" Destination="${o.destination ?? IDP_SLO_URL}">` +
     `<saml:Issuer>${o.issuer ?? SP_ENTITY_ID}</saml:Issuer>` +
     `<saml:NameID Format="urn:oasis:names:tc:SAML:2.0:nameid-format:persistent">${o.nameId ?? 'member-1'}</saml:NameID>` +
     (o.sessionIndexes ?? ['_s1']).map((index) => `<samlp:SessionIndex>${index}</samlp:SessionIndex>`).join('') +
