@@ -20,6 +20,8 @@ export interface PendingSignIn {
   nameIdFormat: SamlNameIdFormat;
   relayState?: string;
   forceAuthn: boolean;
+  /** IsPassive: answered without a page, NoPassive when the member is not signed in. */
+  isPassive?: boolean;
   /** The AuthnContext classes that meet the SP's RequestedAuthnContext (src/saml/authn-context.ts), when it asked. */
   authnContexts?: string[];
   /** The member session the browser had when it was sent to the sign-in page (null: none). */
@@ -61,7 +63,7 @@ export function acceptAuthnRequest(
   sp: SamlSp,
   metadata: SpMetadata,
   context: { ssoUrl: string; now: number; relayState?: string | undefined; signed: boolean },
-): { ok: true; pending: PendingSignIn; isPassive: boolean } | { ok: false; refusal: AuthnRefusal } {
+): { ok: true; pending: PendingSignIn } | { ok: false; refusal: AuthnRefusal } {
   if (request.destination !== undefined && request.destination !== context.ssoUrl) return { ok: false, refusal: { page: 'a Destination other than this identity provider' } };
   if (request.destination === undefined && context.signed) return { ok: false, refusal: { page: 'a signed request without a Destination' } };
   if (request.issueInstant < context.now - AUTHN_REQUEST_LIFETIME_MS || request.issueInstant > context.now + CLOCK_SKEW_MS) {
@@ -82,8 +84,9 @@ export function acceptAuthnRequest(
     inResponseTo: request.id,
     nameIdFormat: asked === 'unspecified' ? sp.settings.nameIdFormat : asked,
     forceAuthn: request.forceAuthn,
+    ...(request.isPassive ? { isPassive: true } : {}),
     ...(classes === undefined ? {} : { authnContexts: classes }),
     ...(context.relayState === undefined ? {} : { relayState: context.relayState }),
   };
-  return { ok: true, pending, isPassive: request.isPassive };
+  return { ok: true, pending };
 }

@@ -60,12 +60,17 @@ export function createSsoRoutes(deps: SsoDeps): Router {
     res.redirect(303, `${config.signin.loginPath}?${query}`);
   };
 
-  /** Answers now when the member is signed in (and the SP does not ask for a fresh sign-in), else sends them to sign in. */
-  const proceed = async (req: Request, res: Response, sp: SamlSp, metadata: SpMetadata, handle: string, pending: PendingSignIn) => {
+  /**
+   * Answers a sign-in by the browser's login cookie: at once for a member signed in (unless the SP asks for a fresh
+   * sign-in), IsPassive with NoPassive for one who is not, otherwise through the sign-in page.
+   */
+  const decide = async (req: Request, res: Response, sp: SamlSp, metadata: SpMetadata, handle: string, pending: PendingSignIn) => {
     const signedIn = await signedInOn(req);
-    if (signedIn && !pending.forceAuthn) {
+    if (pending.isPassive || (signedIn && !pending.forceAuthn)) {
       if (!(await services.saml.requests.consume(handle))) return refused(req, res, 'a request answered already', sp);
-      return answerSignIn(req, res, deps, sp, metadata, pending, signedIn);
+      if (signedIn && !pending.forceAuthn) return answerSignIn(req, res, deps, sp, metadata, pending, signedIn);
+      const status = { top: STATUS.responder, second: STATUS.noPassive };
+      return answerStatus(req, res, deps, sp, { acsUrl: pending.acsUrl, inResponseTo: pending.inResponseTo, relayState: pending.relayState, status, reason: 'passive: the member is not signed in' });
     }
     await services.saml.requests.update(handle, { ...pending, sessionBefore: signedIn?.sessionId ?? null });
     return toSignInPage(res, handle, signedIn !== null);
@@ -88,17 +93,13 @@ export function createSsoRoutes(deps: SsoDeps): Router {
       if ('page' in refusal) return refused(req, res, refusal.page, sp);
       return answerStatus(req, res, deps, sp, { ...refusal, inResponseTo: read.message.id, relayState: read.relayState });
     }
-    const { pending, isPassive } = accepted;
+    const { pending } = accepted;
     const opened = await services.saml.requests.open({ spId: sp.id, requestId: read.message.id, kind: 'authn', payload: pending, lifetimeMs: AUTHN_REQUEST_LIFETIME_MS });
     if (opened === 'replayed') return refused(req, res, 'a request ID used before (a replay)', sp);
-    if (isPassive) {
-      const signedIn = await signedInOn(req);
-      await services.saml.requests.consume(opened.handle);
-      if (signedIn && !pending.forceAuthn) return answerSignIn(req, res, deps, sp, metadata, pending, signedIn);
-      const status = { top: STATUS.responder, second: STATUS.noPassive };
-      return answerStatus(req, res, deps, sp, { acsUrl: pending.acsUrl, inResponseTo: pending.inResponseTo, relayState: pending.relayState, status, reason: 'passive: the member is not signed in' });
-    }
-    return proceed(req, res, sp, metadata, opened.handle, pending);
+    // A request posted from the SP's site is a cross-site POST, which carries no SameSite=Lax login cookie: the
+    // browser is sent on to this service's own address (a GET, which carries it), where the sign-in is decided.
+    if (req.method === 'POST') return res.redirect(303, urls.continuePath(opened.handle));
+    return decide(req, res, sp, metadata, opened.handle, pending);
   };
 
   router.get(SAML_PATHS.sso, authnRequest);
@@ -113,6 +114,8 @@ export function createSsoRoutes(deps: SsoDeps): Router {
       return page(req, res, 400, 'This sign-in has expired', 'Go back to the site you came from and sign in again.');
     }
     const pending = request.payload as PendingSignIn;
+    // Not yet sent to the sign-in page: an AuthnRequest that came over HTTP-POST, decided here.
+    if (pending.sessionBefore === undefined) return decide(req, res, sp, metadataOf(sp), handle, pending);
     const signedIn = await signedInOn(req);
     const again = pending.forceAuthn && signedIn !== null && signedIn.sessionId === pending.sessionBefore;
     if (!signedIn || again) return toSignInPage(res, handle, again);
@@ -140,7 +143,7 @@ export function createSsoRoutes(deps: SsoDeps): Router {
     // An IdP-initiated sign-in has no request ID of the SP's: a random one keeps it apart from every other.
     const opened = await services.saml.requests.open({ spId: sp.id, requestId: `_idp-${randomBytes(16).toString('hex')}`, kind: 'authn', payload: pending, lifetimeMs: AUTHN_REQUEST_LIFETIME_MS });
     if (opened === 'replayed') return refused(req, res, 'a request ID used before (a replay)', sp);
-    return proceed(req, res, sp, metadata, opened.handle, pending);
+    return decide(req, res, sp, metadata, opened.handle, pending);
   });
 
   return router;

@@ -47,12 +47,12 @@ const accept = (fields: Partial<AuthnRequestMsg> = {}, signed = false) => accept
 
 describe('acceptAuthnRequest', () => {
   it('answers at the ACS named by URL or index, or the first over HTTP-POST; the SP\'s NameID format unless the request names one', () => {
-    expect(accept()).toEqual({ ok: true, isPassive: false, pending: { acsUrl: ACS, inResponseTo: '_r1', nameIdFormat: 'emailAddress', forceAuthn: false, relayState: 'r' } });
+    expect(accept()).toEqual({ ok: true, pending: { acsUrl: ACS, inResponseTo: '_r1', nameIdFormat: 'emailAddress', forceAuthn: false, relayState: 'r' } });
     expect(accept({ assertionConsumerServiceUrl: OTHER_ACS })).toMatchObject({ ok: true, pending: { acsUrl: OTHER_ACS } });
     expect(accept({ assertionConsumerServiceIndex: 2 })).toMatchObject({ ok: true, pending: { acsUrl: OTHER_ACS } });
     expect(accept({ nameIdPolicy: { format: 'urn:oasis:names:tc:SAML:2.0:nameid-format:transient' } })).toMatchObject({ ok: true, pending: { nameIdFormat: 'transient' } });
     expect(accept({ nameIdPolicy: { format: 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified' } })).toMatchObject({ ok: true, pending: { nameIdFormat: 'emailAddress' } });
-    expect(accept({ isPassive: true, forceAuthn: true })).toMatchObject({ ok: true, isPassive: true, pending: { forceAuthn: true } });
+    expect(accept({ isPassive: true, forceAuthn: true })).toMatchObject({ ok: true, pending: { forceAuthn: true, isPassive: true } });
   });
 
   it('refuses with a page, posting nothing: an ACS not in the metadata (or not HTTP-POST), another binding, another Destination, an old or future request', () => {

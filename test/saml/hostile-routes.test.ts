@@ -81,7 +81,7 @@ describeRequiring([OPENSSL], 'the SAML routes refuse', () => {
 
   /**
    * Sends the message through the member's browser: over HTTP-Redirect query-signed with `sign`'s key, over
-   * HTTP-POST with an enveloped signature (the XML as given when `sign` is not).
+   * HTTP-POST with an enveloped signature (the XML as given when `sign` is not); returns the page the service ends on.
    */
   async function send(binding: Binding, url: string, xml: string, o: { sign?: SpKeys; relayState?: string; rawQuery?: string } = {}): Promise<Page> {
     const path = new URL(url).pathname;
@@ -94,7 +94,8 @@ describeRequiring([OPENSSL], 'the SAML routes refuse', () => {
     }
     const fields = postForm(o.sign ? signXml(xml, o.sign) : xml, relay);
     sent.push(fields['SAMLRequest'] ?? '');
-    return browser.post(path, fields);
+    // An AuthnRequest over HTTP-POST is decided at the service's own address the browser is sent on to.
+    return follow(browser, app, await browser.post(path, fields));
   }
 
   /** A refusal on the layout's error page (400), saying why; nothing on it posts a SAML message anywhere. */

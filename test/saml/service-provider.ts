@@ -69,27 +69,31 @@ export function soapLogoutRequest(envelope: string): string {
 /**
  * Registers an SP named `name` and returns it: the service's signing certificate trusted, the assertion and the
  * response wanted signed, requests signed with its own key, assertions encrypted for it unless `encrypt` is
- * false; `soapLogout` adds a SOAP SingleLogoutService to its metadata.
+ * false; `soapLogout` adds a SOAP SingleLogoutService to its metadata; `origin` is where its endpoints are.
  */
 export async function registerSp(
   app: TestApp,
   name: string,
-  options: { settings?: Partial<SamlSpSettings>; saml?: Partial<SamlConfig>; encrypt?: boolean; soapLogout?: string } = {},
+  options: { settings?: Partial<SamlSpSettings>; saml?: Partial<SamlConfig>; encrypt?: boolean; soapLogout?: string; origin?: string } = {},
 ): Promise<ServiceProvider> {
   const entityId = spEntityId(name);
-  const acsUrl = `http://127.0.0.1:9/${name}/acs`;
-  const sloUrl = `http://127.0.0.1:9/${name}/slo`;
+  // Where the SP's endpoints are: nowhere (a closed port) unless a test serves them.
+  const origin = options.origin ?? 'http://127.0.0.1:9';
+  const acsUrl = `${origin}/${name}/acs`;
+  const sloUrl = `${origin}/${name}/slo`;
   const keys = spKeys(name);
   const idpCert = (await app.services.saml.keys.signing()).certificatePem;
   const encrypt = options.encrypt ?? true;
+  // The identity provider as its metadata names it: at PUBLIC_URL.
+  const idp = app.config.publicUrl ?? app.baseUrl;
   const saml = new SAML({
-    entryPoint: `${app.baseUrl}/saml/sso`,
-    logoutUrl: `${app.baseUrl}/saml/slo`,
+    entryPoint: `${idp}/saml/sso`,
+    logoutUrl: `${idp}/saml/slo`,
     callbackUrl: acsUrl,
     logoutCallbackUrl: sloUrl,
     issuer: entityId,
     audience: entityId,
-    idpIssuer: `${app.baseUrl}/saml/metadata`,
+    idpIssuer: `${idp}/saml/metadata`,
     idpCert,
     privateKey: keys.key,
     publicCert: keys.cert,
