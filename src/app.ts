@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import type { Registry } from 'prom-client';
 import { mountAsmx } from './bindings/asmx-routes.js';
@@ -15,7 +16,7 @@ import type { EndedSessions, Services } from './service/index.js';
 import { brandingView } from './web/branding.js';
 import { createSigninRouter, type SigninMetrics } from './signin/router.js';
 import { securityHeaders } from './signin/security-headers.js';
-import { loadTemplates } from './signin/templates.js';
+import { loadTemplates, type PageName } from './signin/templates.js';
 import { clientAddress } from './web/client-address.js';
 import { siteRootUrl } from './web/endpoint-url.js';
 import { createHostPolicy } from './web/host-policy.js';
@@ -52,18 +53,26 @@ function provisioning({ config, services, logger }: Pick<AppDeps, 'config' | 'se
   });
 }
 
-/** The OpenID provider's pages, in the sign-in pages' layout, branding and security headers. */
-function oidcPages(config: Config): OidcPages {
+/**
+ * Renders a page of the templates in the sign-in pages' layout and branding, with their security headers;
+ * `scripts` says which scripts may run (src/signin/security-headers.ts).
+ */
+function layoutPages(config: Config, scripts: { scriptHashes?: boolean; scriptNonce?: boolean } = {}) {
   const { branding } = config.signin;
   const templates = loadTemplates(branding.templateDir);
   const view = brandingView(branding);
-  const headers = securityHeaders(branding.logoUrl);
-  const providerPageHeaders = securityHeaders(branding.logoUrl, { scriptHashes: true });
+  const headers = securityHeaders(branding.logoUrl, scripts);
+  return (req: IncomingMessage, res: ServerResponse, name: PageName, page: object): string => {
+    headers(req as Request, res as Response, () => {});
+    return templates.render(name, { ...view, nonce: (res as Response).locals['styleNonce'], ...page });
+  };
+}
+
+/** The OpenID provider's pages, in the sign-in pages' layout, branding and security headers. */
+function oidcPages(config: Config): OidcPages {
+  const providerPageHeaders = securityHeaders(config.signin.branding.logoUrl, { scriptHashes: true });
   return {
-    render(req, res, name, page) {
-      headers(req as Request, res as Response, () => {});
-      return templates.render(name, { ...view, nonce: (res as Response).locals['styleNonce'], ...page });
-    },
+    render: layoutPages(config),
     protect(req, res) {
       providerPageHeaders(req as Request, res as Response, () => {});
     },
@@ -72,16 +81,7 @@ function oidcPages(config: Config): OidcPages {
 
 /** The SAML identity provider's pages, in the sign-in pages' layout and branding; the post page's script runs under its nonce. */
 function samlPages(config: Config): SamlPages {
-  const { branding } = config.signin;
-  const templates = loadTemplates(branding.templateDir);
-  const view = brandingView(branding);
-  const headers = securityHeaders(branding.logoUrl, { scriptNonce: true });
-  return {
-    render(req, res, name, page) {
-      headers(req as Request, res as Response, () => {});
-      return templates.render(name, { ...view, nonce: (res as Response).locals['styleNonce'], ...page });
-    },
-  };
+  return { render: layoutPages(config, { scriptNonce: true }) };
 }
 
 /**

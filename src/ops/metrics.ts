@@ -30,7 +30,8 @@ export interface Metrics extends SessionEvents, StoreAvailabilityMetrics, MailMe
   samlSignIn(outcome: string): void;
   /**
    * A SAML logout step: signed-out (an SP's LogoutRequest ended sessions), front-channel (an SP told through the
-   * browser), delivered or failed (told over SOAP), unreachable (no endpoint to tell it at), refused.
+   * browser), delivered, retried or failed (told over SOAP), no-back-channel (no SOAP endpoint: told through the
+   * browser when the member signed out in one, else not at all), refused.
    */
   samlLogout(outcome: string): void;
   /** Where the call-path caches' counts are read from when the metrics are scraped. */
@@ -129,7 +130,7 @@ export function createMetrics(): Metrics {
   });
   const samlLogouts = new Counter({
     name: 'saml_logouts_total',
-    help: 'SAML single logout steps, by outcome: signed_out (an SP asked), front_channel (an SP told through the browser), delivered, retried or failed (over SOAP), unreachable (no SOAP endpoint), refused',
+    help: 'SAML single logout steps, by outcome: signed_out (an SP asked), front_channel (an SP told through the browser), delivered, retried or failed (over SOAP), no_back_channel (no SOAP endpoint: told only through a browser that signs out here), refused',
     labelNames: ['outcome'] as const,
     registers,
   });
@@ -155,7 +156,7 @@ export function createMetrics(): Metrics {
   for (const status of ['400', '408', '413', '431']) refusals.inc({ status }, 0);
   for (const outcome of ['delivered', 'retried', 'failed']) backchannelLogouts.inc({ outcome }, 0);
   for (const outcome of ['signed_in', 'no_passive', 'refused']) samlSignIns.inc({ outcome }, 0);
-  for (const outcome of ['signed_out', 'front_channel', 'delivered', 'retried', 'failed', 'unreachable', 'refused']) samlLogouts.inc({ outcome }, 0);
+  for (const outcome of ['signed_out', 'front_channel', 'delivered', 'retried', 'failed', 'no_back_channel', 'refused']) samlLogouts.inc({ outcome }, 0);
   for (const reason of STORE_UNAVAILABLE_REASONS) storeUnavailable.inc({ reason }, 0);
   for (const kind of MAIL_KINDS) for (const result of MAIL_RESULTS) mailSent.inc({ kind, result }, 0);
 

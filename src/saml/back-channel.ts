@@ -66,7 +66,7 @@ async function post(location: string, request: { id: string; xml: string }, spEn
  * LogoutRequest naming the NameID and SessionIndex it was given, and reads its LogoutResponse; a failed attempt
  * is tried again after each of LOGOUT_RETRY_DELAYS_MS (off the path of whatever ended the session), each logged
  * and counted. The SP leaves the session either way. An SP without a SOAP logout endpoint is not reached this way
- * (logged `unreachable`): its participation is left for the browser, which tells it when the browser signed out
+ * (logged `no-back-channel`): its participation is left for the browser, which tells it when the browser signed out
  * (src/saml/logout-propagation.ts), else goes with the session. The log names the SP and the member, never the
  * message or the endpoint.
  */
@@ -75,8 +75,8 @@ export async function tellOverBackChannel(participant: SamlParticipant, deps: Ba
   const sp = await services.saml.sps.findById(participant.spId);
   const location = sp ? soapEndpoint(deps.metadataOf(sp)) : undefined;
   if (!sp || location === undefined) {
-    deps.metrics?.samlLogout('unreachable');
-    logger.info('saml logout', { outcome: 'unreachable', through: 'back-channel', sp: sp?.name ?? participant.spId, member: participant.memberId });
+    deps.metrics?.samlLogout('no-back-channel');
+    logger.info('saml logout', { outcome: 'no-back-channel', sp: sp?.name ?? participant.spId, member: participant.memberId });
     return;
   }
   await services.saml.sessions.leave(participant.memberSessionId, participant.spId);

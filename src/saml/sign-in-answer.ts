@@ -19,7 +19,7 @@ import type { SpMetadata } from './sp-metadata.js';
 export type SamlSignInOutcome = 'signed-in' | 'refused' | 'no-passive';
 
 /** How a logout step went, as counted (src/saml/slo-routes.ts, src/saml/back-channel.ts). */
-export type SamlLogoutOutcome = 'signed-out' | 'front-channel' | 'delivered' | 'retried' | 'failed' | 'unreachable' | 'refused';
+export type SamlLogoutOutcome = 'signed-out' | 'front-channel' | 'delivered' | 'retried' | 'failed' | 'no-back-channel' | 'refused';
 
 /** Where the identity provider's events are counted; the app hands in src/ops/metrics.ts's. */
 export interface SamlMetrics {

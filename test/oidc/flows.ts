@@ -8,9 +8,8 @@ import { asmxRequest, resultText } from '../helpers/asmx-request.js';
 import { setCookie } from '../helpers/cookies.js';
 import { scrape } from '../helpers/metrics.js';
 import { formOf, PageClient, type Page } from '../helpers/page-client.js';
-import { totpCode } from '../helpers/authenticator-app.js';
 import { REFERENCE } from '../helpers/reference-data.js';
-import { STEP } from '../helpers/second-factor.js';
+import { FlowClock } from '../helpers/flow-clock.js';
 import { servicesOver } from '../helpers/test-services.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -34,13 +33,12 @@ import {
 
 export function oidcFlows(store: 'sqlite' | 'postgres'): void {
   let app: TestApp;
-  /** How far the service's clock runs ahead of real time: a step further for each code, as time would. */
-  let skew = 0;
+  const clock = new FlowClock();
   let receiver: LogoutReceiver | undefined;
 
   const start = async () => {
-    skew = 0;
-    app = await startOidcApp({ store, clock: () => Date.now() + skew, env: { OPERATIONS: 'AuthenticateToken,DeleteUserSession' } });
+    clock.skew = 0;
+    app = await startOidcApp({ store, clock: clock.now, env: { OPERATIONS: 'AuthenticateToken,DeleteUserSession' } });
   };
   afterEach(async () => {
     await app.close();
@@ -48,15 +46,7 @@ export function oidcFlows(store: 'sqlite' | 'postgres'): void {
     receiver = undefined;
   });
 
-  /** Gives ada a confirmed second factor; returns the code of the service's next moment. */
-  const enrol = async (): Promise<() => string> => {
-    const { secret } = await app.services.secondFactor.beginSetup(REFERENCE.memberId, 'ada@example.org');
-    await app.services.secondFactor.confirmSetup(REFERENCE.memberId, totpCode(secret, Date.now() + skew));
-    return () => {
-      skew += STEP;
-      return totpCode(secret, Date.now() + skew);
-    };
-  };
+  const enrol = () => clock.enrol(app);
 
   /**
    * Signs ada in through a client (`name`) and exchanges the code: the tokens, the browser, the relying party. A
@@ -211,9 +201,9 @@ export function oidcFlows(store: 'sqlite' | 'postgres'): void {
       const prompted = await authorizationRequest(config, 'openid', { prompt: 'login' });
       expect(await exchange(prompted, await signInThrough(new PageClient(app.baseUrl), app, prompted.url), 60)).toMatchObject({ sub: REFERENCE.memberId });
       const browser = new PageClient(app.baseUrl);
-      skew = -120_000;
+      clock.skew = -120_000;
       expect((await browser.signIn('ada', PASSWORD)).status).toBe(303);
-      skew = 0;
+      clock.skew = 0;
       const replaced = await memberSession(browser);
       const recent = await authorizationRequest(config, 'openid', { max_age: '300' });
       const signedInAt = (await exchange(recent, await follow(browser, app, await browser.get(recent.url.pathname + recent.url.search)), 300))?.auth_time;

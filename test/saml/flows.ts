@@ -6,11 +6,10 @@ import { inflateRawSync } from 'node:zlib';
 import type { Profile } from '@node-saml/node-saml';
 import { soap12AuthenticateToken } from '../helpers/asmx-calls.js';
 import { asmxRequest, resultText } from '../helpers/asmx-request.js';
-import { totpCode } from '../helpers/authenticator-app.js';
 import { sample, scrape } from '../helpers/metrics.js';
 import { formOf, PageClient, type Page } from '../helpers/page-client.js';
 import { REFERENCE } from '../helpers/reference-data.js';
-import { STEP } from '../helpers/second-factor.js';
+import { FlowClock } from '../helpers/flow-clock.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { waitUntil } from '../helpers/wait.js';
 import * as oidcClient from 'openid-client';
@@ -26,12 +25,12 @@ const MFA_CONTEXT = 'https://refeds.org/profile/mfa';
 
 export function samlFlows(store: 'sqlite' | 'postgres'): void {
   let app: TestApp;
-  let skew = 0;
+  const clock = new FlowClock();
   let receiver: SoapReceiver | undefined;
 
   const start = async () => {
-    skew = 0;
-    app = await startOidcApp({ store, clock: () => Date.now() + skew, env: { OPERATIONS: 'AuthenticateToken,DeleteUserSession' } });
+    clock.skew = 0;
+    app = await startOidcApp({ store, clock: clock.now, env: { OPERATIONS: 'AuthenticateToken,DeleteUserSession' } });
   };
   afterEach(async () => {
     await app.close();
@@ -39,15 +38,7 @@ export function samlFlows(store: 'sqlite' | 'postgres'): void {
     receiver = undefined;
   });
 
-  /** Gives ada a confirmed second factor; returns the code of the service's next moment. */
-  const enrol = async (): Promise<() => string> => {
-    const { secret } = await app.services.secondFactor.beginSetup(REFERENCE.memberId, 'ada@example.org');
-    await app.services.secondFactor.confirmSetup(REFERENCE.memberId, totpCode(secret, Date.now() + skew));
-    return () => {
-      skew += STEP;
-      return totpCode(secret, Date.now() + skew);
-    };
-  };
+  const enrol = () => clock.enrol(app);
 
   /** Opens a path of the service in the browser and follows it to the page shown (the sign-in form, or a post to the SP). */
   const open = async (browser: PageClient, path: string) => follow(browser, app, await browser.get(path));
