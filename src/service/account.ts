@@ -28,10 +28,17 @@ export class AccountService {
   ) {}
 
   /**
-   * Sets a new password after checking the current one, and ends every other session of the member. The member
-   * is told by mail, with the client and the `device` the change came from.
+   * Sets a new password after checking the current one, and ends every other session of the member (the ids of
+   * those it ended: `endedSessions`). The member is told by mail, with the client and the `device` the change came from.
    */
-  async changePassword(member: MemberRow, current: string, next: string, keep: SessionRow, clientAddress: string, device?: string): Promise<AccountResult> {
+  async changePassword(
+    member: MemberRow,
+    current: string,
+    next: string,
+    keep: SessionRow,
+    clientAddress: string,
+    device?: string,
+  ): Promise<Exclude<AccountResult, { ok: true }> | { ok: true; endedSessions: string[] }> {
     const checked = await this.#password(member, current, clientAddress);
     if (!checked.ok) return checked;
     try {
@@ -41,8 +48,7 @@ export class AccountService {
       if (error instanceof ServiceError && error.code === 'MEMBER_PASSWORD_TOO_LONG') return { ok: false, reason: 'too-long' };
       throw error;
     }
-    await this.endOtherSessions(member.id, keep.id);
-    return { ok: true };
+    return { ok: true, endedSessions: await this.endOtherSessions(member.id, keep.id) };
   }
 
   /** The member's live sessions, newest first. */

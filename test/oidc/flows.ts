@@ -339,7 +339,7 @@ export function oidcFlows(store: 'sqlite' | 'postgres'): void {
       const second = new PageClient(app.baseUrl);
       expect((await second.signIn('ada', PASSWORD)).status).toBe(303);
       const { session: keep, member } = (await memberSession(second)).found;
-      expect(await app.services.account.changePassword(member, PASSWORD, 'another horse battery staple', keep, '127.0.0.1')).toEqual({ ok: true });
+      expect(await app.services.account.changePassword(member, PASSWORD, 'another horse battery staple', keep, '127.0.0.1')).toMatchObject({ ok: true });
       await expect(oidcClient.refreshTokenGrant(first.config, first.tokens.refresh_token ?? '')).rejects.toMatchObject({ error: 'invalid_grant' });
       const again = await signedIn({ name: 'forum', browser: second });
       await app.services.sessions.revokeAllOf(REFERENCE.memberId);

@@ -333,7 +333,10 @@ export function samlFlows(store: 'sqlite' | 'postgres'): void {
       expect((await browser.get(await logoutResponsePath(community, profile, relayState))).status).toBe(400);
     });
 
-    it('takes the member round the SPs of the sessions ended on the account page, back to the page', async () => {
+    it.each([
+      ['ending the other sessions', '/Account/sessions/end-others', {}, 'sessions-ended'],
+      ['changing the password', '/Account/password', { currentPassword: PASSWORD, newPassword: 'another horse battery staple' }, 'password-changed'],
+    ])('takes the member round the SPs of the sessions ended on the account page by %s, back to the page', async (_what, action, fields, done) => {
       await start();
       const community = await registerSp(app, 'community');
       const elsewhere = new PageClient(app.baseUrl);
@@ -341,10 +344,10 @@ export function samlFlows(store: 'sqlite' | 'postgres'): void {
       await signedInTo(elsewhere, community);
       const here = new PageClient(app.baseUrl);
       await here.signIn('ada', PASSWORD);
-      const { profile, relayState } = await toldThroughBrowser(community, await follow(here, app, await here.act('/Account/sessions/end-others', {})));
+      const { profile, relayState } = await toldThroughBrowser(community, await follow(here, app, await here.act(action, fields)));
       expect(await app.services.sessions.checkCookie(elsewhere.loginCookie ?? '', '127.0.0.1')).toMatchObject({ ok: false });
       const back = await here.get(await logoutResponsePath(community, profile, relayState));
-      expect(back.headers.location).toBe('/Account?done=sessions-ended');
+      expect(back.headers.location).toBe(`/Account?done=${done}`);
       expect((await memberSession(here)).ok).toBe(true);
     });
 
