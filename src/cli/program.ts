@@ -10,6 +10,7 @@ import { samlSpsCommand } from './commands/saml-sps.js';
 import { provisionersCommand } from './commands/provisioners.js';
 import { serveCommand } from './commands/serve.js';
 import { sessionsCommand } from './commands/sessions.js';
+import { eventsCommand } from './commands/events.js';
 import type { CliContext, CliIo } from './context.js';
 import { handleError } from './handle-error.js';
 
@@ -40,6 +41,7 @@ export function createProgram(ctx: CliContext, version: string, args: readonly s
     .addCommand(callersCommand(ctx))
     .addCommand(membersCommand(ctx))
     .addCommand(sessionsCommand(ctx))
+    .addCommand(eventsCommand(ctx))
     .addCommand(provisionersCommand(ctx))
     .addCommand(oidcClientsCommand(ctx))
     .addCommand(oidcKeysCommand(ctx))
