@@ -30,6 +30,7 @@ export function serviceSettings(config: Config): ServiceSettings {
       // A sign-out here is remembered as long as ended sessions are kept: no older ticket may answer.
       maxTicketAgeSeconds: config.purge.sessionRetentionSeconds,
     },
+    recordEvents: config.eventsEnabled,
     samlIdpHost: config.publicUrl === undefined ? UNNAMED_SAML_HOST : new URL(config.publicUrl).hostname,
   };
 }

@@ -99,6 +99,8 @@ export interface Config {
   readonly metrics: { readonly enabled: boolean; readonly port: number | undefined };
   /** How long a stop waits for requests in flight before cutting their connections. */
   readonly shutdownTimeoutSeconds: number;
+  /** EVENTS_ENABLED: whether the services record events; false records none (the history kept stays readable). */
+  readonly eventsEnabled: boolean;
   /** The background purge of ended sessions, stale throttle records, old events. */
   readonly purge: {
     readonly intervalSeconds: number;

@@ -135,6 +135,7 @@ export const schema = z.object({
   SESSION_RETENTION: duration.default(7 * 86400),
   // Whole days: how long support can look back; ten years at most, which no deployment keeps the rows of.
   EVENTS_RETENTION_DAYS: integer(1, 3650).default(90),
+  EVENTS_ENABLED: bool.default(true),
   OIDC_TOKEN_LIFETIME: durationAtMost(86400, '1d').default(600),
   HEADERS_TIMEOUT: durationAtMost(3600, '1h').default(DEFAULT_SERVER_TIMEOUTS.headersTimeoutSeconds),
   REQUEST_TIMEOUT: durationAtMost(3600, '1h').default(DEFAULT_SERVER_TIMEOUTS.requestTimeoutSeconds),

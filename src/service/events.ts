@@ -109,10 +109,13 @@ export class EventService {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly writer: EventWriter,
+    /** EVENTS_ENABLED: false records nothing; what was recorded before is still listed and exported. */
+    private readonly enabled: boolean,
   ) {}
 
   /** Queues the event to be written; costs no store round trip and never throws. */
   record(event: NewEvent): void {
+    if (!this.enabled) return;
     const time = this.clock();
     const memberId = event.memberId ?? null;
     const actor = event.actor ?? (memberId ? { kind: 'member', id: memberId } : { kind: 'anonymous' });

@@ -81,7 +81,7 @@ export function createServices(options: {
   const { store, settings } = options;
   const clock = options.clock ?? systemClock;
   const secrets = new Secrets(options.secretKey);
-  const events = new EventService(store, clock, new EventWriter(store, options.eventWrites));
+  const events = new EventService(store, clock, new EventWriter(store, options.eventWrites), settings.recordEvents);
   const caches = {
     callers: new ShortLivedCache<CallerRow>(settings.cacheTtlMs),
     sessions: new ShortLivedCache<FoundSession>(settings.cacheTtlMs),

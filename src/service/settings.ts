@@ -26,6 +26,8 @@ export interface ServiceSettings {
    * then its tickets, and AuthenticateCookie answers for the tickets the site issues. Undefined otherwise.
    */
   readonly formsCookie: FormsCookieSettings | undefined;
+  /** EVENTS_ENABLED: false records no event (the benchmark measures what recording them costs). */
+  readonly recordEvents: boolean;
   /** PUBLIC_URL's host: the subject of the SAML identity provider's self-signed certificates. */
   readonly samlIdpHost: string;
 }

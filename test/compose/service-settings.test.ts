@@ -25,6 +25,7 @@ test('each service setting comes from its setting', () => {
     SIGNIN_LOCKOUT: '6m',
     ORGANIZATION_NAME: 'The Society',
     RECOVERY_TOKEN_TTL: '45m',
+    EVENTS_ENABLED: 'false',
   });
   expect(serviceSettings(config)).toEqual({
     session: { absoluteTimeoutSeconds: 8 * 3600, idleTimeoutSeconds: 20 * 60, slidingIdle: false, tokenFormat: 'guid' },
@@ -39,6 +40,7 @@ test('each service setting comes from its setting', () => {
       totpIssuer: 'The Society',
     },
     formsCookie: undefined,
+    recordEvents: false,
     samlIdpHost: 'localhost',
   });
 });

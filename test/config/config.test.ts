@@ -56,6 +56,7 @@ describe('defaults', () => {
       formsCookie: undefined,
       callerThrottle: { maxFailures: 20, windowSeconds: 15 * 60, lockoutSeconds: 15 * 60 },
       cacheTtlMs: 1000,
+      eventsEnabled: true,
       server: { headersTimeoutSeconds: 10, requestTimeoutSeconds: 30, keepAliveTimeoutSeconds: 15 },
       secretKey: undefined,
       mailLog: false,
@@ -370,6 +371,12 @@ describe('operations settings', () => {
   it('reads EVENTS_RETENTION_DAYS as whole days from 1 to 3650, 90 unless set', () => {
     expect(loadConfig({ EVENTS_RETENTION_DAYS: '400' }).purge.eventRetentionDays).toBe(400);
     for (const text of ['0', '3651', '30d', '1.5']) expect(problemsOf({ EVENTS_RETENTION_DAYS: text })).toEqual([expect.stringMatching(/^EVENTS_RETENTION_DAYS: /)]);
+  });
+
+  it('reads EVENTS_ENABLED, true unless set', () => {
+    expect(loadConfig({}).eventsEnabled).toBe(true);
+    expect(loadConfig({ EVENTS_ENABLED: 'false' }).eventsEnabled).toBe(false);
+    expect(problemsOf({ EVENTS_ENABLED: 'off please' })).toEqual(['EVENTS_ENABLED: must be true or false']);
   });
 
   it('reads OIDC_TOKEN_LIFETIME as a duration of at most a day', () => {

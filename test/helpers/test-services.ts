@@ -21,6 +21,7 @@ export interface SettingChanges {
   callerThrottle?: ServiceSettings['callerThrottle'];
   signin?: Partial<SigninSettings>;
   formsCookie?: ServiceSettings['formsCookie'];
+  recordEvents?: boolean;
 }
 
 /** The test settings with these changes: a complete settings object. */

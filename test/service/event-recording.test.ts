@@ -7,7 +7,7 @@ import type { EventRecord, EventType, Services } from '../../src/service/index.j
 import type { Store } from '../../src/store/store.js';
 import { totpCode } from '../helpers/authenticator-app.js';
 import { confirmedFactor, wrongCode } from '../helpers/second-factor.js';
-import { tempServices } from '../helpers/test-services.js';
+import { servicesOver, tempServices } from '../helpers/test-services.js';
 
 const START = Date.UTC(2026, 0, 1, 9);
 let now = START;
@@ -245,4 +245,17 @@ it('a sign-in answers while the store cannot take the events', async () => {
   await services.events.flush();
   expect(insert).toHaveBeenCalled();
   insert.mockRestore();
+});
+
+it('with EVENTS_ENABLED=false records nothing, and still lists what was recorded before', async () => {
+  await services.events.flush();
+  const off = servicesOver(store, { clock, recordEvents: false });
+  const { password } = await off.callers.add('shop');
+  await off.signin.signIn({ ...PLACE, login: 'ada', password: 'wrong horse battery' });
+  await off.signin.signIn({ ...PLACE, login: 'ada', password: PASSWORD });
+  await off.authentication.authenticateUser({ securityPassword: password, username: 'ada', password: PASSWORD, authenticationToken: null }, { clientAddress: '203.0.113.9', cookieDomain: () => 'example.org', requestId: 'req-7' });
+  await off.members.add({ id: 'm2', username: 'bob' });
+  await off.members.setEnabled('m2', false);
+  await off.events.flush();
+  expect((await off.events.list({ limit: 100 })).map((event) => [event.type, event.memberId])).toEqual([['member-created', 'm1']]);
 });

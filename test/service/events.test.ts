@@ -46,7 +46,7 @@ describe('recording', () => {
   it('costs no store call: the events are written together after EVENT_FLUSH_MS', async () => {
     useFakeTimers();
     const insert = jest.spyOn(store, 'insertEvents');
-    const events = new EventService(store, clock, new EventWriter(store));
+    const events = new EventService(store, clock, new EventWriter(store), true);
     events.record({ type: 'signin-failed', reason: 'unknown-login', clientAddress: '192.0.2.1' });
     events.record({ type: 'signin-succeeded', memberId: 'm1' });
     expect(insert).not.toHaveBeenCalled();
@@ -59,7 +59,7 @@ describe('recording', () => {
 
   it('writes at once when a full batch is waiting', async () => {
     const insert = jest.spyOn(store, 'insertEvents');
-    const events = new EventService(store, clock, new EventWriter(store));
+    const events = new EventService(store, clock, new EventWriter(store), true);
     for (let i = 0; i < EVENT_BATCH; i++) events.record({ type: 'signin-succeeded', memberId: `m${i}` });
     await nextTurn();
     expect(insert).toHaveBeenCalledTimes(1);
@@ -67,7 +67,7 @@ describe('recording', () => {
   });
 
   it('lists newest first, in the order recorded at one time, each with its actor (the member by default, anonymous without one)', async () => {
-    const events = new EventService(store, clock, new EventWriter(store));
+    const events = new EventService(store, clock, new EventWriter(store), true);
     events.record({ type: 'signin-failed', reason: 'unknown-login', clientAddress: '192.0.2.1', device: 'x'.repeat(1000) });
     events.record({ type: 'signin-failed', memberId: 'm1', reason: 'wrong-password' });
     events.record({ type: 'member-disabled', memberId: 'm1', actor: { kind: 'staff', id: 's1' } });
@@ -87,7 +87,7 @@ describe('recording', () => {
   });
 
   it('exports every event from a time on, oldest first, across pages', async () => {
-    const events = new EventService(store, clock, new EventWriter(store));
+    const events = new EventService(store, clock, new EventWriter(store), true);
     for (let i = 0; i < 2500; i++) {
       now = START + i;
       events.record({ type: 'signin-succeeded', memberId: 'm1' });
@@ -104,7 +104,7 @@ describe('a store that cannot take the events', () => {
   it('loses the batch without throwing, tells why, and writes the next batch once it can', async () => {
     const { told, outcomes } = outcomesSpy();
     const insert = jest.spyOn(store, 'insertEvents').mockRejectedValueOnce(new Error('database is locked'));
-    const events = new EventService(store, clock, new EventWriter(store, outcomes));
+    const events = new EventService(store, clock, new EventWriter(store, outcomes), true);
     events.record({ type: 'signin-succeeded', memberId: 'm1' });
     events.record({ type: 'signed-out', memberId: 'm1' });
     await expect(events.flush()).resolves.toBeUndefined();
@@ -121,7 +121,7 @@ describe('a store that cannot take the events', () => {
     let answer: () => void = () => undefined;
     const answered = new Promise<void>((resolve) => (answer = resolve));
     const hanging: Pick<Store, 'insertEvents'> = { insertEvents: () => answered };
-    const events = new EventService(store, clock, new EventWriter(hanging, outcomes));
+    const events = new EventService(store, clock, new EventWriter(hanging, outcomes), true);
     for (let i = 0; i < EVENT_QUEUE_LIMIT + 3; i++) events.record({ type: 'signin-succeeded', memberId: 'm1' });
     expect(told.lost).toEqual([
       [1, 'queue-full'],
@@ -147,7 +147,7 @@ describe('the loss watcher (compose wires it to the writer)', () => {
       metrics: { eventsWritten: (count) => counted.push(['written', count]), eventsLost: (cause, count) => counted.push([cause, count]) },
     });
     const failing: Pick<Store, 'insertEvents'> = { insertEvents: () => Promise.reject(new Error('SQLITE_FULL: database or disk is full')) };
-    const events = new EventService(store, clock, new EventWriter(failing, watcher));
+    const events = new EventService(store, clock, new EventWriter(failing, watcher), true);
     for (let batch = 0; batch < 3; batch++) {
       events.record({ type: 'signin-failed', reason: 'wrong-password', memberId: 'm1' });
       await events.flush();
