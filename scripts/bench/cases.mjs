@@ -115,6 +115,53 @@ export const CASES = /** @type {Binding[]} */ (['soap11', 'soap12', 'httpget', '
 );
 
 /**
+ * The sign-in mix: HTTP POST AuthenticateUser, each call a sign-in with the seeded member's password (a session
+ * issued), with a wrong password or with a login nobody has, in SIGNIN_MIX's proportions, in a fixed cycle. Every
+ * call records an event (signin-succeeded or signin-failed) when events are on; each one costs an argon2id
+ * verification, as a real sign-in does, a success also the new session's write, a failure the throttle's.
+ */
+export const SIGNIN_MIX = {
+  name: 'HTTP POST AuthenticateUser, sign-in mix',
+  /** Out of every ten calls. */
+  cycle: /** @type {const} */ (['right', 'right', 'wrong', 'right', 'unknown', 'right', 'right', 'wrong', 'right', 'right']),
+  /**
+   * AuthenticateUser offered (it is not by default); every wrong password is the member's, from 127.0.0.1: the
+   * sign-in throttle must count them without locking the bench out.
+   */
+  serviceEnv: {
+    OPERATIONS: 'AuthenticateCookie,AuthenticateToken,AuthenticateUser',
+    SIGNIN_MAX_FAILURES_PER_ACCOUNT: '1000',
+    SIGNIN_MAX_FAILURES_PER_ADDRESS: '100000',
+    SIGNIN_FAILURE_WINDOW: '60',
+  },
+  /**
+   * @param {{ password: string, member: { username: string }, memberPassword: string }} seed
+   * @param {'right' | 'wrong' | 'unknown'} kind
+   * @returns {BenchRequest}
+   */
+  request: (seed, kind) => ({
+    method: 'POST',
+    path: '/Authentication.asmx/AuthenticateUser',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams([
+      ['securityPassword', seed.password],
+      ['username', kind === 'unknown' ? 'nobody-here' : seed.member.username],
+      ['password', kind === 'wrong' ? `${seed.memberPassword}-wrong` : seed.memberPassword],
+      ['authenticationToken', ''],
+    ]).toString(),
+  }),
+  /**
+   * The next call's request, round the cycle.
+   * @param {Parameters<typeof SIGNIN_MIX.request>[0]} seed
+   */
+  traffic(seed) {
+    const requests = this.cycle.map((kind) => this.request(seed, kind));
+    let next = 0;
+    return () => /** @type {BenchRequest} */ (requests[next++ % requests.length]);
+  },
+};
+
+/**
  * What each binding should reach (embedded store, 32 connections): a multiple of its floor's throughput (the
  * design card's stack answering a constant: node-soap for SOAP, a bare Express route for HTTP) and, for HTTP, a
  * share of the reference's.

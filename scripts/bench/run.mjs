@@ -7,7 +7,9 @@
  * (scripts/bench/reference-server.mjs: raw node:http, the same ASMX bytes, the practical ceiling for Node on
  * this machine), each in a child process, and drives the three from this process at a fixed concurrency for
  * each of SOAP 1.1, SOAP 1.2, HTTP GET and HTTP POST on AuthenticateToken and AuthenticateCookie: a warm-up,
- * then rounds of one service, one floor and one reference run. Writes bench/results/latest.md and
+ * then rounds of one service, one floor and one reference run. Then the sign-in mix (HTTP POST AuthenticateUser,
+ * right and wrong passwords, unknown logins) against two more services, events on and off, in the same rounds
+ * (scripts/bench/events-cost.mjs; it needs autocannon). Writes bench/results/latest.md and
  * bench/results/latest.json, prints the table and the targets missed, and exits 0 whatever the figures (1 only
  * when the bench itself fails: a server does not start, or answers differently from the reference).
  *
@@ -32,12 +34,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { CASES, TARGET_P99_OF_FLOOR, TARGETS } from './cases.mjs';
+import { CASES, SIGNIN_MIX, TARGET_P99_OF_FLOOR, TARGETS } from './cases.mjs';
+import { EVENTS_COST_HEADER, eventsCostRow, measureEventsCost } from './events-cost.mjs';
 import { loadGenerator, runLoad } from './load.mjs';
 import { formatProfile, summarizeProfile } from './profile.mjs';
 import {
   checkAnswers,
-  checkFloor,
+  checkAnswer,
   cleanUp,
   cleanups,
   combine,
@@ -112,10 +115,10 @@ async function benchStore(store) {
     const request = benchCase.request(service.seed);
     const expect = { status: 200, includes: service.seed.member.id };
     await checkAnswers(benchCase.name, request, service.baseUrl, reference.baseUrl, expect);
-    await checkFloor(benchCase.name, request, floor.baseUrl, expect);
+    await checkAnswer(benchCase.name, request, floor.baseUrl, expect, 'the floor');
     // The earlier checkout's service has its own seed (password, token, cookie) and so its own requests.
     const beforeRequest = before ? benchCase.request(before.seed) : undefined;
-    if (before && beforeRequest) await checkFloor(benchCase.name, beforeRequest, before.baseUrl, { status: 200, includes: before.seed.member.id });
+    if (before && beforeRequest) await checkAnswer(benchCase.name, beforeRequest, before.baseUrl, { status: 200, includes: before.seed.member.id }, "the earlier checkout's service");
     console.log(`-- ${benchCase.name} (answers checked)`);
     const ours = [process.pid, service.pid, floor.pid, reference.pid, ...(before ? [before.pid] : [])];
     const load = (/** @type {import('./service.mjs').RunningServer} */ server, /** @type {number} */ duration) =>
@@ -179,7 +182,12 @@ async function benchStore(store) {
   if (exit.code !== 0) console.warn(`bench: the service exited with ${exit.code ?? exit.signal}:\n${service.stderr()}`);
   await service.cleanup();
   cleanups.length = 0;
-  return results;
+  if (!isSelected(SIGNIN_MIX.name)) return { results, eventsCost: null };
+  if (loadGenerator().name !== 'autocannon') {
+    console.log(`-- ${SIGNIN_MIX.name}: left out, it needs autocannon (BENCH_TOOL=autocannon)`);
+    return { results, eventsCost: null };
+  }
+  return { results, eventsCost: { store, ...(await measureEventsCost(serviceOptions, settings)) } };
 }
 
 /** The most that other processes took during the row's measured runs. @param {any} r */
@@ -199,6 +207,7 @@ function markdown(report) {
   ];
   for (const store of report.stores) {
     const rows = report.results.filter((/** @type {any} */ r) => r.store === store);
+    if (rows.length === 0) continue;
     const targeted = rows.some((/** @type {any} */ r) => r.target.applies);
     lines.push(
       '',
@@ -225,6 +234,15 @@ function markdown(report) {
       );
     }
   }
+  if (report.eventsCost.length > 0) {
+    lines.push(
+      '',
+      `**What events cost the sign-ins** (${SIGNIN_MIX.name}: of every ${SIGNIN_MIX.cycle.length} calls ${['right', 'wrong', 'unknown'].map((kind) => `${SIGNIN_MIX.cycle.filter((k) => k === kind).length} ${kind === 'right' ? 'with the right password' : kind === 'wrong' ? 'with a wrong one' : 'with a login nobody has'}`).join(', ')}; two services alike but for EVENTS_ENABLED, each on a store of its own, both in every round, the order swapped each round):`,
+      '',
+      ...EVENTS_COST_HEADER,
+      ...report.eventsCost.map((/** @type {any} */ r) => eventsCostRow(r.store, r)),
+    );
+  }
   return `${lines.join('\n')}\n`;
 }
 
@@ -238,7 +256,12 @@ async function benchmark() {
   }
   const date = new Date().toISOString();
   const results = [];
-  for (const store of stores) results.push(...(await benchStore(store)));
+  const eventsCost = [];
+  for (const store of stores) {
+    const measured = await benchStore(store);
+    results.push(...measured.results);
+    if (measured.eventsCost) eventsCost.push(measured.eventsCost);
+  }
 
   const report = {
     date,
@@ -259,6 +282,7 @@ async function benchmark() {
     stores,
     targets: { store: TARGET_STORE, connections: TARGET_CONNECTIONS, throughput: TARGETS, p99OfFloor: TARGET_P99_OF_FLOOR, errors: 0 },
     results,
+    eventsCost,
   };
   const table = markdown(report);
   mkdirSync(RESULTS_DIR, { recursive: true });
@@ -277,9 +301,12 @@ async function benchmark() {
   }
 }
 
+/** Whether BENCH_CASES names this case. @param {string} name */
+const isSelected = (name) => settings.cases.length === 0 || settings.cases.some((word) => name.toLowerCase().includes(word));
+
 /** The cases BENCH_CASES names, in table order. */
 function selectedCases() {
-  return CASES.filter((c) => settings.cases.length === 0 || settings.cases.some((word) => c.name.toLowerCase().includes(word)));
+  return CASES.filter((c) => isSelected(c.name));
 }
 
 /** BENCH_PROFILE=1: the service under --cpu-prof for one run of the first case selected, and what cost. */

@@ -76,18 +76,26 @@ export async function checkAnswers(name, request, serviceUrl, referenceUrl, expe
 }
 
 /**
- * Asks the floor server once and fails loudly unless it answers the expected status with the expected text
- * (node-soap's envelope declares other namespaces than ASMX's, and its answers carry no Cache-Control).
+ * Asks a server once and fails loudly unless it answers the expected status with the expected text: the floor
+ * (node-soap's envelope declares other namespaces than ASMX's, and its answers carry no Cache-Control), or a
+ * service with no reference to compare with.
  * @param {string} name the case, for the message
  * @param {import('./cases.mjs').BenchRequest} request
- * @param {string} floorUrl
+ * @param {string} baseUrl
  * @param {{ status: number, includes: string }} expect
+ * @param {string} server which, for the message
  */
-export async function checkFloor(name, request, floorUrl, expect) {
-  const floor = await ask(floorUrl, request);
-  if (floor.status !== expect.status || !floor.body.includes(expect.includes)) {
-    throw new Error(`${name}: the floor did not answer ${expect.status} with "${expect.includes}" (${floor.status}: ${floor.body})`);
+export async function checkAnswer(name, request, baseUrl, expect, server) {
+  const answer = await ask(baseUrl, request);
+  if (answer.status !== expect.status || !answer.body.includes(expect.includes)) {
+    throw new Error(`${name}: ${server} did not answer ${expect.status} with "${expect.includes}" (${answer.status}: ${answer.body})`);
   }
+}
+
+/** A series' value in the service's /metrics text, 0 when it has none yet. @param {string} text @param {string} series @returns {number} */
+export function sample(text, series) {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? 0 : Number(line.slice(series.length + 1));
 }
 
 /**

@@ -31,7 +31,7 @@ import { CLOCK_TICK_US, processTicks } from './cpu-usage.mjs';
 import { cookieAt, createDataSet, memberAt, memberIndexOf, tokenAt, trafficOf } from './data-set.mjs';
 import { loadGenerator } from './load.mjs';
 import { measurePurge } from './purge-under-load.mjs';
-import { checkAnswers, cleanUp, cleanups, combine, ensureAlive, int, intSetting, machine, measure, ms, progress, round, serviceEnvOf, wordsOf } from './runs.mjs';
+import { checkAnswers, cleanUp, cleanups, combine, ensureAlive, int, intSetting, machine, measure, ms, progress, round, sample, serviceEnvOf, wordsOf } from './runs.mjs';
 import { launchService, prepareStore, ROOT, startReference } from './service.mjs';
 
 const run = promisify(execFile);
@@ -83,12 +83,6 @@ function rssOf(pid) {
   } catch {
     return 0;
   }
-}
-
-/** @param {string} text @param {string} series @returns {number} */
-function sample(text, series) {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? 0 : Number(line.slice(series.length + 1));
 }
 
 /** The session cache's hits and misses so far. @param {string} baseUrl */

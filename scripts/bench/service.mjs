@@ -39,6 +39,7 @@ const CLI_TIMEOUT_MS = 60_000;
  * @property {string} caller
  * @property {string} password
  * @property {{ id: string, username: string, email: string, firstName: string, lastName: string }} member
+ * @property {string} memberPassword the member's password (the sign-in mix signs in with it)
  * @property {string} domain the cookie domain, as the partner sites send it
  * @property {string} cookie
  * @property {string} token
@@ -182,7 +183,7 @@ async function createSchema(/** @type {string} */ databaseUrl) {
 }
 
 /**
- * Seeds a caller, a member and a session through the admin CLI, as an operator would.
+ * Seeds a caller, a member with a password and a session through the admin CLI, as an operator would.
  * @param {Record<string, string>} env the service's settings (DATA_DIR or DATABASE_URL)
  * @param {string} root the checkout whose CLI runs
  * @returns {Promise<Seed>}
@@ -198,11 +199,13 @@ async function seedThroughCli(env, root) {
   const domain = '.example.org';
   await cli(['callers', 'add', 'bench', '--password', password]);
   await cli(['members', 'add', '--id', member.id, '--username', member.username, '--email', member.email, '--first-name', member.firstName, '--last-name', member.lastName]);
+  const memberPassword = randomBytes(12).toString('base64url');
+  await cli(['members', 'set-password', member.id, '--password', memberPassword]);
   const session = await cli(['sessions', 'create', member.id, '--domain', domain]);
   if (typeof session.cookie !== 'string' || typeof session.token !== 'string') {
     throw new Error(`sessions create --json printed no cookie and token: ${JSON.stringify(Object.keys(session))}`);
   }
-  return { caller: 'bench', password, member, domain, cookie: session.cookie, token: session.token };
+  return { caller: 'bench', password, member, memberPassword, domain, cookie: session.cookie, token: session.token };
 }
 
 /**
