@@ -19,6 +19,7 @@ import type { ServiceSettings } from './settings.js';
 import { SessionService, type FoundSession, type SessionEvents } from './sessions.js';
 import { ShortLivedCache, type CacheLookups } from './short-lived-cache.js';
 import { SignInService } from './signin.js';
+import { StaffService } from './staff.js';
 import { callerAddressThrottle, provisioningAddressThrottle, SignInThrottle } from './throttle.js';
 
 export interface Services {
@@ -40,6 +41,8 @@ export interface Services {
   oidc: OidcServices;
   /** The SAML identity provider's service providers, signing keys, session participants and pending requests. */
   saml: SamlServices;
+  /** Who may use the staff console, and as what (support, admin). */
+  staff: StaffService;
   /** How often each call-path cache (CACHE_TTL_MS) answered, and how often it went to the store. */
   cacheLookups(): Record<CallPathCache, CacheLookups>;
 }
@@ -117,6 +120,7 @@ export function createServices(options: {
     provisioners,
     oidc: createOidcServices({ store, secrets, clock, sessions, cacheTtlMs: settings.cacheTtlMs }),
     saml: createSamlServices({ store, secrets, clock, cacheTtlMs: settings.cacheTtlMs, idpHost: settings.samlIdpHost }),
+    staff: new StaffService(store, clock),
     cacheLookups: () => ({ callers: caches.callers.lookups, sessions: caches.sessions.lookups, caller_throttle: caches.caller_throttle.lookups }),
   };
 }

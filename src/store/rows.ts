@@ -331,3 +331,13 @@ export interface SamlRequestRow {
   /** When the flow finished with it; it is never used again. */
   consumedAt: number | null;
 }
+
+/** What a staff member may do in the staff console: support helps members; admin also manages the service's partners and staff. */
+export type StaffRole = 'support' | 'admin';
+
+/** A member's staff role (src/service/staff.ts): at most one per member, removed with the member. */
+export interface StaffRoleRow {
+  memberId: string;
+  role: StaffRole;
+  grantedAt: number;
+}

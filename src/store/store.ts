@@ -1,4 +1,4 @@
-import type { CallerRow, CallerPasswordRow, MemberRow, MemberChanges, NewMember, MemberCondition, MemberPage, MemberReplacement, MemberReplaced, NewMemberOutcome, MemberCredentials, CallerOriginRow, ThrottleRow, SessionRow, SecondFactorRow, RecoveryTokenRow, ProvisioningClientRow, SessionWithMember, SessionFilter, SessionCookieRenewal, OidcClientRow, OidcKeyRow, OidcPayloadRow, OidcSessionLinkRow, OidcSessionLinkFilter, SamlSpRow, SamlKeyRow, SamlParticipantRow, SamlParticipantFilter, SamlRequestRow } from './rows.js';
+import type { CallerRow, CallerPasswordRow, MemberRow, MemberChanges, NewMember, MemberCondition, MemberPage, MemberReplacement, MemberReplaced, NewMemberOutcome, MemberCredentials, CallerOriginRow, ThrottleRow, SessionRow, SecondFactorRow, RecoveryTokenRow, ProvisioningClientRow, SessionWithMember, SessionFilter, SessionCookieRenewal, OidcClientRow, OidcKeyRow, OidcPayloadRow, OidcSessionLinkRow, OidcSessionLinkFilter, SamlSpRow, SamlKeyRow, SamlParticipantRow, SamlParticipantFilter, SamlRequestRow, StaffRoleRow } from './rows.js';
 
 export type * from './rows.js';
 
@@ -278,6 +278,15 @@ export interface Store {
 
   /** Deletes the requests that expired at or before `before`, and the keys retired at or before `keysRetiredBefore`; how many. */
   purgeSaml(before: number, keysRetiredBefore: number): Promise<number>;
+
+  // Staff roles (src/service/staff.ts, docs/staff.md).
+  /** Gives the member this role in place of any it had; false, writing nothing, when no member has this id. */
+  setStaffRole(row: StaffRoleRow): Promise<boolean>;
+  getStaffRole(memberId: string): Promise<StaffRoleRow | null>;
+  /** By member id. */
+  listStaffRoles(): Promise<StaffRoleRow[]>;
+  /** False when the member had no role. */
+  deleteStaffRole(memberId: string): Promise<boolean>;
 }
 
 export class StoreConflictError extends Error {

@@ -8,6 +8,7 @@ import { provisioningClientMethods } from './provisioning-clients.js';
 import { purgeMethods } from './purge.js';
 import { recoveryTokenMethods } from './recovery-tokens.js';
 import { samlMethods } from './saml.js';
+import { staffMethods } from './staff.js';
 import { secondFactorMethods } from './second-factors.js';
 import { sessionMethods } from './sessions.js';
 import { throttleMethods } from './throttles.js';
@@ -65,6 +66,7 @@ export class SqlStore {
       ...oidcMethods(driver),
       ...recoveryTokenMethods(driver),
       ...samlMethods(driver),
+      ...staffMethods(driver),
     };
     Object.assign(this, withUnavailableErrors(driver, methods));
   }
