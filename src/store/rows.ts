@@ -75,10 +75,11 @@ export type NewMember = Omit<MemberRow, 'version' | 'updatedAt' | 'externalId' |
 
 /**
  * One condition of findMembers: username and email equal ignoring case (as findMembersByLogin folds them), id and
- * externalId exactly.
+ * externalId exactly; name (the staff console's search) equal to the first name, the last name or both with a
+ * space between, ignoring case as usernames.
  */
 export interface MemberCondition {
-  field: 'id' | 'username' | 'email' | 'externalId';
+  field: 'id' | 'username' | 'email' | 'externalId' | 'name';
   value: string;
 }
 
