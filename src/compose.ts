@@ -8,6 +8,7 @@ import { lineStyle } from './log/line-style.js';
 import { createLogger, type Logger } from './log/logger.js';
 import { refusalLog } from './log/refusal-log.js';
 import type { ServiceMailer } from './mail/mail.js';
+import { watchEventWrites } from './ops/event-writes.js';
 import { createMetrics, type Metrics, type PurgeKind } from './ops/metrics.js';
 import { metricsListener } from './ops/metrics-server.js';
 import { startPurge, type PurgeScheduler } from './ops/purge.js';
@@ -78,6 +79,7 @@ export async function composeInstance(options: InstanceOptions): Promise<Instanc
     settings: serviceSettings(config),
     ...(options.clock ? { clock: options.clock } : {}),
     mailer,
+    eventWrites: watchEventWrites({ logger, metrics }),
     events: {
       sessionsCreated: (count) => metrics?.sessionsCreated(count),
       sessionsRevoked: (count) => metrics?.sessionsRevoked(count),
@@ -129,6 +131,7 @@ export async function composeInstance(options: InstanceOptions): Promise<Instanc
           throttleWindowMs: Math.max(config.signin.throttle.windowSeconds, config.callerThrottle.windowSeconds) * 1000,
           throttleLockoutMs: Math.max(config.signin.throttle.lockoutSeconds, config.callerThrottle.lockoutSeconds) * 1000,
           oidcKeyRetentionMs: config.oidc.tokenLifetimeSeconds * 1000,
+          eventRetentionMs: config.purge.eventRetentionDays * 86_400_000,
         },
         ...(metrics ? { onPurged: (kind: PurgeKind, count: number) => metrics.purged(kind, count) } : {}),
       }),

@@ -107,6 +107,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     await purge.stop();
     logger.info('stopping: purge stopped');
     await instance.services.sessions.flushLastSeen();
+    await instance.services.events.flush();
     if (metricsServer) {
       await stopServer(metricsServer, { timeoutMs: METRICS_STOP_TIMEOUT_MS, force: force.signal });
       logger.info('stopping: metrics listener closed');

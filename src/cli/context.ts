@@ -47,7 +47,13 @@ export function createCliContext(env: Environment, io: CliIo = processIo): CliCo
       const store = await openStore({ dataDir, databaseUrl });
       try {
         await checkDeploymentKey(store, key);
-        return await fn(createServices({ store, secretKey: key, settings: serviceSettings(config), mailer }));
+        const services = createServices({ store, secretKey: key, settings: serviceSettings(config), mailer });
+        try {
+          return await fn(services);
+        } finally {
+          // The events the command recorded (a member created, sessions ended…) are written before the store closes.
+          await services.events.flush();
+        }
       } finally {
         await mailer?.stop(config.shutdownTimeoutSeconds * 1000);
         await store.close();

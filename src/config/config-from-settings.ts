@@ -100,7 +100,7 @@ export function configFrom(s: ParsedSettings, settings: readonly Setting[], trus
     }),
     metrics: Object.freeze({ enabled: s.METRICS_ENABLED, port: s.METRICS_PORT }),
     shutdownTimeoutSeconds: s.SHUTDOWN_TIMEOUT,
-    purge: Object.freeze({ intervalSeconds: s.PURGE_INTERVAL, sessionRetentionSeconds: s.SESSION_RETENTION }),
+    purge: Object.freeze({ intervalSeconds: s.PURGE_INTERVAL, sessionRetentionSeconds: s.SESSION_RETENTION, eventRetentionDays: s.EVENTS_RETENTION_DAYS }),
     oidc: Object.freeze({ tokenLifetimeSeconds: s.OIDC_TOKEN_LIFETIME }),
   });
 }

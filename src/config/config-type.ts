@@ -99,11 +99,13 @@ export interface Config {
   readonly metrics: { readonly enabled: boolean; readonly port: number | undefined };
   /** How long a stop waits for requests in flight before cutting their connections. */
   readonly shutdownTimeoutSeconds: number;
-  /** The background purge of ended sessions and stale throttle records. */
+  /** The background purge of ended sessions, stale throttle records, old events. */
   readonly purge: {
     readonly intervalSeconds: number;
     /** How long ended sessions stay visible (sessions list --all) before the purge deletes them. */
     readonly sessionRetentionSeconds: number;
+    /** EVENTS_RETENTION_DAYS: how long the events are kept before the purge deletes them. */
+    readonly eventRetentionDays: number;
   };
   /** The OpenID provider (docs/oidc.md): how long its ID and access tokens live. */
   readonly oidc: { readonly tokenLifetimeSeconds: number };

@@ -133,6 +133,8 @@ export const schema = z.object({
   SHUTDOWN_TIMEOUT: durationAtMost(3600, '1h').default(10),
   PURGE_INTERVAL: durationAtMost(86400, '1d').default(5 * 60),
   SESSION_RETENTION: duration.default(7 * 86400),
+  // Whole days: how long support can look back; ten years at most, which no deployment keeps the rows of.
+  EVENTS_RETENTION_DAYS: integer(1, 3650).default(90),
   OIDC_TOKEN_LIFETIME: durationAtMost(86400, '1d').default(600),
   HEADERS_TIMEOUT: durationAtMost(3600, '1h').default(DEFAULT_SERVER_TIMEOUTS.headersTimeoutSeconds),
   REQUEST_TIMEOUT: durationAtMost(3600, '1h').default(DEFAULT_SERVER_TIMEOUTS.requestTimeoutSeconds),

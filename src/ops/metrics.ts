@@ -3,10 +3,11 @@ import { SIGN_IN_ATTEMPT_OUTCOMES, type SignInAttemptOutcome } from '../log/sign
 import { MAIL_KINDS } from '../mail/mail.js';
 import { MAIL_RESULTS, type MailMetrics } from '../mail/queue.js';
 import { STORE_UNAVAILABLE_REASONS, type CacheLookups, type CallPathCache, type SessionEvents } from '../service/index.js';
+import type { EventLossCause, EventWriteMetrics } from './event-writes.js';
 import type { StoreAvailabilityMetrics } from './store-availability.js';
 
 /** What the background purge deletes. */
-export type PurgeKind = 'sessions' | 'throttles' | 'oidc' | 'recovery_tokens' | 'saml';
+export type PurgeKind = 'sessions' | 'throttles' | 'oidc' | 'recovery_tokens' | 'saml' | 'events';
 
 /**
  * The service's Prometheus metrics, in a registry of its own (never prom-client's global one, so that two
@@ -14,7 +15,7 @@ export type PurgeKind = 'sessions' | 'throttles' | 'oidc' | 'recovery_tokens' | 
  * sink it reports to: the call logger, the sign-in router, the services' session events, the store wrapper
  * and the purge. The sinks' types belong to those parts; the app checks that these methods fit them.
  */
-export interface Metrics extends SessionEvents, StoreAvailabilityMetrics, MailMetrics {
+export interface Metrics extends SessionEvents, StoreAvailabilityMetrics, MailMetrics, EventWriteMetrics {
   readonly registry: Registry;
   /** An Authentication.asmx call: binding, operation (undefined before one was chosen), outcome, duration. */
   call(entry: { binding: string; operation: string | undefined; outcome: string; seconds: number }): void;
@@ -134,6 +135,13 @@ export function createMetrics(): Metrics {
     labelNames: ['outcome'] as const,
     registers,
   });
+  const eventsWritten = new Counter({ name: 'events_written_total', help: 'Events (sign-ins, sign-outs, changes…) written to the store', registers });
+  const eventsLost = new Counter({
+    name: 'events_lost_total',
+    help: 'Events not written, by cause: store (the store refused their batch) or queue_full (too many waited for the store)',
+    labelNames: ['cause'] as const,
+    registers,
+  });
   let cacheLookups: (() => Record<CallPathCache, CacheLookups>) | undefined;
   // The caches count for themselves (a field increment per lookup); the counter takes their totals at scrape.
   new Counter({
@@ -152,11 +160,12 @@ export function createMetrics(): Metrics {
   });
   // Series that exist from the start, so that rate() and alerts see 0 rather than nothing.
   for (const outcome of SIGN_IN_ATTEMPT_OUTCOMES) signinAttempts.inc({ outcome: signinLabel(outcome) }, 0);
-  for (const kind of ['sessions', 'throttles', 'oidc', 'recovery_tokens', 'saml'] satisfies PurgeKind[]) purged.inc({ kind }, 0);
+  for (const kind of ['sessions', 'throttles', 'oidc', 'recovery_tokens', 'saml', 'events'] satisfies PurgeKind[]) purged.inc({ kind }, 0);
   for (const status of ['400', '408', '413', '431']) refusals.inc({ status }, 0);
   for (const outcome of ['delivered', 'retried', 'failed']) backchannelLogouts.inc({ outcome }, 0);
   for (const outcome of ['signed_in', 'no_passive', 'refused']) samlSignIns.inc({ outcome }, 0);
   for (const outcome of ['signed_out', 'front_channel', 'delivered', 'retried', 'failed', 'no_back_channel', 'refused']) samlLogouts.inc({ outcome }, 0);
+  for (const cause of ['store', 'queue_full'] satisfies EventLossCause[]) eventsLost.inc({ cause }, 0);
   for (const reason of STORE_UNAVAILABLE_REASONS) storeUnavailable.inc({ reason }, 0);
   for (const kind of MAIL_KINDS) for (const result of MAIL_RESULTS) mailSent.inc({ kind, result }, 0);
 
@@ -206,6 +215,12 @@ export function createMetrics(): Metrics {
     },
     mailSent(kind, result) {
       mailSent.inc({ kind, result });
+    },
+    eventsWritten(count) {
+      eventsWritten.inc(count);
+    },
+    eventsLost(cause, count) {
+      eventsLost.inc({ cause }, count);
     },
     watchCaches(lookups) {
       cacheLookups = lookups;

@@ -13,6 +13,8 @@ export interface PurgePolicy {
   throttleLockoutMs: number;
   /** OIDC_TOKEN_LIFETIME: a signing key of the OpenID provider retired longer ago signed no token still checked. */
   oidcKeyRetentionMs: number;
+  /** EVENTS_RETENTION_DAYS: how long the events are kept. */
+  eventRetentionMs: number;
 }
 
 export interface PurgeCutoffs {
@@ -32,6 +34,8 @@ export interface PurgeCutoffs {
   samlExpiredBefore: number;
   /** And its signing keys retired at or before this time: no longer published, they are kept as long as ended sessions, for saml-keys list. */
   samlKeysRetiredBefore: number;
+  /** Events recorded at or before this time are deleted. */
+  eventsBefore: number;
 }
 
 /**
@@ -48,7 +52,8 @@ export interface PurgeCutoffs {
  * earlier has ended, and the store also keeps any record whose lock still runs. The OpenID provider's records
  * go when they expire; its retired keys once no token they signed is still checked. Recovery tokens go when they
  * expire. The SAML identity provider's pending requests go when they expire (a request ID is a replay only while
- * its request is kept); its retired keys, which no longer sign nor are published, after the session retention.
+ * its request is kept); its retired keys, which no longer sign nor are published, after the session retention. Events go after their
+ * own retention.
  */
 export function purgeCutoffs(now: number, policy: PurgePolicy): PurgeCutoffs {
   const endedBefore = now - policy.sessionRetentionMs;
@@ -61,6 +66,7 @@ export function purgeCutoffs(now: number, policy: PurgePolicy): PurgeCutoffs {
     recoveryTokensBefore: now,
     samlExpiredBefore: now,
     samlKeysRetiredBefore: endedBefore,
+    eventsBefore: now - policy.eventRetentionMs,
   };
 }
 
@@ -70,6 +76,7 @@ export interface PurgeResult {
   oidc: number | null;
   recoveryTokens: number | null;
   saml: number | null;
+  events: number | null;
 }
 
 export interface PurgeScheduler {
@@ -87,6 +94,7 @@ export interface PurgeOptions {
     purgeOidc(expiredBefore: number, keysRetiredBefore: number): Promise<number>;
     purgeRecoveryTokens(before: number): Promise<number>;
     purgeSaml(expiredBefore: number, keysRetiredBefore: number): Promise<number>;
+    purgeEvents(before: number): Promise<number>;
   };
   policy: PurgePolicy;
   logger: Logger;
@@ -100,7 +108,7 @@ export interface PurgeOptions {
 
 /**
  * Deletes ended sessions, stale throttle records, the OpenID provider's expired records, expired recovery
- * tokens and the SAML identity provider's expired requests in the background,
+ * tokens, the SAML identity provider's expired requests and old events in the background,
  * every `intervalMs`. The next run is scheduled when the previous one has finished, so runs never overlap; the
  * timer is unref'd, so it never keeps the process alive. The store paces each purge, in one place for every
  * dialect (src/store/sql/purge.ts): it deletes in batches sized to take about 10 ms, each followed by a pause as
@@ -135,9 +143,10 @@ export function startPurge(options: PurgeOptions): PurgeScheduler {
     const oidc = await attempt('oidc', () => store.purgeOidc(cutoffs.oidcExpiredBefore, cutoffs.oidcKeysRetiredBefore));
     const recoveryTokens = await attempt('recovery_tokens', () => store.purgeRecoveryTokens(cutoffs.recoveryTokensBefore));
     const saml = await attempt('saml', () => store.purgeSaml(cutoffs.samlExpiredBefore, cutoffs.samlKeysRetiredBefore));
-    const deleted = (sessions ?? 0) + (throttles ?? 0) + (oidc ?? 0) + (recoveryTokens ?? 0) + (saml ?? 0);
-    logger.log(deleted > 0 ? 'info' : 'debug', 'purge', { sessions, throttles, oidc, recoveryTokens, saml, ms: Math.round(performance.now() - startedAt) });
-    return { sessions, throttles, oidc, recoveryTokens, saml };
+    const events = await attempt('events', () => store.purgeEvents(cutoffs.eventsBefore));
+    const deleted = (sessions ?? 0) + (throttles ?? 0) + (oidc ?? 0) + (recoveryTokens ?? 0) + (saml ?? 0) + (events ?? 0);
+    logger.log(deleted > 0 ? 'info' : 'debug', 'purge', { sessions, throttles, oidc, recoveryTokens, saml, events, ms: Math.round(performance.now() - startedAt) });
+    return { sessions, throttles, oidc, recoveryTokens, saml, events };
   };
 
   const schedule = (delayMs: number) => {

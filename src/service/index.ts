@@ -3,6 +3,8 @@ import type { CallerRow, Store } from '../store/store.js';
 import { AccountService } from './account.js';
 import { AuthenticationService } from './authentication.js';
 import { CallerService } from './callers.js';
+import { EventWriter, type EventWriteOutcomes } from './event-writer.js';
+import { EventService } from './events.js';
 import { systemClock, type Clock } from './clock.js';
 import { FormsTickets, type TicketHolder } from './forms-tickets.js';
 import { MemberNotices } from './member-notices.js';
@@ -41,6 +43,8 @@ export interface Services {
   oidc: OidcServices;
   /** The SAML identity provider's service providers, signing keys, session participants and pending requests. */
   saml: SamlServices;
+  /** The security-relevant events: recorded off the request path, listed, exported. */
+  events: EventService;
   /** Who may use the staff console, and as what (support, admin). */
   staff: StaffService;
   /** How often each call-path cache (CACHE_TTL_MS) answered, and how often it went to the store. */
@@ -58,6 +62,8 @@ export type { CacheLookups } from './short-lived-cache.js';
 export type { MemberAttributes, MemberRow, SessionRow } from '../store/store.js';
 /** The store cannot be written or opened (a full disk, a read-only or locked database): every caller's to tell apart. */
 export { STORE_UNAVAILABLE_REASONS, StoreUnavailableError, type StoreUnavailableReason } from '../store/unavailable.js';
+export type { EventWriteOutcomes } from './event-writer.js';
+export { EVENT_ACTOR_KINDS, EVENT_TYPES, type EventActor, type EventFilter, type EventRecord, type EventType, type NewEvent } from './events.js';
 export { holdsValidText, INVALID_TEXT, isValidText } from './valid-text.js';
 
 /**
@@ -72,10 +78,13 @@ export function createServices(options: {
   events?: SessionEvents;
   /** Sends the members' mail (SMTP_URL); without it, no mail is sent and recovery by email is off. */
   mailer?: Mailer | undefined;
+  /** Hears what became of the recorded events (written, or lost: the store could not take them). */
+  eventWrites?: EventWriteOutcomes | undefined;
 }): Services {
   const { store, settings } = options;
   const clock = options.clock ?? systemClock;
   const secrets = new Secrets(options.secretKey);
+  const events = new EventService(store, clock, new EventWriter(store, options.eventWrites));
   const caches = {
     callers: new ShortLivedCache<CallerRow>(settings.cacheTtlMs),
     sessions: new ShortLivedCache<FoundSession>(settings.cacheTtlMs),
@@ -120,6 +129,7 @@ export function createServices(options: {
     provisioners,
     oidc: createOidcServices({ store, secrets, clock, sessions, cacheTtlMs: settings.cacheTtlMs }),
     saml: createSamlServices({ store, secrets, clock, cacheTtlMs: settings.cacheTtlMs, idpHost: settings.samlIdpHost }),
+    events,
     staff: new StaffService(store, clock, signIn),
     cacheLookups: () => ({ callers: caches.callers.lookups, sessions: caches.sessions.lookups, caller_throttle: caches.caller_throttle.lookups }),
   };

@@ -333,6 +333,42 @@ export interface SamlRequestRow {
   consumedAt: number | null;
 }
 
+/**
+ * One security-relevant event (src/service/events.ts): its kind and who it concerns, kept EVENTS_RETENTION_DAYS.
+ * Every field besides the first four is null when it is not known or does not apply; none holds a secret.
+ */
+export interface EventRow {
+  /** Sorts as the events were recorded on one instance: the time, then a counter (src/service/event-ids.ts). */
+  id: string;
+  time: number;
+  type: string;
+  /** Who did it: a member, a staff member, the CLI, a provisioning client, an import, a partner, the system… */
+  actorKind: string;
+  actorId: string | null;
+  memberId: string | null;
+  clientAddress: string | null;
+  device: string | null;
+  /** The partner, OpenID client or SAML SP through which it happened. */
+  via: string | null;
+  requestId: string | null;
+  outcome: string | null;
+  reason: string | null;
+}
+
+/** Which events to list, newest first: one member's, of one type, since a time (inclusive), at most `limit`. */
+export interface EventFilter {
+  memberId?: string;
+  type?: string;
+  since?: number;
+  limit: number;
+}
+
+/** Where an export page starts: after this event in time order, or from `since` on for the first page. */
+export interface EventCursor {
+  time: number;
+  id: string;
+}
+
 /** What a staff member may do in the staff console: support helps members; admin also manages the service's partners and staff. */
 export type StaffRole = 'support' | 'admin';
 

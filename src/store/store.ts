@@ -1,4 +1,4 @@
-import type { CallerRow, CallerPasswordRow, MemberRow, MemberChanges, NewMember, MemberCondition, MemberPage, MemberReplacement, MemberReplaced, NewMemberOutcome, MemberCredentials, CallerOriginRow, ThrottleRow, SessionRow, SecondFactorRow, RecoveryTokenRow, ProvisioningClientRow, SessionWithMember, SessionFilter, SessionCookieRenewal, OidcClientRow, OidcKeyRow, OidcPayloadRow, OidcSessionLinkRow, OidcSessionLinkFilter, SamlSpRow, SamlKeyRow, SamlParticipantRow, SamlParticipantFilter, SamlRequestRow, StaffRoleRow } from './rows.js';
+import type { CallerRow, CallerPasswordRow, MemberRow, MemberChanges, NewMember, MemberCondition, MemberPage, MemberReplacement, MemberReplaced, NewMemberOutcome, MemberCredentials, CallerOriginRow, ThrottleRow, SessionRow, SecondFactorRow, RecoveryTokenRow, ProvisioningClientRow, SessionWithMember, SessionFilter, SessionCookieRenewal, OidcClientRow, OidcKeyRow, OidcPayloadRow, OidcSessionLinkRow, OidcSessionLinkFilter, SamlSpRow, SamlKeyRow, SamlParticipantRow, SamlParticipantFilter, SamlRequestRow, EventRow, EventFilter, EventCursor, StaffRoleRow } from './rows.js';
 
 export type * from './rows.js';
 
@@ -278,6 +278,19 @@ export interface Store {
 
   /** Deletes the requests that expired at or before `before`, and the keys retired at or before `keysRetiredBefore`; how many. */
   purgeSaml(before: number, keysRetiredBefore: number): Promise<number>;
+
+  // The events (src/service/events.ts, docs/operations.md "Events").
+  /** Inserts the events in one transaction: all or none. An empty list writes nothing. */
+  insertEvents(events: readonly EventRow[]): Promise<void>;
+  /** The events meeting the filter, newest first (by time, then id, both descending). */
+  listEvents(filter: EventFilter): Promise<EventRow[]>;
+  /**
+   * At most `limit` events at or after `since`, oldest first (by time, then id), those after `after` when given:
+   * every event a page at a time, for an export.
+   */
+  exportEvents(since: number, after: EventCursor | null, limit: number): Promise<EventRow[]>;
+  /** Deletes the events at or before `before`; how many. */
+  purgeEvents(before: number): Promise<number>;
 
   // Staff roles (src/service/staff.ts, docs/staff.md).
   /** Gives the member this role in place of any it had; false, writing nothing, when no member has this id. */

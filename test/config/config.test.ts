@@ -61,7 +61,7 @@ describe('defaults', () => {
       mailLog: false,
       metrics: { enabled: true, port: undefined },
       shutdownTimeoutSeconds: 10,
-      purge: { intervalSeconds: 5 * 60, sessionRetentionSeconds: 7 * 86400 },
+      purge: { intervalSeconds: 5 * 60, sessionRetentionSeconds: 7 * 86400, eventRetentionDays: 90 },
       oidc: { tokenLifetimeSeconds: 600 },
     });
   });
@@ -354,7 +354,7 @@ describe('operations settings', () => {
   it('reads SHUTDOWN_TIMEOUT, PURGE_INTERVAL and SESSION_RETENTION as durations', () => {
     const config = loadConfig({ SHUTDOWN_TIMEOUT: '30', PURGE_INTERVAL: '1h', SESSION_RETENTION: '30d' });
     expect(config.shutdownTimeoutSeconds).toBe(30);
-    expect(config.purge).toEqual({ intervalSeconds: 3600, sessionRetentionSeconds: 30 * 86400 });
+    expect(config.purge).toEqual({ intervalSeconds: 3600, sessionRetentionSeconds: 30 * 86400, eventRetentionDays: 90 });
     expect(loadConfig({ SHUTDOWN_TIMEOUT: '2m', PURGE_INTERVAL: '90s', SESSION_RETENTION: '12h' })).toMatchObject({
       shutdownTimeoutSeconds: 120,
       purge: { intervalSeconds: 90, sessionRetentionSeconds: 12 * 3600 },
@@ -365,6 +365,11 @@ describe('operations settings', () => {
     for (const text of ['0', 'soon', '-5', '1.5h']) {
       expect(problemsOf({ [name]: text })).toEqual([`${name}: must be a positive duration such as 900, 30m, 12h or 7d`]);
     }
+  });
+
+  it('reads EVENTS_RETENTION_DAYS as whole days from 1 to 3650, 90 unless set', () => {
+    expect(loadConfig({ EVENTS_RETENTION_DAYS: '400' }).purge.eventRetentionDays).toBe(400);
+    for (const text of ['0', '3651', '30d', '1.5']) expect(problemsOf({ EVENTS_RETENTION_DAYS: text })).toEqual([expect.stringMatching(/^EVENTS_RETENTION_DAYS: /)]);
   });
 
   it('reads OIDC_TOKEN_LIFETIME as a duration of at most a day', () => {

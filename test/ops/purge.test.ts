@@ -24,6 +24,7 @@ const POLICY: PurgePolicy = {
   throttleWindowMs: 15 * MINUTE,
   throttleLockoutMs: 15 * MINUTE,
   oidcKeyRetentionMs: 10 * MINUTE,
+  eventRetentionMs: 90 * DAY,
 };
 const ABSOLUTE = 12 * HOUR;
 
@@ -90,6 +91,7 @@ describe('purgeCutoffs', () => {
       recoveryTokensBefore: NOW,
       samlExpiredBefore: NOW,
       samlKeysRetiredBefore: NOW - 7 * DAY,
+      eventsBefore: NOW - 90 * DAY,
     });
   });
 
@@ -118,7 +120,7 @@ describe('a run', () => {
       const purged: Array<[string, number]> = [];
       const purge = startPurge({ store, logger, policy: POLICY, intervalMs: HOUR, firstRunAfterMs: HOUR, clock: () => NOW, onPurged: (kind, n) => purged.push([kind, n]) });
       try {
-        await expect(purge.runNow()).resolves.toEqual({ sessions: 3, throttles: 0, oidc: 0, recoveryTokens: 0, saml: 0 });
+        await expect(purge.runNow()).resolves.toEqual({ sessions: 3, throttles: 0, oidc: 0, recoveryTokens: 0, saml: 0, events: 0 });
       } finally {
         await purge.stop();
       }
@@ -129,6 +131,7 @@ describe('a run', () => {
         ['oidc', 0],
         ['recovery_tokens', 0],
         ['saml', 0],
+        ['events', 0],
       ]);
       await logsWritten();
       expect(lines).toEqual([expect.objectContaining({ level: 'info', message: 'purge', sessions: 3, throttles: 0 })]);
@@ -169,12 +172,23 @@ describe('a run', () => {
       await store.recordFailure('address:lock-over', NOW - HOUR, window);
       await store.lockThrottle('address:lock-over', NOW - 20 * MINUTE);
       const purge = startPurge({ store, logger: capture().logger, policy: POLICY, intervalMs: HOUR, firstRunAfterMs: HOUR, clock: () => NOW });
-      await expect(purge.runNow()).resolves.toEqual({ sessions: 0, throttles: 2, oidc: 0, recoveryTokens: 0, saml: 0 });
+      await expect(purge.runNow()).resolves.toEqual({ sessions: 0, throttles: 2, oidc: 0, recoveryTokens: 0, saml: 0, events: 0 });
       await purge.stop();
       expect(await store.getThrottle('account:old')).toBeNull();
       expect(await store.getThrottle('address:lock-over')).toBeNull();
       expect(await store.getThrottle('account:recent')).not.toBeNull();
       expect(await store.getThrottle('address:locked')).not.toBeNull();
+    });
+  });
+
+  it('deletes the events recorded more than EVENTS_RETENTION_DAYS ago and keeps the others', async () => {
+    await withStore(async (store) => {
+      const event = (id: string, time: number) => ({ id, time, type: 'signin-failed', actorKind: 'anonymous', actorId: null, memberId: null, clientAddress: null, device: null, via: null, requestId: null, outcome: null, reason: 'unknown-login' });
+      await store.insertEvents([event('old', NOW - 90 * DAY - 1), event('at-the-edge', NOW - 90 * DAY), event('kept', NOW - 90 * DAY + 1)]);
+      const purge = startPurge({ store, logger: capture().logger, policy: POLICY, intervalMs: HOUR, firstRunAfterMs: HOUR, clock: () => NOW });
+      await expect(purge.runNow()).resolves.toMatchObject({ events: 2 });
+      await purge.stop();
+      expect((await store.listEvents({ limit: 10 })).map((row) => row.id)).toEqual(['kept']);
     });
   });
 
@@ -189,12 +203,13 @@ describe('a run', () => {
       purgeOidc: async () => 0,
       purgeRecoveryTokens: async () => 0,
       purgeSaml: async () => 0,
+      purgeEvents: async () => 0,
     };
     const { lines, logger } = capture();
     const purge = startPurge({ store, logger, policy: POLICY, intervalMs: HOUR, firstRunAfterMs: HOUR });
-    await expect(purge.runNow()).resolves.toEqual({ sessions: null, throttles: 1, oidc: 0, recoveryTokens: 0, saml: 0 });
+    await expect(purge.runNow()).resolves.toEqual({ sessions: null, throttles: 1, oidc: 0, recoveryTokens: 0, saml: 0, events: 0 });
     fail = false;
-    await expect(purge.runNow()).resolves.toEqual({ sessions: 4, throttles: 1, oidc: 0, recoveryTokens: 0, saml: 0 });
+    await expect(purge.runNow()).resolves.toEqual({ sessions: 4, throttles: 1, oidc: 0, recoveryTokens: 0, saml: 0, events: 0 });
     await purge.stop();
     await logsWritten();
     expect(lines.map((l) => [l.level, l.message, l.kind ?? null, l.error ?? null])).toEqual([
@@ -207,8 +222,8 @@ describe('a run', () => {
   it('leaves the store unavailable (a full disk) to the store watcher\'s one line per burst, logging no failure of its own', async () => {
     const full = () => Promise.reject(new StoreUnavailableError('disk-full', '/data/authentication.sqlite', 'SQLITE_FULL'));
     const { lines, logger } = capture();
-    const purge = startPurge({ store: { purgeSessions: full, purgeThrottles: full, purgeOidc: full, purgeRecoveryTokens: full, purgeSaml: full }, logger, policy: POLICY, intervalMs: HOUR, firstRunAfterMs: HOUR });
-    await expect(purge.runNow()).resolves.toEqual({ sessions: null, throttles: null, oidc: null, recoveryTokens: null, saml: null });
+    const purge = startPurge({ store: { purgeSessions: full, purgeThrottles: full, purgeOidc: full, purgeRecoveryTokens: full, purgeSaml: full, purgeEvents: full }, logger, policy: POLICY, intervalMs: HOUR, firstRunAfterMs: HOUR });
+    await expect(purge.runNow()).resolves.toEqual({ sessions: null, throttles: null, oidc: null, recoveryTokens: null, saml: null, events: null });
     await purge.stop();
     await logsWritten();
     expect(lines.filter((line) => line.level === 'error')).toEqual([]);
@@ -237,6 +252,7 @@ describe('the schedule', () => {
       purgeOidc: async () => 0,
       purgeRecoveryTokens: async () => 0,
       purgeSaml: async () => 0,
+      purgeEvents: async () => 0,
     };
     return {
       store,

@@ -1,5 +1,6 @@
 import type { CallerOriginRow, MemberAttributes, MemberRow, SecondFactorRow, SessionRow, Store } from '../../src/store/store.js';
 import { StoreConflictError, StoreVersionConflictError } from '../../src/store/store.js';
+import { eventStoreContract } from './contract-events.js';
 import { oidcStoreContract } from './contract-oidc.js';
 import { provisioningStoreContract } from './contract-provisioning.js';
 import { recoveryStoreContract } from './contract-recovery.js';
@@ -1742,6 +1743,7 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
     provisioningStoreContract(() => store, aSession);
     recoveryStoreContract(() => store);
     samlStoreContract(() => store, aSession);
+    eventStoreContract(() => store);
     staffStoreContract(() => store);
 
     describe('maintenance', () => {

@@ -1,6 +1,7 @@
 import type { Store } from '../store.js';
 import { callerMethods } from './callers.js';
 import { storeError, type SqlDriver } from './driver.js';
+import { eventMethods } from './events.js';
 import { memberSearchMethods } from './member-search.js';
 import { memberMethods } from './members.js';
 import { oidcMethods } from './oidc.js';
@@ -47,7 +48,7 @@ export interface SqlStore extends Store {}
 
 /**
  * The store over a SQL database: every method written once, its SQL in the files of its job (callers, members,
- * member search, sessions, throttles, second factors, provisioning clients, purge, OpenID, recovery tokens, SAML), run by the dialect's
+ * member search, sessions, throttles, second factors, provisioning clients, purge, OpenID, recovery tokens, SAML, events), run by the dialect's
  * driver (src/store/sql/driver.ts), which holds only what the dialects do differently: src/store/sqlite/
  * (embedded) and src/store/postgres/ (shared by several instances). The errors that mean the database cannot be used are mapped here, once (withUnavailableErrors).
  */
@@ -66,6 +67,7 @@ export class SqlStore {
       ...oidcMethods(driver),
       ...recoveryTokenMethods(driver),
       ...samlMethods(driver),
+      ...eventMethods(driver),
       ...staffMethods(driver),
     };
     Object.assign(this, withUnavailableErrors(driver, methods));

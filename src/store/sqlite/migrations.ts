@@ -294,6 +294,31 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 14,
+    name: 'the events: every security-relevant event, kept EVENTS_RETENTION_DAYS',
+    // One row per event, never updated. One member's history is read newest first through events_member, whose
+    // (member_id, occurred_at, id) order is the list's, backwards: a page of it among millions of rows costs its rows
+    // alone. The export and the purge read events_time, in time order; the other lists too, newest first.
+    sql: `
+      CREATE TABLE events (
+        id TEXT NOT NULL PRIMARY KEY,
+        occurred_at BIGINT NOT NULL,
+        type TEXT NOT NULL,
+        actor_kind TEXT NOT NULL,
+        actor_id TEXT,
+        member_id TEXT,
+        client_address TEXT,
+        device TEXT,
+        via TEXT,
+        request_id TEXT,
+        outcome TEXT,
+        reason TEXT
+      );
+      CREATE INDEX events_member ON events (member_id, occurred_at, id);
+      CREATE INDEX events_time ON events (occurred_at, id);
+    `,
+  },
+  {
     version: 15,
     name: 'staff roles',
     // One role per member at most; it goes with its member.
