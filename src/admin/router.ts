@@ -22,6 +22,9 @@ export interface AdminDeps {
 /** The console's forms are two hidden fields and a proof; anything larger is not one of them. */
 const FORM_LIMIT = '4kb';
 
+/** How many of a member's events the page shows, newest first. */
+const HISTORY_LENGTH = 50;
+
 /** What went wrong with an action, as the member's page says it (`?problem=…`: fixed keys, never the query's text). */
 const PROBLEMS = {
   'member-disabled': 'The member is disabled: a password reset link would not work. Enable the member first.',
@@ -77,10 +80,11 @@ export function createAdminRouter(deps: AdminDeps): Router {
     if (!member) return;
     const done = field(req.query, 'done');
     const problem = field(req.query, 'problem');
-    const [staffRole, twoStep, sessions] = await Promise.all([
+    const [staffRole, twoStep, sessions, events] = await Promise.all([
       services.staff.roleOf(member.id),
       services.secondFactor.status(member.id),
       services.sessions.list({ memberId: member.id }),
+      services.events.list({ memberId: member.id, limit: HISTORY_LENGTH }),
     ]);
     const spNames = new Map((await services.saml.sps.list()).map((sp) => [sp.id, sp.name]));
     const lines = await Promise.all(
@@ -93,6 +97,7 @@ export function createAdminRouter(deps: AdminDeps): Router {
     const offered = (Object.keys(SUPPORT_ACTIONS) as SupportActionName[]).filter((name) => SUPPORT_ACTIONS[name].offered(member, services));
     const view = memberView({
       member,
+      events,
       staffRole,
       twoStep,
       sessions: lines,

@@ -1,3 +1,4 @@
+import type { EventRecord } from '../service/events.js';
 import type { MemberRow, SessionRow } from '../service/index.js';
 import type { SecondFactorStatus } from '../service/second-factor.js';
 import type { StaffRole } from '../service/staff.js';
@@ -44,8 +45,54 @@ export interface SessionLine {
   samlSps: readonly string[];
 }
 
+/** What each event is called in the member's history; docs/staff.md says what each means. */
+const EVENT_LABELS: Readonly<Record<string, string>> = {
+  'signin-succeeded': 'Signed in',
+  'signin-failed': 'Sign-in failed',
+  'signed-out': 'Signed out',
+  'sessions-ended': 'Sessions ended',
+  'password-changed': 'Password changed',
+  'password-reset': 'Password reset by link',
+  'recovery-requested': 'Reset link asked for',
+  'recovery-used': 'Reset link used',
+  'recovery-refused': 'Reset link refused',
+  'second-factor-enabled': 'Two-step turned on',
+  'second-factor-disabled': 'Two-step turned off',
+  'second-factor-reset': 'Two-step reset',
+  'recovery-code-used': 'Recovery code used',
+  'member-created': 'Member created',
+  'member-changed': 'Member changed',
+  'member-disabled': 'Member disabled',
+  'member-enabled': 'Member enabled',
+  'member-removed': 'Member removed',
+  'oidc-signin': 'Signed in to an OpenID site',
+  'saml-signin': 'Signed in to a SAML site',
+  'caller-refused': 'Partner refused',
+};
+
+/** Who did it, as staff read it: the member, a staff member (by id), the CLI, a provisioning client or partner (by name). */
+function actorText(event: EventRecord): string {
+  const { kind, id } = event.actor;
+  if (kind === 'member' && id === event.memberId) return 'The member';
+  return id === undefined ? kind : `${kind} ${id}`;
+}
+
+function eventLine(event: EventRecord): object {
+  const from = [event.clientAddress, event.device].filter((part) => part !== null).join(', ');
+  return {
+    time: staffTime(event.time),
+    type: EVENT_LABELS[event.type] ?? event.type,
+    reason: [event.reason, event.outcome].filter((part) => part !== null && part !== '').join(' · '),
+    from,
+    via: event.via ?? '',
+    actor: actorText(event),
+  };
+}
+
 export interface MemberPageState {
   member: MemberRow;
+  /** The member's recent events, newest first. */
+  events: readonly EventRecord[];
   staffRole: StaffRole | null;
   twoStep: SecondFactorStatus;
   sessions: readonly SessionLine[];
@@ -91,6 +138,9 @@ export function memberView(state: MemberPageState): object {
       device: device ?? session.userAgent ?? 'Not known',
       through: samlSps.length > 0 ? samlSps.join(', ') : undefined,
     })),
+    hasEvents: state.events.length > 0,
+    eventCount: state.events.length,
+    events: state.events.map(eventLine),
     actions: state.offered.map((name) => ({ label: SUPPORT_ACTIONS[name].label, href: confirmHref(member.id, name) })),
   };
 }
