@@ -3,6 +3,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import type { EndedSessions, Services } from '../service/index.js';
+import { clientAddress } from '../web/client-address.js';
 import { sessionCookieDomain } from '../web/endpoint-url.js';
 import { cookieValues, loginCookieOptions } from '../web/login-cookie.js';
 import { requestIdOf } from '../web/request-id.js';
@@ -27,6 +28,12 @@ export type SignedOut = (ended: EndedSessions[], next: string) => Promise<string
  * signing out on the sign-in page does, and goes round the other sites to tell through the browser (signedOut)
  * before the provider's own redirect.
  */
+/** The client the request is for, by its name when it has one (what staff read), else its id. */
+function clientNameOf(ctx: KoaContextWithOIDC): string | null {
+  const client = ctx.oidc.client;
+  return client ? String(client.clientName ?? client.clientId) : null;
+}
+
 export async function followMemberSession(ctx: KoaContextWithOIDC, deps: { config: Config; services: Services; logger: Logger; signedOut?: SignedOut | undefined }): Promise<void> {
   const { config, services, logger } = deps;
   const { route, result } = ctx.oidc;
@@ -38,6 +45,14 @@ export async function followMemberSession(ctx: KoaContextWithOIDC, deps: { confi
   if (route === 'resume' && result?.login && session?.accountId === result.login.accountId) {
     const linked = await services.oidc.sessions.link(session.uid, session.accountId, cookies, cookieDomain);
     if (!linked) logger.warn('oidc sign-in', { outcome: 'member-session-ended', requestId: requestIdOf(ctx.req) });
+    services.events.record({
+      type: 'oidc-signin',
+      memberId: session.accountId,
+      clientAddress: clientAddress(ctx.req, config.trustProxy),
+      via: clientNameOf(ctx),
+      requestId: requestIdOf(ctx.req),
+      outcome: linked ? 'signed-in' : 'member-session-ended',
+    });
     const replaced = result[REPLACED_SESSION];
     if (typeof replaced === 'string') await services.sessions.end(replaced);
   }
@@ -47,7 +62,8 @@ export async function followMemberSession(ctx: KoaContextWithOIDC, deps: { confi
     const browser = await services.oidc.sessions.signedIn(cookies, cookieDomain);
     if (browser && browser.member.id !== session?.accountId) return;
     const tokens = signin.tokenCookieName ? cookieValues(ctx.req, signin.tokenCookieName) : [];
-    const ended = await Promise.all([...cookies.map((cookie) => services.signin.signOut(cookie)), ...tokens.map((token) => services.signin.signOutToken(token))]);
+    const from = { clientAddress: clientAddress(ctx.req, config.trustProxy), via: clientNameOf(ctx), requestId: requestIdOf(ctx.req) };
+    const ended = await Promise.all([...cookies.map((cookie) => services.signin.signOut(cookie, from)), ...tokens.map((token) => services.signin.signOutToken(token, from))]);
     // The Express response the app handed the provider: its clearCookie writes what the sign-in page's does.
     const res = ctx.res as Response;
     res.clearCookie(signin.cookieName, loginCookieOptions(signin));

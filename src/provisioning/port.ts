@@ -3,7 +3,7 @@
  * and the provisioning clients' tokens. The wiring implements it over the member service and the store; the
  * router (router.ts) only translates SCIM to these calls and back.
  */
-import type { MemberAttributes } from '../service/index.js';
+import type { EventContext, MemberAttributes } from '../service/index.js';
 
 /** The fields of a member that SCIM reads and writes. */
 export interface MemberData {
@@ -66,11 +66,12 @@ export type WriteResult =
   | { ok: false; reason: 'notFound' | 'stale' | 'userNameTaken' }
   | { ok: false; reason: 'invalid'; detail: string };
 
+/** `by` in the writes: the provisioning client and the request, for the members' events. */
 export interface ScimMembers {
   list(query: MemberQuery, page: { offset: number; limit: number }): Promise<MemberPage>;
   get(id: string): Promise<ProvisionedMember | null>;
   /** Issues the id. `userNameTaken` when another member has this username, ignoring case. */
-  create(fields: MemberFields): Promise<WriteResult>;
+  create(fields: MemberFields, by?: EventContext): Promise<WriteResult>;
   /**
    * Writes every field at once, if the member's version is still `current`'s (the member as read; `stale`
    * otherwise), and moves the version on. A password given is set with it. A member disabled (enabled false) has
@@ -78,9 +79,9 @@ export interface ScimMembers {
    * that, as the service stores them (texts trimmed, empty values left out), are `current`'s already, without a
    * password, write nothing: the answer is `current` itself, at its version.
    */
-  replace(current: ProvisionedMember, fields: MemberFields): Promise<WriteResult>;
+  replace(current: ProvisionedMember, fields: MemberFields, by?: EventContext): Promise<WriteResult>;
   /** Removes the member and its sessions; with `expectedVersion`, only if its version is still that. */
-  remove(id: string, expectedVersion?: number): Promise<'removed' | 'notFound' | 'stale'>;
+  remove(id: string, expectedVersion?: number, by?: EventContext): Promise<'removed' | 'notFound' | 'stale'>;
 }
 
 /**

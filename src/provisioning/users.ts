@@ -7,6 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Logger } from '../log/logger.js';
+import type { EventContext } from '../service/index.js';
 import { requestIdOf } from '../web/request-id.js';
 import { etagOf, ifMatchAllows, ifNoneMatchHits } from './etag.js';
 import { badRequest, ScimError } from './errors.js';
@@ -50,6 +51,11 @@ function clientOf(res: Response): string {
   return res.locals.client as string;
 }
 
+/** Who writes, for the events: the provisioning client, with the request. */
+function by(req: Request, res: Response): EventContext {
+  return { actor: { kind: 'provisioning', id: clientOf(res) }, requestId: requestIdOf(req) };
+}
+
 const notFound = () => new ScimError(404, undefined, 'no User has this id');
 const stale = () => new ScimError(412, undefined, 'the User has changed since the version named in If-Match');
 
@@ -89,14 +95,14 @@ export function createUsersRouter({ members, logger, baseUrl, readBody }: UsersD
    * did not move is a member left as it was); after the writes of the same member that this instance started
    * before it. Ids are queued as the service looks GUIDs up: trimmed, in lower case.
    */
-  function change(req: Request, id: string, build: (current: ProvisionedMember) => MemberFields): Promise<{ member: ProvisionedMember; changed: boolean }> {
+  function change(req: Request, res: Response, id: string, build: (current: ProvisionedMember) => MemberFields): Promise<{ member: ProvisionedMember; changed: boolean }> {
     const ifMatch = req.get('If-Match');
     return oneWriterPerMember(id.trim().toLowerCase(), async () => {
       for (let attempt = 1; ; attempt++) {
         const current = await members.get(id);
         if (current === null) throw notFound();
         if (!ifMatchAllows(ifMatch, current.version)) throw stale();
-        const result = await members.replace(current, build(current));
+        const result = await members.replace(current, build(current), by(req, res));
         const retry = !result.ok && result.reason === 'stale' && ifMatch === undefined && attempt < MAX_ATTEMPTS;
         if (!retry) {
           const member = written(result, ifMatch !== undefined);
@@ -119,7 +125,7 @@ export function createUsersRouter({ members, logger, baseUrl, readBody }: UsersD
 
   router.post('/Users', readBody, async (req, res) => {
     const projection = projectionOf(req.query);
-    const member = written(await members.create(fieldsOf(createdDraft(req.body))), false);
+    const member = written(await members.create(fieldsOf(createdDraft(req.body)), by(req, res)), false);
     logChange(req, res, 'created', member.id);
     sendUser(req, res, 201, member, projection, { Location: locationOf(req, member.id) });
   });
@@ -134,7 +140,7 @@ export function createUsersRouter({ members, logger, baseUrl, readBody }: UsersD
 
   router.put('/Users/:id', readBody, async (req, res) => {
     const projection = projectionOf(req.query);
-    const { member, changed } = await change(req, req.params.id as string, (current) => fieldsOf(replacementDraft(current, req.body)));
+    const { member, changed } = await change(req, res, req.params.id as string, (current) => fieldsOf(replacementDraft(current, req.body)));
     if (changed) logChange(req, res, 'replaced', member.id);
     sendUser(req, res, 200, member, projection);
   });
@@ -142,7 +148,7 @@ export function createUsersRouter({ members, logger, baseUrl, readBody }: UsersD
   router.patch('/Users/:id', readBody, async (req, res) => {
     const projection = projectionOf(req.query);
     const operations = patchOperations(req.body);
-    const { member, changed } = await change(req, req.params.id as string, (current) => {
+    const { member, changed } = await change(req, res, req.params.id as string, (current) => {
       const draft = draftOf(current);
       applyOperations(draft, operations);
       return fieldsOf(draft);
@@ -161,7 +167,7 @@ export function createUsersRouter({ members, logger, baseUrl, readBody }: UsersD
       if (!ifMatchAllows(ifMatch, current.version)) throw stale();
       expected = current.version;
     }
-    const outcome = await members.remove(id, expected);
+    const outcome = await members.remove(id, expected, by(req, res));
     if (outcome === 'notFound') throw notFound();
     if (outcome === 'stale') throw stale();
     logChange(req, res, 'removed', id);

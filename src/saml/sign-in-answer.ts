@@ -58,6 +58,7 @@ export async function answerStatus(
   const outcome = answer.status.second === STATUS.noPassive ? 'no-passive' : 'refused';
   deps.metrics?.samlSignIn(outcome);
   deps.logger.info('saml sign-in', { outcome, sp: sp.name, reason: answer.reason, requestId: requestIdOf(req) });
+  deps.services.events.record({ type: 'saml-signin', via: sp.name, requestId: requestIdOf(req), outcome, reason: answer.reason });
   postToSp(req, res, deps.pages, answer.acsUrl, withRelayState({ SAMLResponse: statusResponse(address, answer.status, key) }, answer.relayState));
 }
 
@@ -98,5 +99,6 @@ export async function answerSignIn(req: Request, res: Response, deps: AnswerDeps
   );
   deps.metrics?.samlSignIn('signed-in');
   deps.logger.info('saml sign-in', { outcome: 'signed-in', sp: sp.name, member: signedIn.member.id, requestId: requestIdOf(req) });
+  services.events.record({ type: 'saml-signin', memberId: signedIn.member.id, via: sp.name, requestId: requestIdOf(req), outcome: 'signed-in' });
   postToSp(req, res, deps.pages, pending.acsUrl, withRelayState({ SAMLResponse }, pending.relayState));
 }

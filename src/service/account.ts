@@ -1,5 +1,6 @@
 import type { MemberRow, SessionRow, Store } from '../store/store.js';
 import type { Clock } from './clock.js';
+import type { EventContext, EventService } from './events.js';
 import { ServiceError } from './errors.js';
 import type { MemberService } from './members.js';
 import { verifyPassword } from './passwords.js';
@@ -25,6 +26,7 @@ export class AccountService {
     private readonly secondFactor: SecondFactorService,
     private readonly throttle: SignInThrottle,
     private readonly clock: Clock,
+    private readonly events: EventService,
   ) {}
 
   /**
@@ -38,17 +40,18 @@ export class AccountService {
     keep: SessionRow,
     clientAddress: string,
     device?: string,
+    requestId?: string,
   ): Promise<Exclude<AccountResult, { ok: true }> | { ok: true; endedSessions: string[] }> {
     const checked = await this.#password(member, current, clientAddress);
     if (!checked.ok) return checked;
     try {
-      await this.members.setPassword(member.id, next, { by: 'account', from: { client: clientAddress, device } });
+      await this.members.setPassword(member.id, next, { by: 'account', from: { client: clientAddress, device }, requestId });
     } catch (error) {
       if (error instanceof ServiceError && error.code === 'MEMBER_PASSWORD_TOO_SHORT') return { ok: false, reason: 'too-short' };
       if (error instanceof ServiceError && error.code === 'MEMBER_PASSWORD_TOO_LONG') return { ok: false, reason: 'too-long' };
       throw error;
     }
-    return { ok: true, endedSessions: await this.endOtherSessions(member.id, keep.id) };
+    return { ok: true, endedSessions: await this.endOtherSessions(member.id, keep.id, { clientAddress, device, requestId, reason: 'password-changed' }) };
   }
 
   /** The member's live sessions, newest first. */
@@ -57,27 +60,30 @@ export class AccountService {
   }
 
   /** Ends one of the member's own sessions; false when it is not a live session of theirs. */
-  async endSession(memberId: string, sessionId: string): Promise<boolean> {
+  async endSession(memberId: string, sessionId: string, context: EventContext = {}): Promise<boolean> {
     const own = (await this.sessions.list({ memberId })).some((session) => session.id === sessionId);
-    return own && this.sessions.end(sessionId);
+    const ended = own && (await this.sessions.end(sessionId));
+    if (ended) this.events.record({ ...context, type: 'sessions-ended', memberId, outcome: '1', reason: 'ended-on-account-page' });
+    return ended;
   }
 
-  /** Ends every live session of the member but one: the ids of those it ended. */
-  async endOtherSessions(memberId: string, keepId: string): Promise<string[]> {
+  /** Ends every live session of the member but one: the ids of those it ended. Recorded as the member's, for `reason`. */
+  async endOtherSessions(memberId: string, keepId: string, context: EventContext & { reason?: string } = {}): Promise<string[]> {
     const others = (await this.sessions.list({ memberId })).filter((session) => session.id !== keepId);
-    const ended = await Promise.all(others.map(async (session) => ((await this.sessions.end(session.id)) ? session.id : null)));
-    return ended.filter((id) => id !== null);
+    const ended = (await Promise.all(others.map(async (session) => ((await this.sessions.end(session.id)) ? session.id : null)))).filter((id) => id !== null);
+    if (ended.length > 0) this.events.record({ reason: 'ended-on-account-page', ...context, type: 'sessions-ended', memberId, outcome: String(ended.length) });
+    return ended;
   }
 
   /**
    * Turns the second factor off: the current password and a code (or a recovery code) are both needed. The
    * member is told by mail, as for a password change.
    */
-  async removeSecondFactor(member: MemberRow, current: string, code: string, clientAddress: string, device?: string): Promise<AccountResult> {
+  async removeSecondFactor(member: MemberRow, current: string, code: string, clientAddress: string, device?: string, requestId?: string): Promise<AccountResult> {
     const checked = await this.#password(member, current, clientAddress);
     if (!checked.ok) return checked;
     if (!(await this.secondFactor.check(member.id, code)).ok) return this.#failed(member, 'wrong-code', clientAddress);
-    await this.secondFactor.remove(member.id, { by: 'account', from: { client: clientAddress, device } });
+    await this.secondFactor.remove(member.id, { by: 'account', from: { client: clientAddress, device }, requestId });
     return { ok: true };
   }
 

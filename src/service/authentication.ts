@@ -2,6 +2,7 @@ import type { CallerRow, MemberRow } from '../store/store.js';
 import type { CallerService } from './callers.js';
 import { MAX_FIELD_LENGTH, MAX_PASSWORD_LENGTH } from './members.js';
 import type { Clock } from './clock.js';
+import type { EventContext, EventService } from './events.js';
 import { normalizeCookieDomain } from './domains.js';
 import { CallerThrottledError, ServiceError } from './errors.js';
 import type { FormsTickets, TicketCheck } from './forms-tickets.js';
@@ -57,6 +58,8 @@ export interface CallContext {
    * membership site, which answers for this domain only.
    */
   cookieDomain(): string;
+  /** The request's id (src/web/request-id.ts), for the events the call records. */
+  requestId?: string | undefined;
 }
 
 /**
@@ -79,11 +82,12 @@ export class AuthenticationService {
     private readonly signin: SignInService,
     private readonly throttle: KeyedThrottle,
     private readonly clock: Clock,
+    private readonly events: EventService,
     private readonly tickets?: FormsTickets,
   ) {}
 
   async authenticateToken(request: AuthenticateTokenRequest, context: CallContext): Promise<Outcome> {
-    const caller = await this.#verify(request.securityPassword, context);
+    const caller = await this.#verify('AuthenticateToken', request.securityPassword, context);
     return sessionOutcome('AuthenticateToken', caller.name, await this.sessions.checkToken(request.token));
   }
 
@@ -94,7 +98,7 @@ export class AuthenticationService {
    * USER_COOKIE, as Login's answer (docs/imis.md).
    */
   async authenticateCookie(request: AuthenticateCookieRequest, context: CallContext): Promise<Outcome> {
-    const caller = await this.#verify(request.securityPassword, context);
+    const caller = await this.#verify('AuthenticateCookie', request.securityPassword, context);
     const { loginCookie, cookieDomain } = request;
     const check = await this.sessions.checkCookie(loginCookie, cookieDomain);
     const ticket = !check.ok && check.reason === 'unknown' && loginCookie ? await this.tickets?.check(loginCookie) : undefined;
@@ -108,10 +112,11 @@ export class AuthenticationService {
    * a session for the cookie domain as the page would.
    */
   async authenticateUser(request: AuthenticateUserRequest, context: CallContext): Promise<Outcome> {
-    const caller = await this.#verify(request.securityPassword, context);
-    const check = await this.#credentials(request, context);
+    const caller = await this.#verify('AuthenticateUser', request.securityPassword, context);
+    const check = await this.#credentials(request, context, caller.name);
     if (!check.ok) return refused('AuthenticateUser', caller.name, check);
     const issued = await this.sessions.create(check.member.id, context.cookieDomain());
+    this.#signedIn('AuthenticateUser', check.member, context, caller.name);
     return { operation: 'AuthenticateUser', caller: caller.name, kind: 'member', member: check.member, session: { token: issued.token, cookie: issued.cookie } };
   }
 
@@ -127,18 +132,21 @@ export class AuthenticationService {
 
   /** Ends the live session this token belongs to; an unknown or ended token is a not-signed-in answer. */
   async deleteUserSession(request: DeleteUserSessionRequest, context: CallContext): Promise<Outcome> {
-    const caller = await this.#verify(request.securityPassword, context);
+    const caller = await this.#verify('DeleteUserSession', request.securityPassword, context);
     const check = await this.sessions.checkToken(request.token);
     if (!check.ok) return sessionOutcome('DeleteUserSession', caller.name, check);
     const ended = await this.sessions.end(check.found.session.id);
     if (!ended) return sessionOutcome('DeleteUserSession', caller.name, { ok: false, reason: 'revoked' });
+    const memberId = check.found.member.id;
+    this.events.record({ ...this.#context(context, caller.name), type: 'signed-out', memberId, actor: { kind: 'partner', id: caller.name }, outcome: 'DeleteUserSession' });
     return { operation: 'DeleteUserSession', caller: caller.name, kind: 'session-ended', member: check.found.member };
   }
 
   async #checkOnly(operation: 'Login' | 'ValidateUser', request: LoginRequest | ValidateUserRequest, context: CallContext): Promise<Outcome> {
-    const caller = await this.#verify(request.securityPassword, context);
-    const check = await this.#credentials(request, context);
+    const caller = await this.#verify(operation, request.securityPassword, context);
+    const check = await this.#credentials(request, context, caller.name);
     if (!check.ok) return refused(operation, caller.name, check);
+    this.#signedIn(operation, check.member, context, caller.name);
     return { operation, caller: caller.name, kind: 'member', member: check.member, session: null };
   }
 
@@ -149,18 +157,22 @@ export class AuthenticationService {
    * a NUL, an unpaired surrogate), has nothing to check: it costs no hash, counts no failure (no account could be
    * guessed with it) and never reaches the store.
    */
-  async #credentials(request: CredentialsRequest, context: CallContext): Promise<CredentialOutcome> {
+  async #credentials(request: CredentialsRequest, context: CallContext, caller: string): Promise<CredentialOutcome> {
     const { username, password } = request;
     if (!username?.trim() || !password || username.trim().length > MAX_FIELD_LENGTH || [...password].length > MAX_PASSWORD_LENGTH) {
       return { ok: false, reason: 'invalid' };
     }
     if (!isValidText(username) || !isValidText(password)) return { ok: false, reason: 'invalid' };
-    const check = await this.signin.checkCredentials({ login: username, password, clientAddress: context.clientAddress });
+    const events = this.#context(context, caller);
+    const check = await this.signin.checkCredentials({ ...events, login: username, password, clientAddress: context.clientAddress });
     if (!check.ok || check.step === null) return check;
     const code = 'authenticationToken' in request ? request.authenticationToken?.trim() : undefined;
     // Without a factor (MFA=required, none set up yet) no code can be right: nothing to check or count.
-    if (!code || check.step === 'setup') return { ok: false, reason: 'second-factor' };
-    const checked = await this.signin.checkCode(check.member.id, username.trim(), code, context.clientAddress);
+    if (!code || check.step === 'setup') {
+      this.events.record({ ...events, type: 'signin-failed', memberId: check.member.id, outcome: 'refused', reason: check.step === 'setup' ? 'no-second-factor' : 'no-code' });
+      return { ok: false, reason: 'second-factor' };
+    }
+    const checked = await this.signin.checkCode(check.member.id, username.trim(), code, { ...events, clientAddress: context.clientAddress });
     if (checked.ok) return check;
     return checked.reason === 'throttled' ? checked : { ok: false, reason: 'second-factor' };
   }
@@ -172,7 +184,7 @@ export class AuthenticationService {
    * shares the address with a partner calling every second) must not be able to wipe out its failures. The
    * count ends with its window instead.
    */
-  async #verify(securityPassword: string | null, context: CallContext): Promise<CallerRow> {
+  async #verify(operation: OperationName, securityPassword: string | null, context: CallContext): Promise<CallerRow> {
     const lock = await this.throttle.check(context.clientAddress, this.clock());
     if (lock) throw new CallerThrottledError(lock.retryAfterSeconds);
     try {
@@ -180,9 +192,22 @@ export class AuthenticationService {
     } catch (error) {
       if (error instanceof ServiceError && error.code === 'INVALID_SECURITY_PASSWORD') {
         await this.throttle.failure(context.clientAddress, this.clock());
+        // One queued row, no store call: the throttle bounds how many an address records. A wrong password names
+        // no caller; the operation and the address are what there is to name it by.
+        const reason = securityPassword ? 'wrong-security-password' : 'missing-security-password';
+        this.events.record({ ...this.#context(context, null), type: 'caller-refused', actor: { kind: 'partner' }, outcome: operation, reason });
       }
       throw error;
     }
+  }
+
+  /** What the events of a call record besides what happened: the partner, its address and the request. */
+  #context(context: CallContext, caller: string | null): EventContext {
+    return { clientAddress: context.clientAddress, via: caller, requestId: context.requestId };
+  }
+
+  #signedIn(operation: OperationName, member: MemberRow, context: CallContext, caller: string): void {
+    this.events.record({ ...this.#context(context, caller), type: 'signin-succeeded', memberId: member.id, outcome: operation });
   }
 }
 

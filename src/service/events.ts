@@ -38,18 +38,29 @@ export const EVENT_ACTOR_KINDS = ['member', 'staff', 'cli', 'provisioning', 'imp
  */
 export type EventActor = { kind: (typeof EVENT_ACTOR_KINDS)[number]; id?: string };
 
-/** An event as its recording point knows it; what is left out is not known or does not apply. Never a secret. */
-export interface NewEvent {
-  type: EventType;
-  memberId?: string | null | undefined;
+/**
+ * Who asked and from where, as the callers of a service pass it down (the pages their request's client, device and
+ * request id; a binding the partner; the CLI nothing): what an event records besides what happened.
+ */
+export interface EventContext {
   /** Default: the member when there is one, anonymous otherwise. */
   actor?: EventActor | undefined;
   clientAddress?: string | null | undefined;
-  /** A short description of the device ("Firefox on Windows"), or a User-Agent, cut to DEVICE_LENGTH. */
+  /** A short description of the device ("Firefox on Windows"), cut to DEVICE_LENGTH. */
   device?: string | null | undefined;
   /** The partner (caller), OpenID client or SAML SP through which it happened. */
   via?: string | null | undefined;
   requestId?: string | null | undefined;
+}
+
+/** The actor of what the admin CLI does, and of what a member import file does. */
+export const CLI_ACTOR: EventActor = { kind: 'cli' };
+export const IMPORT_ACTOR: EventActor = { kind: 'import' };
+
+/** An event as its recording point knows it; what is left out is not known or does not apply. Never a secret. */
+export interface NewEvent extends EventContext {
+  type: EventType;
+  memberId?: string | null | undefined;
   outcome?: string | null | undefined;
   /** Why a refusal was one (wrong-password, throttled, …): docs/operations.md lists them. */
   reason?: string | null | undefined;

@@ -63,7 +63,7 @@ export type { MemberAttributes, MemberRow, SessionRow } from '../store/store.js'
 /** The store cannot be written or opened (a full disk, a read-only or locked database): every caller's to tell apart. */
 export { STORE_UNAVAILABLE_REASONS, StoreUnavailableError, type StoreUnavailableReason } from '../store/unavailable.js';
 export type { EventWriteOutcomes } from './event-writer.js';
-export { EVENT_ACTOR_KINDS, EVENT_TYPES, type EventActor, type EventFilter, type EventRecord, type EventType, type NewEvent } from './events.js';
+export { CLI_ACTOR, EVENT_ACTOR_KINDS, EVENT_TYPES, type EventActor, type EventContext, type EventFilter, type EventRecord, type EventType, type NewEvent } from './events.js';
 export { holdsValidText, INVALID_TEXT, isValidText } from './valid-text.js';
 
 /**
@@ -92,13 +92,13 @@ export function createServices(options: {
   };
   const callers = new CallerService(store, secrets, clock, caches.callers);
   const tickets = settings.formsCookie && new FormsTickets(store, settings.formsCookie, clock, new ShortLivedCache<TicketHolder>(settings.cacheTtlMs));
-  const sessions = new SessionService(store, secrets, settings.session, clock, caches.sessions, options.events, tickets);
+  const sessions = new SessionService(store, secrets, settings.session, clock, caches.sessions, events, options.events, tickets);
   const throttle = callerAddressThrottle(store, settings.callerThrottle, caches.caller_throttle);
   const signinThrottle = new SignInThrottle(store, settings.signin.throttle);
   const notices = new MemberNotices(options.mailer, clock);
-  const secondFactor = new SecondFactorService(store, secrets, clock, settings.signin.totpIssuer, notices);
-  const signIn = new SignInService(store, sessions, signinThrottle, secrets, clock, secondFactor, settings.signin.mfa, tickets);
-  const members = new MemberService(store, clock, sessions, settings.memberIdFormat, notices);
+  const secondFactor = new SecondFactorService(store, secrets, clock, settings.signin.totpIssuer, notices, events);
+  const signIn = new SignInService(store, sessions, signinThrottle, secrets, clock, secondFactor, settings.signin.mfa, events, tickets);
+  const members = new MemberService(store, clock, sessions, settings.memberIdFormat, notices, events);
   const provisioners = new ProvisioningClientService(
     store,
     secrets,
@@ -111,8 +111,8 @@ export function createServices(options: {
     members,
     sessions,
     secondFactor,
-    account: new AccountService(store, members, sessions, secondFactor, signinThrottle, clock),
-    authentication: new AuthenticationService(callers, sessions, signIn, throttle, clock, tickets),
+    account: new AccountService(store, members, sessions, secondFactor, signinThrottle, clock, events),
+    authentication: new AuthenticationService(callers, sessions, signIn, throttle, clock, events, tickets),
     signin: signIn,
     returnUrls: new ReturnUrlPolicy(store, settings.signin.defaultReturnPath),
     recovery: new RecoveryService(
@@ -124,8 +124,9 @@ export function createServices(options: {
       notices,
       clock,
       settings.signin.recoveryTokenTtlSeconds,
+      events,
     ),
-    provisioning: new ProvisioningService(store, clock, sessions, settings.memberIdFormat),
+    provisioning: new ProvisioningService(store, clock, sessions, settings.memberIdFormat, events),
     provisioners,
     oidc: createOidcServices({ store, secrets, clock, sessions, cacheTtlMs: settings.cacheTtlMs }),
     saml: createSamlServices({ store, secrets, clock, cacheTtlMs: settings.cacheTtlMs, idpHost: settings.samlIdpHost }),

@@ -1,6 +1,7 @@
 import type { Mail, Mailer, MailOrigin } from '../mail/mail.js';
 import type { MemberRow } from '../store/store.js';
 import type { Clock } from './clock.js';
+import { CLI_ACTOR, type EventContext } from './events.js';
 
 /**
  * Where a change was asked from, as the pages tell it (plain data, no request): the client's address and the
@@ -8,10 +9,21 @@ import type { Clock } from './clock.js';
  */
 export type ChangeSource = Omit<MailOrigin, 'at'>;
 
-/** Who made a change (`by`) and from where, for the mail that tells the member of it. */
+/**
+ * Who made a change (`by`) and from where, for the mail that tells the member of it and for its event: `actor`
+ * names who did an `admin` change (the CLI's unless told: a staff member), `requestId` the request it came with.
+ */
 export interface Change<By extends string> {
   by: By;
   from?: ChangeSource | undefined;
+  actor?: EventContext['actor'];
+  requestId?: string | undefined;
+}
+
+/** What a change's event records of who made it and from where: the member themself, unless an administrator. */
+export function changeContext(memberId: string, change: Change<string>): EventContext {
+  const actor = change.actor ?? (change.by === 'admin' ? CLI_ACTOR : { kind: 'member' as const, id: memberId });
+  return { actor, clientAddress: change.from?.client, device: change.from?.device, requestId: change.requestId };
 }
 
 type WithoutRecipient<T> = T extends unknown ? Omit<T, 'to' | 'name' | 'origin'> : never;

@@ -5,7 +5,8 @@ import { StoreConflictError, StoreVersionConflictError } from '../store/store.js
 import type { Clock } from './clock.js';
 import { ServiceError } from './errors.js';
 import { validateAttributes } from './member-attributes.js';
-import type { Change, MemberNotices } from './member-notices.js';
+import { CLI_ACTOR, type EventActor, type EventService } from './events.js';
+import { changeContext, type Change, type MemberNotices } from './member-notices.js';
 import { hashPassword } from './passwords.js';
 import type { SessionService } from './sessions.js';
 import { holdsValidText, INVALID_TEXT } from './valid-text.js';
@@ -50,10 +51,11 @@ export class MemberService {
     private readonly sessions: Pick<SessionService, 'forgetCached'>,
     private readonly idFormat: MemberIdFormat,
     private readonly notices: MemberNotices,
+    private readonly events: EventService,
   ) {}
 
   /** passwordHash is a stored hash from passwords.ts (an import's), or null: no password until one is set. */
-  async add(input: MemberInput, passwordHash: string | null = null): Promise<MemberRow> {
+  async add(input: MemberInput, passwordHash: string | null = null, actor: EventActor = CLI_ACTOR): Promise<MemberRow> {
     const member = this.#checked(input);
     // Sign-in matches usernames ignoring case, so two that differ only in case would lock each other out.
     const sameLogin = await this.store.findMembersByLogin(member.username);
@@ -61,7 +63,9 @@ export class MemberService {
       throw new ServiceError('MEMBER_EXISTS', member.username);
     }
     try {
-      return await this.store.createMember({ ...member, passwordHash });
+      const created = await this.store.createMember({ ...member, passwordHash });
+      this.events.record({ type: 'member-created', memberId: created.id, actor });
+      return created;
     } catch (error) {
       if (error instanceof StoreConflictError) throw new ServiceError('MEMBER_EXISTS', member.id);
       throw error;
@@ -94,8 +98,12 @@ export class MemberService {
    * Stores prepared members in one transaction, skipping those whose id or username (ignoring case, as add
    * refuses it) is taken; what became of each, in order, is Store.createMembers's answer.
    */
-  addMany(members: readonly NewMember[]): Promise<NewMemberOutcome[]> {
-    return this.store.createMembers(members);
+  async addMany(members: readonly NewMember[], actor: EventActor = CLI_ACTOR): Promise<NewMemberOutcome[]> {
+    const outcomes = await this.store.createMembers(members);
+    members.forEach((member, index) => {
+      if (outcomes[index] === 'created') this.events.record({ type: 'member-created', memberId: member.id, actor });
+    });
+    return outcomes;
   }
 
   /** The stored member with this id, or null. */
@@ -141,7 +149,9 @@ export class MemberService {
     const hash = await hashPassword(checkedPassword(password));
     const memberId = this.#lookup(id);
     if (!(await this.store.setMemberPassword(memberId, hash, this.clock()))) throw new ServiceError('MEMBER_NOT_FOUND', id);
-    if (change === undefined || !this.notices.sending) return;
+    if (change === undefined) return;
+    this.events.record({ ...changeContext(memberId, change), type: change.by === 'recovery' ? 'password-reset' : 'password-changed', memberId, outcome: change.by });
+    if (!this.notices.sending) return;
     const member = await this.store.getMember(memberId);
     if (member) this.notices.send(member, { kind: 'password_changed', by: change.by }, change.from);
   }
@@ -169,7 +179,11 @@ export class MemberService {
    * it, UPDATE_ATTEMPTS times in all; with `expectedVersion` (the version its writer read and based the change
    * on), never. Refused with MEMBER_CHANGED then.
    */
-  async update(id: string, change: MemberChanges | ((current: MemberRow) => MemberChanges), options: { expectedVersion?: number } = {}): Promise<MemberRow> {
+  async update(
+    id: string,
+    change: MemberChanges | ((current: MemberRow) => MemberChanges),
+    options: { expectedVersion?: number; actor?: EventActor } = {},
+  ): Promise<MemberRow> {
     const stored = this.#lookup(id);
     for (let attempt = 1; ; attempt += 1) {
       const current = await this.store.getMember(stored);
@@ -179,6 +193,8 @@ export class MemberService {
         const updated = await this.store.updateMember(stored, changes, options.expectedVersion ?? current.version, this.clock());
         this.sessions.forgetCached();
         if (!updated) throw new ServiceError('MEMBER_NOT_FOUND', id);
+        // Which fields changed, never their values.
+        this.events.record({ type: 'member-changed', memberId: updated.id, actor: options.actor ?? CLI_ACTOR, outcome: Object.keys(changes).sort().join(' ') });
         return updated;
       } catch (error) {
         if (!(error instanceof StoreVersionConflictError)) throw error;
@@ -187,16 +203,20 @@ export class MemberService {
     }
   }
 
-  async setEnabled(id: string, enabled: boolean): Promise<void> {
-    const found = await this.store.setMemberEnabled(this.#lookup(id), enabled, this.clock());
+  async setEnabled(id: string, enabled: boolean, actor: EventActor = CLI_ACTOR): Promise<void> {
+    const memberId = this.#lookup(id);
+    const found = await this.store.setMemberEnabled(memberId, enabled, this.clock());
     this.sessions.forgetCached();
     if (!found) throw new ServiceError('MEMBER_NOT_FOUND', id);
+    this.events.record({ type: enabled ? 'member-enabled' : 'member-disabled', memberId, actor });
   }
 
-  async remove(id: string): Promise<void> {
-    const outcome = await this.store.deleteMember(this.#lookup(id));
+  async remove(id: string, actor: EventActor = CLI_ACTOR): Promise<void> {
+    const memberId = this.#lookup(id);
+    const outcome = await this.store.deleteMember(memberId);
     this.sessions.forgetCached();
     if (outcome === 'notFound') throw new ServiceError('MEMBER_NOT_FOUND', id);
+    this.events.record({ type: 'member-removed', memberId, actor });
   }
 }
 

@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { MemberCondition, MemberPage, MemberRow, Store } from '../store/store.js';
 import { StoreConflictError } from '../store/store.js';
 import type { Clock } from './clock.js';
+import type { EventContext, EventService } from './events.js';
 import { ServiceError } from './errors.js';
 import { checkedPassword, checkedProfile, memberIdLookup, type MemberIdFormat } from './members.js';
 import { hashPassword } from './passwords.js';
@@ -41,6 +42,7 @@ export class ProvisioningService {
     private readonly clock: Clock,
     private readonly sessions: Pick<SessionService, 'forgetCached'>,
     private readonly idFormat: MemberIdFormat,
+    private readonly events: EventService,
   ) {}
 
   list(query: { conditions: readonly ProvisioningCondition[] }, page: { offset: number; limit: number }): Promise<MemberPage> {
@@ -55,7 +57,8 @@ export class ProvisioningService {
     return this.store.getMember(memberIdLookup(id, this.idFormat));
   }
 
-  async create(fields: ProvisionedFields): Promise<ProvisioningWrite> {
+  /** `by`: the provisioning client (actor) and the request, for the events of each write. */
+  async create(fields: ProvisionedFields, by: EventContext = {}): Promise<ProvisioningWrite> {
     const prepared = await prepare(fields);
     if (!prepared.ok) return prepared;
     const { username } = prepared.fields;
@@ -64,6 +67,8 @@ export class ProvisioningService {
     if (sameLogin.some(({ member }) => member.username.toLowerCase() === username.toLowerCase())) return { ok: false, reason: 'userNameTaken' };
     try {
       const member = await this.store.createMember({ ...prepared.fields, id: randomUUID(), createdAt: this.clock(), passwordHash: prepared.passwordHash ?? null });
+      this.events.record({ ...by, type: 'member-created', memberId: member.id });
+      if (!member.enabled) this.events.record({ ...by, type: 'member-disabled', memberId: member.id });
       return { ok: true, member };
     } catch (error) {
       if (error instanceof StoreConflictError) return { ok: false, reason: 'userNameTaken' };
@@ -76,7 +81,7 @@ export class ProvisioningService {
    * version. Fields that, checked as they are stored (texts trimmed, empty attributes left out), are the member's
    * already, without a password, write nothing: the answer is `current`, at its version.
    */
-  async replace(current: MemberRow, fields: ProvisionedFields): Promise<ProvisioningWrite> {
+  async replace(current: MemberRow, fields: ProvisionedFields, by: EventContext = {}): Promise<ProvisioningWrite> {
     const prepared = await prepare(fields);
     if (!prepared.ok) return prepared;
     const { passwordHash } = prepared;
@@ -84,13 +89,24 @@ export class ProvisioningService {
     const replacement = { ...prepared.fields, ...(passwordHash === undefined ? {} : { passwordHash }), updatedAt: this.clock() };
     const outcome = await this.store.replaceMember(current.id, replacement, current.version);
     this.sessions.forgetCached();
-    if (outcome.ok) return outcome;
-    return { ok: false, reason: outcome.reason === 'usernameTaken' ? 'userNameTaken' : outcome.reason };
+    if (!outcome.ok) return { ok: false, reason: outcome.reason === 'usernameTaken' ? 'userNameTaken' : outcome.reason };
+    this.#recordReplaced(current, outcome.member, passwordHash !== undefined, by);
+    return outcome;
   }
 
-  async remove(id: string, expectedVersion?: number): Promise<'removed' | 'notFound' | 'stale'> {
-    const outcome = await this.store.deleteMember(memberIdLookup(id, this.idFormat), expectedVersion);
+  /** member-changed naming the fields (never their values), and member-disabled or -enabled when that changed. */
+  #recordReplaced(before: MemberRow, after: MemberRow, password: boolean, by: EventContext): void {
+    const fields = (['externalId', 'username', 'email', 'firstName', 'lastName', 'displayName', 'formattedName'] as const).filter((key) => before[key] !== after[key]);
+    const changed = [...fields, ...(isDeepStrictEqual(before.attributes, after.attributes) ? [] : ['attributes']), ...(password ? ['password'] : [])];
+    if (changed.length > 0) this.events.record({ ...by, type: 'member-changed', memberId: after.id, outcome: changed.join(' ') });
+    if (before.enabled !== after.enabled) this.events.record({ ...by, type: after.enabled ? 'member-enabled' : 'member-disabled', memberId: after.id });
+  }
+
+  async remove(id: string, expectedVersion?: number, by: EventContext = {}): Promise<'removed' | 'notFound' | 'stale'> {
+    const memberId = memberIdLookup(id, this.idFormat);
+    const outcome = await this.store.deleteMember(memberId, expectedVersion);
     this.sessions.forgetCached();
+    if (outcome === 'removed') this.events.record({ ...by, type: 'member-removed', memberId });
     return outcome;
   }
 }

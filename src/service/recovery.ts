@@ -1,5 +1,6 @@
 import type { MemberRow, Store } from '../store/store.js';
 import type { Clock } from './clock.js';
+import { CLI_ACTOR, type EventActor, type EventContext, type EventService } from './events.js';
 import { ServiceError } from './errors.js';
 import { memberByLogin } from './login-match.js';
 import type { ChangeSource, MemberNotices } from './member-notices.js';
@@ -19,6 +20,7 @@ export interface RecoveryRequest {
   device?: string | undefined;
   /** The link the mail carries: the new-password page's address, with this token in it. */
   link(token: string): string;
+  requestId?: string | undefined;
 }
 
 /** The one answer to a request, whether or not an account matched; or the throttle's. */
@@ -54,6 +56,7 @@ export class RecoveryService {
     private readonly clock: Clock,
     /** RECOVERY_TOKEN_TTL. */
     private readonly tokenTtlSeconds: number,
+    private readonly events: EventService,
   ) {}
 
   /** Whether links can be sent at all: only with a mailer (SMTP_URL). */
@@ -69,8 +72,12 @@ export class RecoveryService {
   async request(request: RecoveryRequest): Promise<RecoveryRequestResult> {
     const login = request.login.trim();
     const now = this.clock();
+    const context = { clientAddress: request.clientAddress, device: request.device, requestId: request.requestId };
     const lock = await this.throttle.check(login, request.clientAddress, now);
-    if (lock) return { ok: false, reason: 'throttled', retryAfterSeconds: lock.retryAfterSeconds };
+    if (lock) {
+      this.events.record({ ...context, type: 'recovery-refused', reason: 'throttled' });
+      return { ok: false, reason: 'throttled', retryAfterSeconds: lock.retryAfterSeconds };
+    }
     const member = (await memberByLogin(this.store, login))?.member;
     const eligible = member !== undefined && member.enabled && member.email !== '' && this.enabled;
     const token = randomSecret();
@@ -79,6 +86,9 @@ export class RecoveryService {
       this.store.issueRecoveryToken({ memberId: eligible ? member.id : '', tokenHash: this.#hash(token), createdAt: now, expiresAt: now + this.tokenTtlSeconds * 1000 }),
       this.throttle.failure(login, request.clientAddress, now),
     ]);
+    // Recorded whatever it named: support sees a member's request that sent nothing, and why; never the login as typed.
+    const unsent = !member ? 'unknown-login' : !member.enabled ? 'member-disabled' : member.email === '' ? 'no-email' : !this.enabled ? 'no-mail' : null;
+    this.events.record({ ...context, type: 'recovery-requested', memberId: member?.id ?? null, outcome: issued ? 'sent' : 'not-sent', reason: unsent });
     if (issued && member) {
       const mail = { kind: 'recovery' as const, link: request.link(token), validMinutes: this.validMinutes };
       // Rendering the mail is work the other answer does not do: it runs after this answer is sent.
@@ -91,13 +101,14 @@ export class RecoveryService {
    * A link for the member, for support to hand over (`members recovery-link`): it voids any earlier one, as a
    * requested link does. MEMBER_DISABLED for a disabled member, whose link would not work; MEMBER_NOT_FOUND.
    */
-  async issue(memberId: string): Promise<{ token: string; expiresAt: number }> {
+  async issue(memberId: string, actor: EventActor = CLI_ACTOR): Promise<{ token: string; expiresAt: number }> {
     const member = await this.members.get(memberId);
     const token = randomSecret();
     const createdAt = this.clock();
     const expiresAt = createdAt + this.tokenTtlSeconds * 1000;
     const issued = await this.store.issueRecoveryToken({ memberId: member.id, tokenHash: this.#hash(token), createdAt, expiresAt });
     if (!issued) throw new ServiceError('MEMBER_DISABLED', `${memberId} (enable it first, or its link would not work)`);
+    this.events.record({ type: 'recovery-requested', memberId: member.id, actor, outcome: 'issued' });
     return { token, expiresAt };
   }
 
@@ -114,18 +125,32 @@ export class RecoveryService {
 
   /** Whether the link's token is good now: stored, not expired, its member enabled. Uses nothing up. */
   async check(token: string): Promise<boolean> {
-    if (!TOKEN.test(token)) return false;
+    return (await this.#refusal(token)) === null;
+  }
+
+  /** Why the link's token is not good now, or null when it is: what a refused link's event records. */
+  async #refusal(token: string): Promise<{ reason: string; memberId: string | null } | null> {
+    if (!TOKEN.test(token)) return { reason: 'malformed-link', memberId: null };
     const row = await this.store.findRecoveryToken(this.#hash(token));
-    if (!row || row.expiresAt <= this.clock()) return false;
-    return (await this.store.getMember(row.memberId))?.enabled === true;
+    // Used, replaced by a newer link, purged after its expiry, or never issued: the store cannot tell which.
+    if (!row) return { reason: 'unknown-link', memberId: null };
+    if (row.expiresAt <= this.clock()) return { reason: 'expired-link', memberId: row.memberId };
+    return (await this.store.getMember(row.memberId))?.enabled === true ? null : { reason: 'member-disabled', memberId: row.memberId };
   }
 
   /**
    * Sets the new password (the account page's rules) with a good token, which is used up only then, ends every
    * session of the member, and tells the member by mail. A password the rules refuse leaves the link working.
+   * A link refused is recorded (recovery-refused, with why), a link used too (recovery-used, then the password
+   * reset and the sessions ended).
    */
-  async redeem(token: string, password: string, from: ChangeSource): Promise<RedeemResult> {
-    if (!(await this.check(token))) return { ok: false, reason: 'invalid' };
+  async redeem(token: string, password: string, from: ChangeSource, requestId?: string): Promise<RedeemResult> {
+    const context: EventContext = { clientAddress: from.client, device: from.device, requestId };
+    const refusal = await this.#refusal(token);
+    if (refusal) {
+      this.events.record({ ...context, type: 'recovery-refused', ...refusal });
+      return { ok: false, reason: 'invalid' };
+    }
     try {
       checkedPassword(password);
     } catch (error) {
@@ -136,9 +161,13 @@ export class RecoveryService {
     // The atomic use: of two submissions of one link, one goes on.
     const memberId = await this.store.consumeRecoveryToken(this.#hash(token), this.clock());
     const member = memberId === null ? null : await this.store.getMember(memberId);
-    if (!member?.enabled) return { ok: false, reason: 'invalid' };
-    await this.members.setPassword(member.id, password, { by: 'recovery', from });
-    await this.sessions.revokeAllOf(member.id);
+    if (!member?.enabled) {
+      this.events.record({ ...context, type: 'recovery-refused', memberId, reason: memberId === null ? 'used-meanwhile' : 'member-disabled' });
+      return { ok: false, reason: 'invalid' };
+    }
+    this.events.record({ ...context, type: 'recovery-used', memberId: member.id });
+    await this.members.setPassword(member.id, password, { by: 'recovery', from, requestId });
+    await this.sessions.revokeAllOf(member.id, { ...context, actor: { kind: 'member', id: member.id }, reason: 'password-reset' });
     return { ok: true, member };
   }
 

@@ -3,7 +3,8 @@ import type { TwoStepChangedBy } from '../mail/mail.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from './clock.js';
 import { ServiceError } from './errors.js';
-import type { Change, ChangeSource, MemberNotices, Notice } from './member-notices.js';
+import type { EventContext, EventService } from './events.js';
+import { changeContext, type Change, type ChangeSource, type MemberNotices, type Notice } from './member-notices.js';
 import type { Secrets } from './secrets.js';
 import { matchingStep, newTotpSecret, totpUri } from './totp.js';
 
@@ -46,6 +47,7 @@ export class SecondFactorService {
     private readonly issuer: string,
     /** Tells members of their factor turned on or off, and of a recovery code used. */
     private readonly notices: MemberNotices,
+    private readonly events: EventService,
   ) {}
 
   async status(memberId: string): Promise<SecondFactorStatus> {
@@ -87,7 +89,10 @@ export class SecondFactorService {
     const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
     const hashes = codes.map((recovery) => this.#recoveryHash(memberId, recovery));
     if (!(await this.store.confirmSecondFactor(memberId, now, step, hashes))) throw new ServiceError('SECOND_FACTOR_NOT_PENDING');
-    if (change) await this.#notify(memberId, { kind: 'two_step_enabled', by: change.by }, change.from);
+    if (change) {
+      this.events.record({ ...changeContext(memberId, change), type: 'second-factor-enabled', memberId });
+      await this.#notify(memberId, { kind: 'two_step_enabled', by: change.by }, change.from);
+    }
     return codes;
   }
 
@@ -111,18 +116,22 @@ export class SecondFactorService {
 
   /**
    * Removes the member's factor and recovery codes (the member, with password and code; or support). With
-   * `change`, a member who had a confirmed factor is told by mail; one that was being set up goes silently.
+   * `change`, a member who had a confirmed factor is told by mail; one that was being set up goes silently. With
+   * `change`, recorded: second-factor-disabled by the member, second-factor-reset by support.
    */
   async remove(memberId: string, change?: Change<TwoStepChangedBy>): Promise<boolean> {
     const enabled = change !== undefined && (await this.isEnabled(memberId));
     const removed = await this.store.deleteSecondFactor(memberId);
+    if (removed && change) this.events.record({ ...changeContext(memberId, change), type: change.by === 'admin' ? 'second-factor-reset' : 'second-factor-disabled', memberId });
     if (removed && enabled) await this.#notify(memberId, { kind: 'two_step_disabled', by: change.by }, change.from);
     return removed;
   }
 
-  /** Tells the member that a recovery code was used (from where), and how many are left. */
-  async recoveryCodeUsed(memberId: string, from: ChangeSource): Promise<void> {
+  /** Records that a recovery code was used, and tells the member (from where), with how many are left. */
+  async recoveryCodeUsed(memberId: string, context: EventContext): Promise<void> {
+    this.events.record({ ...context, type: 'recovery-code-used', memberId });
     if (!this.notices.sending) return;
+    const from = { client: context.clientAddress ?? undefined, device: context.device ?? undefined };
     await this.#notify(memberId, { kind: 'recovery_code_used', remaining: await this.store.countRecoveryCodes(memberId) }, from);
   }
 

@@ -7,6 +7,7 @@ import type { CookieTicket, FormsTickets } from './forms-tickets.js';
 import { randomSecret, type Secrets } from './secrets.js';
 import { LastSeenWriter } from './last-seen-writer.js';
 import type { ShortLivedCache } from './short-lived-cache.js';
+import { CLI_ACTOR, type EventContext, type EventService } from './events.js';
 
 export interface SessionPolicy {
   absoluteTimeoutSeconds: number;
@@ -117,6 +118,7 @@ export class SessionService {
     private readonly policy: SessionPolicy,
     private readonly clock: Clock,
     private readonly cache: ShortLivedCache<FoundSession>,
+    private readonly recorded: EventService,
     private readonly events?: SessionEvents,
     private readonly forms?: FormsTickets,
   ) {
@@ -276,20 +278,29 @@ export class SessionService {
     return revoked;
   }
 
-  /** Signs out the session this login cookie belongs to, whatever its domain: its id, or null when none was live. */
-  async revokeByCookie(cookie: string): Promise<string | null> {
+  /**
+   * Signs out the session this login cookie belongs to, whatever its domain: its id, or null when none was live.
+   * Recorded as its member's sign-out.
+   */
+  async revokeByCookie(cookie: string, context: EventContext = {}): Promise<string | null> {
     const found = await this.store.findSessionByCookieHash(this.secrets.hash('cookie', cookie));
     const revoked = found !== null && (await this.store.revokeSession(found.session.id, this.clock()));
     this.forgetCached();
     if (!found || !revoked) return null;
+    this.recorded.record({ ...context, type: 'signed-out', memberId: found.session.memberId });
     this.#ended(1, { sessionId: found.session.id });
     return found.session.id;
   }
 
-  async revokeAllOf(memberId: string): Promise<number> {
+  /**
+   * Ends every session of the member: how many. Recorded as sessions-ended, with how many (`outcome`), why
+   * (`reason`: a password reset, a sign-out by a Forms ticket…) and who did it (`context`, the CLI's unless told).
+   */
+  async revokeAllOf(memberId: string, context: EventContext & { reason?: string } = { actor: CLI_ACTOR }): Promise<number> {
     if (!(await this.store.getMember(memberId))) throw new ServiceError('MEMBER_NOT_FOUND', memberId);
     const count = await this.store.revokeMemberSessions(memberId, this.clock());
     this.forgetCached();
+    this.recorded.record({ ...context, type: 'sessions-ended', memberId, outcome: String(count) });
     if (count > 0) this.#ended(count, { memberId });
     return count;
   }

@@ -1,5 +1,6 @@
 import type { MemberRow, SessionRow, Store } from '../store/store.js';
 import type { Clock } from './clock.js';
+import type { EventContext, EventService } from './events.js';
 import type { FormsTickets } from './forms-tickets.js';
 import { memberByLogin } from './login-match.js';
 import { equalizeTiming, hashPassword, needsRehash, verifyPassword } from './passwords.js';
@@ -8,12 +9,15 @@ import type { Secrets } from './secrets.js';
 import type { EndedSessions, IssuedSession, RenewedCookie, SessionOrigin, SessionService } from './sessions.js';
 import type { SignInThrottle } from './throttle.js';
 
-export interface CredentialRequest {
+export interface CredentialRequest extends EventContext {
   /** Username or email address, as typed. */
   login: string;
   password: string;
   clientAddress: string;
 }
+
+/** Why a sign-in was refused, as its event records it (the answer tells none of them apart, but the throttle). */
+export type SignInRefusal = 'unknown-login' | 'member-disabled' | 'no-password' | 'wrong-password' | 'wrong-code' | 'throttled' | 'expired';
 
 /** The member signed in on a visit to the pages, the session, and its login cookie if the visit renewed it. */
 export interface SignedInVisit {
@@ -23,7 +27,7 @@ export interface SignedInVisit {
 }
 
 /** Where a session is opened: for which cookie domain, and from which client. */
-export interface SessionPlace extends SessionOrigin {
+export interface SessionPlace extends SessionOrigin, EventContext {
   /** The domain the login cookie is set for: the configured cookie domain, or the request's host. */
   cookieDomain: string;
   clientAddress: string;
@@ -84,6 +88,7 @@ export class SignInService {
     private readonly clock: Clock,
     private readonly secondFactor: SecondFactorService,
     private readonly mfa: MfaPolicy,
+    private readonly events: EventService,
     private readonly tickets?: FormsTickets,
   ) {}
 
@@ -92,16 +97,16 @@ export class SignInService {
     if (!check.ok) return check;
     const { member, step } = check;
     if (step) return { ok: false, reason: 'second-factor', step, member, challenge: this.#challenge(step, member.id, request.login.trim()) };
-    return { ok: true, member, issued: await this.#open(member, request) };
+    return { ok: true, member, issued: await this.#open(member, request, 'password') };
   }
 
   /** The second step with a code from the member's app or a recovery code; the session only after it. */
   async completeWithCode(challenge: string, code: string, place: SessionPlace): Promise<StepResult> {
     const pending = await this.#pending(challenge, 'code');
-    if (!pending) return { ok: false, reason: 'expired' };
-    const checked = await this.checkCode(pending.member.id, pending.login, code, place.clientAddress, place.device);
+    if (!pending) return this.#expired(place);
+    const checked = await this.checkCode(pending.member.id, pending.login, code, place);
     if (!checked.ok) return checked;
-    return { ok: true, member: pending.member, issued: await this.#open(pending.member, place) };
+    return { ok: true, member: pending.member, issued: await this.#open(pending.member, place, 'code') };
   }
 
   /** The set-up step (MFA=required): the secret to show, begun once and shown again on a reload. */
@@ -116,28 +121,30 @@ export class SignInService {
   /** Confirms the set-up with its first code, then opens the session: the recovery codes come with it. */
   async completeSetup(challenge: string, code: string, place: SessionPlace): Promise<StepResult> {
     const pending = await this.#pending(challenge, 'setup');
-    if (!pending) return { ok: false, reason: 'expired' };
+    if (!pending) return this.#expired(place);
+    const memberId = pending.member.id;
     const lock = await this.throttle.check(pending.login, place.clientAddress, this.clock());
-    if (lock) return { ok: false, reason: 'throttled', retryAfterSeconds: lock.retryAfterSeconds };
+    if (lock) return this.#refused(place, memberId, 'throttled', { ok: false, reason: 'throttled', retryAfterSeconds: lock.retryAfterSeconds });
     const from = { client: place.clientAddress, device: place.device };
-    const recoveryCodes = await this.secondFactor.confirmSetup(pending.member.id, code, { by: 'account', from });
-    if (!recoveryCodes) return this.#failed(pending.login, place.clientAddress);
+    const recoveryCodes = await this.secondFactor.confirmSetup(memberId, code, { by: 'account', from, requestId: place.requestId ?? undefined });
+    if (!recoveryCodes) return this.#failed(pending.login, place, memberId);
     await this.throttle.success(pending.login);
-    return { ok: true, member: pending.member, issued: await this.#open(pending.member, place), recoveryCodes };
+    return { ok: true, member: pending.member, issued: await this.#open(pending.member, place, 'setup'), recoveryCodes };
   }
 
   /**
    * A second factor's code for a member whose password was just checked under `login`: throttled and
    * counted with the same counters as passwords, and used up when right. A recovery code used is told to the
-   * member by mail, with the client and `device` (absent for a call from a partner's server).
+   * member by mail, with the client and `device` (absent for a call from a partner's server). A refusal is
+   * recorded as a failed sign-in, a recovery code used as such.
    */
-  async checkCode(memberId: string, login: string, code: string, clientAddress: string, device?: string): Promise<CodeCheck> {
-    const lock = await this.throttle.check(login, clientAddress, this.clock());
-    if (lock) return { ok: false, reason: 'throttled', retryAfterSeconds: lock.retryAfterSeconds };
+  async checkCode(memberId: string, login: string, code: string, context: EventContext & { clientAddress: string }): Promise<CodeCheck> {
+    const lock = await this.throttle.check(login, context.clientAddress, this.clock());
+    if (lock) return this.#refused(context, memberId, 'throttled', { ok: false, reason: 'throttled', retryAfterSeconds: lock.retryAfterSeconds });
     const checked = await this.secondFactor.check(memberId, code);
-    if (!checked.ok) return this.#failed(login, clientAddress);
+    if (!checked.ok) return this.#failed(login, context, memberId);
     await this.throttle.success(login);
-    if (checked.kind === 'recovery') await this.secondFactor.recoveryCodeUsed(memberId, { client: clientAddress, device });
+    if (checked.kind === 'recovery') await this.secondFactor.recoveryCodeUsed(memberId, context);
     return { ok: true };
   }
 
@@ -147,14 +154,29 @@ export class SignInService {
     return this.mfa === 'required' ? 'setup' : null;
   }
 
-  async #failed(login: string, clientAddress: string): Promise<Exclude<CodeCheck, { ok: true }>> {
-    const locked = await this.throttle.failure(login, clientAddress, this.clock());
+  /** A wrong code: counted, and recorded (`locked` when this failure locked the login or the address). */
+  async #failed(login: string, context: EventContext & { clientAddress: string }, memberId: string): Promise<Exclude<CodeCheck, { ok: true }>> {
+    const locked = await this.throttle.failure(login, context.clientAddress, this.clock());
+    this.events.record({ ...context, type: 'signin-failed', memberId, outcome: locked ? 'locked' : 'refused', reason: 'wrong-code' });
     return locked ? { ok: false, reason: 'throttled', retryAfterSeconds: locked.retryAfterSeconds } : { ok: false, reason: 'invalid' };
   }
 
-  #open(member: MemberRow, place: SessionPlace): Promise<IssuedSession> {
-    const { cookieDomain, persistent, ...origin } = place;
-    return this.sessions.create(member.id, cookieDomain, { persistent: persistent ?? false }, origin);
+  #refused<R>(context: EventContext, memberId: string | null, reason: SignInRefusal, result: R): R {
+    this.events.record({ ...context, type: 'signin-failed', memberId, outcome: 'refused', reason });
+    return result;
+  }
+
+  /** A second step whose challenge is too old, or not the service's own: whose it was is not known. */
+  #expired(place: SessionPlace): { ok: false; reason: 'expired' } {
+    return this.#refused(place, null, 'expired', { ok: false, reason: 'expired' });
+  }
+
+  /** Opens the member's session, recorded as a sign-in that succeeded after this `step`. */
+  async #open(member: MemberRow, place: SessionPlace, step: 'password' | 'code' | 'setup'): Promise<IssuedSession> {
+    const { cookieDomain, persistent, actor, device, via, requestId, ...origin } = place;
+    const issued = await this.sessions.create(member.id, cookieDomain, { persistent: persistent ?? false }, origin);
+    this.events.record({ actor, clientAddress: place.clientAddress, device, via, requestId, type: 'signin-succeeded', memberId: member.id, outcome: step });
+    return issued;
   }
 
   /** `step.memberId.login.expiresAt`, base64url, then its keyed hash: it cannot be made or changed without the server key. */
@@ -184,7 +206,7 @@ export class SignInService {
   async checkCredentials(request: CredentialRequest): Promise<CredentialCheck> {
     const login = request.login.trim();
     const lock = await this.throttle.check(login, request.clientAddress, this.clock());
-    if (lock) return { ok: false, reason: 'throttled', retryAfterSeconds: lock.retryAfterSeconds };
+    if (lock) return this.#refused(request, null, 'throttled', { ok: false, reason: 'throttled', retryAfterSeconds: lock.retryAfterSeconds });
 
     const credentials = await memberByLogin(this.store, login);
     const member = credentials?.member;
@@ -194,6 +216,10 @@ export class SignInService {
       // Legacy hashes verify in microseconds: without the dummy argon2id run, speed would tell they exist.
       if (!stored || needsRehash(stored)) await equalizeTiming(request.password);
       const locked = await this.throttle.failure(login, request.clientAddress, this.clock());
+      // The event tells why, which the answer never does; never the login as typed (it may be a password typed in the wrong field).
+      const reason: SignInRefusal = !member ? 'unknown-login' : !member.enabled ? 'member-disabled' : !stored ? 'no-password' : 'wrong-password';
+      const { login: _login, password: _password, ...context } = request;
+      this.events.record({ ...context, type: 'signin-failed', memberId: member?.id ?? null, outcome: locked ? 'locked' : 'refused', reason });
       return locked ? { ok: false, reason: 'throttled', retryAfterSeconds: locked.retryAfterSeconds } : { ok: false, reason: 'invalid' };
     }
     if (verified.needsRehash) await this.store.setMemberPassword(member.id, await hashPassword(request.password), this.clock());
@@ -211,18 +237,20 @@ export class SignInService {
    * browser's cannot be told, and their end is what makes the member's tickets issued until now stop answering.
    * Says which sessions ended (for the identity providers to tell their sites through the browser), or null.
    */
-  async signOut(cookie: string): Promise<EndedSessions | null> {
-    const sessionId = await this.sessions.revokeByCookie(cookie);
+  async signOut(cookie: string, context: EventContext = {}): Promise<EndedSessions | null> {
+    const sessionId = await this.sessions.revokeByCookie(cookie, context);
     if (sessionId !== null) return { sessionId };
     const member = await this.tickets?.memberOf(cookie);
-    return member && (await this.sessions.revokeAllOf(member.id)) > 0 ? { memberId: member.id } : null;
+    const ended = member ? await this.sessions.revokeAllOf(member.id, { ...context, actor: { kind: 'member', id: member.id }, reason: 'forms-ticket-signed-out' }) : 0;
+    return member && ended > 0 ? { memberId: member.id } : null;
   }
 
   /** Ends the live session this token belongs to (ISGweb's Token cookie): which one, or null when none was live. */
-  async signOutToken(token: string): Promise<EndedSessions | null> {
+  async signOutToken(token: string, context: EventContext = {}): Promise<EndedSessions | null> {
     const check = await this.sessions.checkToken(token);
-    const sessionId = check.ok ? check.found.session.id : null;
-    return sessionId !== null && (await this.sessions.end(sessionId)) ? { sessionId } : null;
+    if (!check.ok || !(await this.sessions.end(check.found.session.id))) return null;
+    this.events.record({ ...context, type: 'signed-out', memberId: check.found.member.id });
+    return { sessionId: check.found.session.id };
   }
 
   /**

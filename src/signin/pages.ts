@@ -54,6 +54,8 @@ export interface RequestContext {
   userAgent: string | undefined;
   /** The device as the member reads it in a mail ("Firefox on Windows"), from the User-Agent; undefined when not recognised. */
   device: string | undefined;
+  /** The request's id (src/web/request-id.ts), as the log lines and the events name it. */
+  requestId: string;
 }
 
 /**
@@ -134,6 +136,7 @@ export function createPageKit(deps: SigninDeps): PageKit {
       client: clientAddress(req, config.trustProxy),
       userAgent: req.headers['user-agent'],
       device: deviceName(req.headers['user-agent']),
+      requestId: requestIdOf(req),
     }),
     logAttempt: (req, outcome, client, extra = {}) => {
       metrics?.signinAttempt(outcome);

@@ -90,6 +90,7 @@ export function createRecoveryRouter(kit: PageKit): Router {
         login,
         clientAddress: client,
         device,
+        requestId: requestIdOf(req),
         link: (token) => recoveryLink(`${ownOrigin}${paths.reset}`, token, linkReturn),
       });
       if (!result.ok) {
@@ -126,8 +127,8 @@ export function createRecoveryRouter(kit: PageKit): Router {
       const password = text(req.body, 'newPassword') ?? '';
       const returnUrl = returnParameter(req.body);
       if (!password) return showReset(req, res, 400, { returnUrl, problem: 'missing' });
-      const { client, device } = kit.requestContext(req);
-      const result = await services.recovery.redeem(tokenOf(req), password, { client, device });
+      const { client, device, requestId } = kit.requestContext(req);
+      const result = await services.recovery.redeem(tokenOf(req), password, { client, device }, requestId);
       if (!result.ok) {
         log(req, result.reason);
         if (result.reason === 'invalid') return showInvalid(res, returnUrl);

@@ -56,7 +56,7 @@ export function createSigninRouter(deps: SigninDeps): Router {
       await showLogin(req, res, 200, { returnUrl, notice });
     })
     .post(readForm, async (req, res) => {
-      const { ownOrigin, cookieDomain, client, userAgent } = kit.requestContext(req);
+      const { ownOrigin, cookieDomain, client, userAgent, device, requestId } = kit.requestContext(req);
       const form = loginForm(req.body);
       const step = stepForm(req.body);
       if (!isSameOrigin(req, ownOrigin) || !csrf.verify(req, form.csrf)) {
@@ -71,7 +71,16 @@ export function createSigninRouter(deps: SigninDeps): Router {
         kit.logAttempt(req, 'incomplete', client);
         return showLogin(req, res, 400, { ...kept, problem: { reason: 'missing', login: !form.login.trim(), password: !form.password } });
       }
-      const result = await services.signin.signIn({ login: form.login, password: form.password, clientAddress: client, cookieDomain, userAgent, persistent: form.remember });
+      const result = await services.signin.signIn({
+        login: form.login,
+        password: form.password,
+        clientAddress: client,
+        cookieDomain,
+        userAgent,
+        device,
+        requestId,
+        persistent: form.remember,
+      });
       if (result.ok) {
         kit.logAttempt(req, 'signed-in', client, { member: result.member.id });
         return res.redirect(303, await finishSignIn(kit, res, result.issued, form, ownOrigin));
@@ -89,11 +98,12 @@ export function createSigninRouter(deps: SigninDeps): Router {
   // Sign-out needs no CSRF token, on GET (partner plugins link to it) or POST: it only ends the visitor's
   // own session, which a forged request could do no more than a link can.
   const signOut = async (req: Request, res: Response, returnUrl: string | undefined) => {
-    const { ownOrigin, client } = kit.requestContext(req);
+    const { ownOrigin, client, device, requestId } = kit.requestContext(req);
     const tokens = signin.tokenCookieName ? cookieValues(req, signin.tokenCookieName) : [];
+    const from = { clientAddress: client, device, requestId };
     const ended = await Promise.all([
-      ...cookieValues(req, signin.cookieName).map((cookie) => services.signin.signOut(cookie)),
-      ...tokens.map((token) => services.signin.signOutToken(token)),
+      ...cookieValues(req, signin.cookieName).map((cookie) => services.signin.signOut(cookie, from)),
+      ...tokens.map((token) => services.signin.signOutToken(token, from)),
     ]);
     const endedSessions = ended.filter((which) => which !== null);
     logger.info('sign-out', { outcome: endedSessions.length > 0 ? 'signed-out' : 'no-session', client, requestId: requestIdOf(req) });

@@ -5,6 +5,7 @@ import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } 
 import type { Config } from '../../config/config.js';
 import { clientAddress } from '../../web/client-address.js';
 import { sessionCookieDomain } from '../../web/endpoint-url.js';
+import { requestIdOf } from '../../web/request-id.js';
 import { errorResponse, type AsmxError, type ErrorOf } from '../asmx-errors.js';
 import { CONTENT_TYPE, sendAsmx, type AsmxResponse } from '../asmx-response.js';
 import { callResult, type BindingName, type CallLogger, type CallResult } from '../call-log.js';
@@ -112,7 +113,7 @@ export function addHttpSidecar(app: Express, path: RegExp, handlers: { guard: Re
     const missing = operations.parameters(name).find((parameter) => read(parameter) === null);
     if (missing !== undefined) return refuse({ code: 'MISSING_PARAMETER', args: [missing] }, name);
 
-    const answer = await operations.invoke(name, read, { clientAddress: client, cookieDomain: () => sessionCookieDomain(req, config) });
+    const answer = await operations.invoke(name, read, { clientAddress: client, cookieDomain: () => sessionCookieDomain(req, config), requestId: requestIdOf(req) });
     const response: AsmxResponse = answer.ok
       ? { status: 200, contentType: CONTENT_TYPE.xml, body: stringElement(answer.result), cacheControl: 'private, max-age=0' }
       : errorResponse('http', answer.fault);

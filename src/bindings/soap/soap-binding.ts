@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import type { Config } from '../../config/config.js';
 import { clientAddress } from '../../web/client-address.js';
 import { sessionCookieDomain } from '../../web/endpoint-url.js';
+import { requestIdOf } from '../../web/request-id.js';
 import { errorResponse } from '../asmx-errors.js';
 import { sendAsmx } from '../asmx-response.js';
 import { callResult, type BindingName, type CallLogger, type CallResult } from '../call-log.js';
@@ -84,7 +85,7 @@ export function createSoapBinding(deps: SoapBindingDeps) {
       return finish(bindingOf(version), operation, 500, { refused: 'SOAP_DISABLED' });
     }
 
-    const context = { clientAddress: client, cookieDomain: () => sessionCookieDomain(req, deps.config) };
+    const context = { clientAddress: client, cookieDomain: () => sessionCookieDomain(req, deps.config), requestId: requestIdOf(req) };
     const { response, answer } = await deps.stack.reply(route, context);
     sendAsmx(res, response);
     finish(bindingOf(version), operation, response.status, callResult(answer));

@@ -1,3 +1,4 @@
+import { IMPORT_ACTOR } from '../events.js';
 import type { MemberRow } from '../../store/store.js';
 import type { FirstSeen } from '../first-seen.js';
 import type { MemberService } from '../members.js';
@@ -33,7 +34,7 @@ export async function disableMissing(
     // firstLine records an id it has not seen: harmless here, where nothing is listed any more.
     const missing = page.filter((member) => member.enabled && member.createdAt <= since && listed.firstLine(member.id, 0) === undefined);
     for (const { id, username } of missing) {
-      if (!options.dryRun) await members.setEnabled(id, false);
+      if (!options.dryRun) await members.setEnabled(id, false, IMPORT_ACTOR);
       await options.onDisabled?.({ id, username });
     }
     disabled += missing.length;

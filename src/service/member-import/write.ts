@@ -1,5 +1,6 @@
 import type { NewMember, NewMemberOutcome } from '../../store/store.js';
 import { ServiceError } from '../errors.js';
+import { IMPORT_ACTOR } from '../events.js';
 import type { MemberService } from '../members.js';
 import { importedPasswordHash } from '../passwords.js';
 import type { RowUpdate } from './changes.js';
@@ -54,8 +55,8 @@ export async function withPasswordHashed(row: CheckedRow, members: MemberService
 async function written(update: RowUpdate, members: MemberService): Promise<ImportReportRow> {
   const { line, id, changes, enabled, fields } = update;
   try {
-    if (Object.keys(changes).length > 0) await members.update(id, changes);
-    if (enabled !== undefined) await members.setEnabled(id, enabled);
+    if (Object.keys(changes).length > 0) await members.update(id, changes, { actor: IMPORT_ACTOR });
+    if (enabled !== undefined) await members.setEnabled(id, enabled, IMPORT_ACTOR);
     return { line, id, status: 'updated', fields };
   } catch (error) {
     return refusal(line, id, error).settled;
@@ -81,7 +82,7 @@ async function added(row: WritableRow, outcome: NewMemberOutcome | undefined, me
 export async function writeBatch(batch: ReadonlyArray<Promise<BatchRow>>, members: MemberService): Promise<ImportReportRow[]> {
   const rows = await Promise.all(batch);
   const pending = rows.flatMap((row) => ('member' in row ? [row] : []));
-  const outcomes = pending.length === 0 ? [] : await members.addMany(pending.map((row) => row.member));
+  const outcomes = pending.length === 0 ? [] : await members.addMany(pending.map((row) => row.member), IMPORT_ACTOR);
   const outcomeOf = new Map(pending.map((row, index) => [row, outcomes[index]]));
   return Promise.all(
     rows.map((row) => {

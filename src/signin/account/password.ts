@@ -17,8 +17,8 @@ export function changePassword(account: AccountKit): RequestHandler {
       const reason = !current && !next ? 'missing-both' : !current ? 'missing-current' : 'missing-next';
       return showAccount(req, res, 400, { problem: { form: 'password', reason } });
     }
-    const { client, device } = pages.requestContext(req);
-    const result = await pages.services.account.changePassword(member, current, next, session, client, device);
+    const { client, device, requestId } = pages.requestContext(req);
+    const result = await pages.services.account.changePassword(member, current, next, session, client, device, requestId);
     if (!result.ok) return showRefusal(account, req, res, { action: 'change-password', form: 'password', recovery: false }, result);
     log(req, res, 'password-changed');
     await doneEnding(res, 'password-changed', result.endedSessions.map((sessionId) => ({ sessionId })));

@@ -8,7 +8,8 @@ export function endSession(account: AccountKit): RequestHandler {
   return async (req, res) => {
     const { member, session } = signedOf(res);
     const id = text(req.body, 'session') ?? '';
-    if (id === session.id || !(await pages.services.account.endSession(member.id, id))) {
+    const { client, device, requestId } = pages.requestContext(req);
+    if (id === session.id || !(await pages.services.account.endSession(member.id, id, { clientAddress: client, device, requestId }))) {
       return showAccount(req, res, 400, { problem: { form: 'sessions', reason: 'not-found' } });
     }
     log(req, res, 'session-ended', { count: 1 });
@@ -21,7 +22,8 @@ export function endOtherSessions(account: AccountKit): RequestHandler {
   const { pages, signedOf, log, doneEnding } = account;
   return async (req, res) => {
     const { member, session } = signedOf(res);
-    const ended = await pages.services.account.endOtherSessions(member.id, session.id);
+    const { client, device, requestId } = pages.requestContext(req);
+    const ended = await pages.services.account.endOtherSessions(member.id, session.id, { clientAddress: client, device, requestId });
     log(req, res, 'session-ended', { count: ended.length });
     await doneEnding(res, 'sessions-ended', ended.map((sessionId) => ({ sessionId })));
   };

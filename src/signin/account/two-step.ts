@@ -60,8 +60,8 @@ export function confirmSetup(account: AccountKit): RequestHandler {
     if (!code) return showSetup(account, req, res, 400, { reason: 'missing' });
     let codes: string[] | null;
     try {
-      const { client, device } = pages.requestContext(req);
-      codes = await pages.services.secondFactor.confirmSetup(member.id, code, { by: 'account', from: { client, device } });
+      const { client, device, requestId } = pages.requestContext(req);
+      codes = await pages.services.secondFactor.confirmSetup(member.id, code, { by: 'account', from: { client, device }, requestId });
     } catch (error) {
       // Nothing being set up (confirmed already, or turned off meanwhile): the page says how things are.
       if (!(error instanceof ServiceError && error.code === 'SECOND_FACTOR_NOT_PENDING')) throw error;
@@ -90,8 +90,8 @@ export function removeSecondFactor(account: AccountKit): RequestHandler {
       const reason = !password && !code ? 'missing-both' : !password ? 'missing-password' : 'missing-code';
       return showAccount(req, res, 400, { problem: { form: 'remove', reason, recovery } });
     }
-    const { client, device } = pages.requestContext(req);
-    const result = await pages.services.account.removeSecondFactor(member, password, code, client, device);
+    const { client, device, requestId } = pages.requestContext(req);
+    const result = await pages.services.account.removeSecondFactor(member, password, code, client, device, requestId);
     if (!result.ok) return showRefusal(account, req, res, { action: 'remove-second-factor', form: 'remove', recovery }, result);
     log(req, res, 'second-factor-removed');
     done(res, 'two-step-off');
