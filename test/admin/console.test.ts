@@ -126,6 +126,10 @@ describe('actions', () => {
     const page = await visitor.get(done.headers.location ?? '');
     expect(page.text).toContain('<p class="notice" role="status">The member has been signed out everywhere.</p>');
     expect(app.logLines).toContainEqual(expect.objectContaining({ message: 'staff action', outcome: 'done', action: 'sign-out-everywhere', member: REFERENCE.memberId, staff: BOB.id }));
+    const [ended] = await app.services.events.list({ memberId: REFERENCE.memberId, type: 'sessions-ended' });
+    expect(ended).toMatchObject({ actor: { kind: 'staff', id: BOB.id }, clientAddress: '127.0.0.1', device: 'Firefox on Linux', outcome: '1', reason: 'ended-by-staff' });
+    // The member's page shows it in the history, with the staff member as who did it.
+    expect(text(page)).toMatch(/<td>Sessions ended<\/td><td>ended-by-staff · 1<\/td><td>127\.0\.0\.1, Firefox on Linux<\/td><td><\/td><td>staff member-7<\/td>/);
   });
 
   it('refuses a POST without the proof, with a wrong one, or from another origin (403), and does nothing', async () => {
@@ -155,6 +159,8 @@ describe('actions', () => {
     expect(again.headers.location).toBe('/Admin/member?id=member-42&problem=not-offered');
     expect((await visitor.submit(await visitor.get('/Admin/confirm?id=member-42&action=enable'), {})).status).toBe(303);
     expect((await app.services.members.get(REFERENCE.memberId)).enabled).toBe(true);
+    const changes = await app.services.events.list({ memberId: REFERENCE.memberId });
+    expect(changes.filter((event) => event.actor.kind === 'staff').map((event) => event.type)).toEqual(['member-enabled', 'member-disabled']);
   });
 
   it('reset the second factor removes the member\'s factor', async () => {
