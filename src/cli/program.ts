@@ -11,6 +11,7 @@ import { provisionersCommand } from './commands/provisioners.js';
 import { serveCommand } from './commands/serve.js';
 import { sessionsCommand } from './commands/sessions.js';
 import { staffCommand } from './commands/staff.js';
+import { eventsCommand } from './commands/events.js';
 import type { CliContext, CliIo } from './context.js';
 import { handleError } from './handle-error.js';
 
@@ -41,6 +42,7 @@ export function createProgram(ctx: CliContext, version: string, args: readonly s
     .addCommand(callersCommand(ctx))
     .addCommand(membersCommand(ctx))
     .addCommand(sessionsCommand(ctx))
+    .addCommand(eventsCommand(ctx))
     .addCommand(provisionersCommand(ctx))
     .addCommand(oidcClientsCommand(ctx))
     .addCommand(oidcKeysCommand(ctx))

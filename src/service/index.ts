@@ -63,7 +63,7 @@ export type { MemberAttributes, MemberRow, SessionRow } from '../store/store.js'
 /** The store cannot be written or opened (a full disk, a read-only or locked database): every caller's to tell apart. */
 export { STORE_UNAVAILABLE_REASONS, StoreUnavailableError, type StoreUnavailableReason } from '../store/unavailable.js';
 export type { EventWriteOutcomes } from './event-writer.js';
-export { CLI_ACTOR, EVENT_ACTOR_KINDS, EVENT_TYPES, type EventActor, type EventContext, type EventFilter, type EventRecord, type EventType, type NewEvent } from './events.js';
+export { CLI_ACTOR, DEFAULT_EVENT_LIMIT, EVENT_ACTOR_KINDS, EVENT_TYPES, MAX_EVENT_LIMIT, type EventActor, type EventContext, type EventFilter, type EventRecord, type EventType, type NewEvent } from './events.js';
 export { holdsValidText, INVALID_TEXT, isValidText } from './valid-text.js';
 
 /**

@@ -74,6 +74,8 @@ const SUCCEEDS: Record<string, (f: Fixture) => string[]> = {
   'sessions list': () => ['sessions', 'list'],
   'sessions revoke': (f) => ['sessions', 'revoke', f.sessionId],
   'sessions revoke-all': () => ['sessions', 'revoke-all', 'm1'],
+  'events list': () => ['events', 'list'],
+  'events export': () => ['events', 'export', '--since', '1d'],
   'provisioners add': () => ['provisioners', 'add', 'okta'],
   'provisioners list': () => ['provisioners', 'list'],
   'provisioners rotate': () => ['provisioners', 'rotate', 'entra'],

@@ -124,6 +124,10 @@ export function oidcFlows(store: 'sqlite' | 'postgres'): void {
       });
       const { token } = await memberSession(browser);
       expect(await soap12AuthenticateToken(app.baseUrl, token)).toBe(REFERENCE.memberId);
+      // The page's sign-in after its code, then the client's, naming it.
+      const events = await app.services.events.list({ memberId: REFERENCE.memberId });
+      expect(events.find((event) => event.type === 'signin-succeeded')).toMatchObject({ outcome: 'code', clientAddress: expect.any(String) });
+      expect(events.find((event) => event.type === 'oidc-signin')).toMatchObject({ outcome: 'signed-in', via: expect.stringMatching(/\S/), requestId: expect.any(String) });
     });
 
     it('takes a pushed authorization request (PAR) at the endpoint discovery names, from the client authenticated, and signs the member in with it', async () => {

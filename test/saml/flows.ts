@@ -143,6 +143,9 @@ export function samlFlows(store: 'sqlite' | 'postgres'): void {
       expect(log).not.toContain(fields['SAMLResponse']?.slice(0, 40));
       expect(log).not.toContain('relay-1');
       expect(sample(await scrape(app.baseUrl), 'saml_signins_total{outcome="signed_in"}')).toBe(1);
+      expect(await app.services.events.list({ memberId: REFERENCE.memberId, type: 'saml-signin' })).toEqual([
+        expect.objectContaining({ via: 'Events Portal', outcome: 'signed-in', requestId: expect.any(String) }),
+      ]);
     });
 
     it('takes an AuthnRequest over HTTP-POST from a member signed in already: no page, the password context', async () => {

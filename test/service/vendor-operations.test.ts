@@ -207,7 +207,8 @@ describe.each(CREDENTIAL_OPERATIONS)('%s with credentials that do not sign anybo
     for (const [index, [, given]] of CASES.entries()) {
       storeCalls.length = 0;
       await attempt(operation, { ...given, context: callContext(`198.51.100.${index + 1}`, DOMAIN) });
-      work.push([...storeCalls]);
+      // The events are written off the request path, in batches, whenever their timer fires: no request's work.
+      work.push(storeCalls.filter((call) => call !== 'insertEvents'));
     }
     expect(work[0]).toContain('recordFailure');
     expect(work[0]).not.toContain('createSession');

@@ -184,6 +184,34 @@ describe('the purges read through indexes', () => {
   });
 });
 
+describe('the events read through indexes', () => {
+  test("one member's history newest first is read backwards through events_member, the export and the purge through events_time; none scans the table", async () => {
+    const file = `${freshPath('events-plan')}.sqlite`;
+    const store = new SqliteStore(file);
+    await store.migrate();
+    const recorder = recordSqliteStatements();
+    try {
+      await store.listEvents({ memberId: 'm1', limit: 50 });
+      await store.listEvents({ memberId: 'm1', type: 'signin-failed', since: 0, limit: 50 });
+      await store.exportEvents(0, { time: 1, id: 'a' }, 100);
+      await store.purgeEvents(0);
+    } finally {
+      recorder.stop();
+    }
+    await store.close();
+    const db = new Database(file, { readonly: true });
+    const plans = recorder.statements.map((statement) => queryPlan(db, statement));
+    db.close();
+    const [member, filtered, exported, purged] = plans;
+    for (const plan of [member, filtered]) {
+      expect(plan).toEqual([expect.stringMatching(/^SEARCH events USING INDEX events_member \(member_id=\?/)]);
+    }
+    expect(exported).toEqual([expect.stringMatching(/^SEARCH events USING INDEX events_time/)]);
+    expect(purged).toEqual(expect.arrayContaining([expect.stringMatching(/^SEARCH events USING (COVERING )?INDEX events_time/)]));
+    expect(scannedTables(plans.flat())).toEqual([]);
+  });
+});
+
 describe('tempSqliteStore()', () => {
   test('gives a fresh migrated store each time', async () => {
     const first = await tempSqliteStore();
