@@ -7,6 +7,7 @@ import { formOf, PAGE_ENV, PageClient, unescapeHtml, type Page } from '../helper
 import { adaAndBobWithPassword, BOB, REFERENCE } from '../helpers/reference-data.js';
 import { confirmedFactor, STEP } from '../helpers/second-factor.js';
 import { totpCode } from '../helpers/authenticator-app.js';
+import { runWith } from '../helpers/cli-harness.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -159,8 +160,13 @@ describe('actions', () => {
     expect(again.headers.location).toBe('/Admin/member?id=member-42&problem=not-offered');
     expect((await visitor.submit(await visitor.get('/Admin/confirm?id=member-42&action=enable'), {})).status).toBe(303);
     expect((await app.services.members.get(REFERENCE.memberId)).enabled).toBe(true);
-    const changes = await app.services.events.list({ memberId: REFERENCE.memberId });
-    expect(changes.filter((event) => event.actor.kind === 'staff').map((event) => event.type)).toEqual(['member-enabled', 'member-disabled']);
+    // As the admin reads them: `events list --json`, newest first, the staff member as actor.
+    const listed = await runWith({ config: () => app.config, withServices: (fn) => fn(app.services) }, 'events', 'list', '--member', REFERENCE.memberId, '--json');
+    const byStaff = (JSON.parse(listed.stdout) as Array<{ type: string; actor: { kind: string; id?: string } }>).filter((event) => event.actor.kind === 'staff');
+    expect(byStaff.map((event) => [event.type, event.actor.id])).toEqual([
+      ['member-enabled', BOB.id],
+      ['member-disabled', BOB.id],
+    ]);
   });
 
   it('reset the second factor removes the member\'s factor', async () => {
