@@ -8,8 +8,11 @@ import { StartupError } from '../startup-error.js';
 const BUILT_IN = new URL('../../templates/', import.meta.url);
 
 // oidc-consent and oidc-logout are the OpenID provider's (src/oidc/), saml-post the SAML identity provider's
-// (src/saml/), in the same layout.
-const PAGE_NAMES = ['home', 'login', 'signed-in', 'message', 'code', 'setup', 'recovery-codes', 'account', 'forgot', 'reset-password', 'oidc-consent', 'oidc-logout', 'saml-post'] as const;
+// (src/saml/), the admin- pages the staff console's (src/admin/), in the same layout.
+const PAGE_NAMES = [
+  'home', 'login', 'signed-in', 'message', 'code', 'setup', 'recovery-codes', 'account', 'forgot', 'reset-password',
+  'oidc-consent', 'oidc-logout', 'saml-post', 'admin-search', 'admin-member', 'admin-confirm',
+] as const;
 export type PageName = (typeof PAGE_NAMES)[number];
 
 export interface Templates {
