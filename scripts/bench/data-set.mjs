@@ -90,3 +90,43 @@ export function trafficOf(dataSet, mix, passwords) {
     };
   };
 }
+
+/** The events of the history bench span this long, up to its `end`: EVENTS_RETENTION_DAYS' default. */
+const EVENT_SPAN_MS = 90 * 86_400_000;
+/** What a member's history holds, in turn: mostly sign-ins, some refused, some sign-outs. */
+const EVENT_KINDS = /** @type {const} */ ([
+  ['signin-succeeded', 'password', null],
+  ['signin-succeeded', 'AuthenticateUser', null],
+  ['signin-failed', 'refused', 'wrong-password'],
+  ['signin-succeeded', 'password', null],
+  ['signed-out', 'page', null],
+  ['signin-succeeded', 'AuthenticateUser', null],
+  ['signin-failed', 'refused', 'wrong-code'],
+]);
+
+/**
+ * Event k of `count`, as the store keeps it: member k mod the member count's, the events evenly spread over the
+ * EVENT_SPAN_MS before `end`, oldest first, so that one member's are spread over the whole span.
+ * @param {DataSet} dataSet @param {number} index @param {number} count @param {number} end epoch ms
+ * @param {(time: number) => string} idOf the service's event id for a time
+ */
+export function eventAt(dataSet, index, count, end, idOf) {
+  const time = Math.round(end - EVENT_SPAN_MS + (index * EVENT_SPAN_MS) / count);
+  // The member's n-th event is of the n-th kind, whatever the member count.
+  const [type, outcome, reason] = EVENT_KINDS[Math.floor(index / dataSet.members) % EVENT_KINDS.length] ?? EVENT_KINDS[0];
+  const memberId = memberAt(index % dataSet.members).id;
+  return {
+    id: idOf(time),
+    time,
+    type,
+    actorKind: 'member',
+    actorId: memberId,
+    memberId,
+    clientAddress: `198.51.100.${index % 250}`,
+    device: 'Firefox on Windows',
+    via: outcome === 'AuthenticateUser' ? 'shop' : null,
+    requestId: `req-${index}`,
+    outcome,
+    reason,
+  };
+}
