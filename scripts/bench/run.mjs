@@ -86,7 +86,6 @@ const STORE_LABEL = { sqlite: 'embedded store (SQLite)', postgresql: 'PostgreSQL
 
 /** @param {'sqlite' | 'postgresql'} store */
 async function benchStore(store) {
-  console.log(`\n== ${STORE_LABEL[store]}: starting the service, the floor and the reference server`);
   /** @type {import('./service.mjs').ServiceOptions} */
   const serviceOptions = {
     store,
@@ -96,6 +95,12 @@ async function benchStore(store) {
     extraEnv: settings.serviceEnv,
     ...(settings.logFile ? { logFile: settings.logFile } : {}),
   };
+  const selected = selectedCases();
+  if (selected.length === 0) {
+    console.log(`\n== ${STORE_LABEL[store]}`);
+    return { results: [], eventsCost: await eventsCostOf(serviceOptions) };
+  }
+  console.log(`\n== ${STORE_LABEL[store]}: starting the service, the floor and the reference server`);
   const service = await startService(serviceOptions);
   cleanups.push(service.cleanup, service.stop);
   const before = settings.before ? await startService({ ...serviceOptions, root: settings.before }) : undefined;
@@ -109,7 +114,6 @@ async function benchStore(store) {
   /** The servers, measured in this order in every round. @type {Array<['service' | 'before' | 'floor' | 'reference', import('./service.mjs').RunningServer]>} */
   const servers = [['service', service], ...(before ? [/** @type {['before', typeof before]} */ (['before', before])] : []), ['floor', floor], ['reference', reference]];
 
-  const selected = selectedCases();
   const results = [];
   for (const benchCase of selected) {
     const request = benchCase.request(service.seed);
@@ -182,12 +186,17 @@ async function benchStore(store) {
   if (exit.code !== 0) console.warn(`bench: the service exited with ${exit.code ?? exit.signal}:\n${service.stderr()}`);
   await service.cleanup();
   cleanups.length = 0;
-  if (!isSelected(SIGNIN_MIX.name)) return { results, eventsCost: null };
+  return { results, eventsCost: await eventsCostOf(serviceOptions) };
+}
+
+/** The sign-in mix with events on and off, when BENCH_CASES selects it. @param {import('./service.mjs').ServiceOptions} serviceOptions */
+async function eventsCostOf(serviceOptions) {
+  if (!isSelected(SIGNIN_MIX.name)) return null;
   if (loadGenerator().name !== 'autocannon') {
     console.log(`-- ${SIGNIN_MIX.name}: left out, it needs autocannon (BENCH_TOOL=autocannon)`);
-    return { results, eventsCost: null };
+    return null;
   }
-  return { results, eventsCost: { store, ...(await measureEventsCost(serviceOptions, settings)) } };
+  return { store: serviceOptions.store, ...(await measureEventsCost(serviceOptions, settings)) };
 }
 
 /** The most that other processes took during the row's measured runs. @param {any} r */
