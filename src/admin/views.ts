@@ -6,7 +6,7 @@ import { SUPPORT_ACTIONS, type SupportActionName } from './actions.js';
 import { ADMIN_PATHS, memberHref } from './paths.js';
 
 /** A time as staff read it and repeat it on the phone: to the second, in UTC, said so. */
-export function staffTime(ms: number): string {
+function staffTime(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
 
