@@ -10,11 +10,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TOTP, URI } from 'otpauth';
 import { chromium } from 'playwright-core';
 import { composeInstance } from '../dist/compose.js';
 import { loadConfig } from '../dist/config/config.js';
 import { startServer, stopServer } from '../dist/server.js';
-import { totpCode } from '../dist/service/totp.js';
+import { totpUri } from '../dist/service/totp.js';
 import { openStore } from '../dist/store/open.js';
 
 const DOCS = new URL('../docs/', import.meta.url);
@@ -26,6 +27,12 @@ const NEW_PASSWORD = 'a brand new passphrase';
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 375, height: 740 };
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
+
+/** The code an authenticator app shows, from the set-up's otpauth:// URI (the service exports no code maker). */
+function totpCode(secret, nowMs) {
+  const app = URI.parse(totpUri(secret, 'issuer', 'member'));
+  return TOTP.generate({ secret: app.secret, algorithm: app.algorithm, digits: app.digits, period: app.period, timestamp: nowMs });
+}
 
 /** The service's clock: SHOT_AT, moved on a TOTP step for each code used (a code works once). */
 let ahead = 0;
@@ -140,6 +147,27 @@ try {
     await visit.reload();
     await shot(visit, 'account-phone');
   }
+
+  // The staff console (docs/staff.md): ada, staff, finds bob by email after bob's failed sign-in, and opens his page.
+  await instance.services.staff.grant('10042', 'support');
+  const failed = await newPage();
+  await signIn(failed, 'bob@example.org', 'not the password');
+  await failed.context().close();
+  const staff = await newPage({ width: 390, height: 780 });
+  await staff.goto(`${origin}/Admin`);
+  await staff.getByLabel('Username or email').fill('ada');
+  await staff.getByLabel('Password').fill(PASSWORD);
+  await staff.getByRole('button', { name: 'Sign in' }).click();
+  await staff.getByLabel('Code from your authenticator app').fill(nextCode(secret));
+  await staff.getByRole('button', { name: 'Continue' }).click();
+  await staff.getByLabel('Member id, username, email or name').fill('bob@example.org');
+  await staff.keyboard.press('Enter');
+  await staff.getByRole('heading', { name: '1 member found' }).waitFor();
+  await shot(staff, 'staff-search-phone');
+  await staff.getByRole('link', { name: 'Bob Baker' }).click();
+  await staff.getByRole('heading', { name: 'Bob Baker', level: 1 }).waitFor();
+  await staff.setViewportSize(DESKTOP);
+  await shot(staff, 'staff-member-desktop');
   console.log('saved the screenshots in docs/');
 } finally {
   await browser.close();

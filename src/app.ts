@@ -1,6 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import type { Registry } from 'prom-client';
+import type { AdminPages } from './admin/pages.js';
+import { ADMIN_PATH } from './admin/paths.js';
+import { createAdminRouter } from './admin/router.js';
 import { mountAsmx } from './bindings/asmx-routes.js';
 import type { CallMetrics } from './bindings/call-log.js';
 import { createRefusals, hostFilter, notFound, requestErrorHandler } from './bindings/request-errors.js';
@@ -14,11 +17,13 @@ import { createOpsRouter, HEALTH_PATH, METRICS_PATH, READY_PATH } from './ops/ro
 import { createScimRouter } from './provisioning/router.js';
 import type { EndedSessions, Services } from './service/index.js';
 import { brandingView } from './web/branding.js';
+import { CsrfGuard, isSameOrigin } from './signin/csrf.js';
 import { createSigninRouter, type SigninMetrics } from './signin/router.js';
 import { securityHeaders } from './signin/security-headers.js';
 import { loadTemplates, type PageName } from './signin/templates.js';
+import { deviceName } from './signin/user-agent.js';
 import { clientAddress } from './web/client-address.js';
-import { siteRootUrl } from './web/endpoint-url.js';
+import { endpointUrl, siteRootUrl } from './web/endpoint-url.js';
 import { createHostPolicy } from './web/host-policy.js';
 import { REQUEST_ID_HEADER, requestIdOf } from './web/request-id.js';
 import { STRICT_TRANSPORT_SECURITY, strictTransportSecurity } from './web/strict-transport.js';
@@ -85,10 +90,24 @@ function samlPages(config: Config): SamlPages {
 }
 
 /**
+ * The staff console's pages, in the sign-in pages' layout, branding and security headers, with a CSRF guard of
+ * its own (its nonce cookie scoped to ADMIN_PATH) and the member pages' reading of a User-Agent.
+ */
+function adminPages(config: Config, services: Services): AdminPages {
+  const csrf = new CsrfGuard({ path: ADMIN_PATH, cookieName: 'admin-csrf', secure: config.signin.cookieSecure, proof: (nonce) => services.signin.formProof(nonce) });
+  return {
+    render: layoutPages(config),
+    formToken: (req, res) => csrf.issue(req, res),
+    formChecked: (req, submitted) => isSameOrigin(req, new URL(endpointUrl(req, config)).origin) && csrf.verify(req, submitted),
+    deviceName,
+  };
+}
+
+/**
  * The whole application as one Express app; it never listens (src/main.ts does). In order: with ALLOWED_HOSTS,
  * a request for another host is refused; the ASMX endpoint and its HTTP GET/POST sidecar, which take nearly
  * every request, with nothing else before them; /healthz, /readyz and /metrics; SCIM provisioning at
- * /scim/v2; the sign-in pages; the OpenID provider (docs/oidc.md); the SAML identity provider; ASP.NET's 404 for anything else; one error
+ * /scim/v2; the sign-in pages; the staff console (docs/staff.md); the OpenID provider (docs/oidc.md); the SAML identity provider; ASP.NET's 404 for anything else; one error
  * handler. Every response echoes the request's id (src/web/request-id.ts, given when first asked for) in
  * X-Request-Id and forbids content sniffing; one to a request that came over HTTPS has Strict-Transport-Security.
  */
@@ -129,6 +148,7 @@ export async function createApp({ config, services, logger, readiness, metrics, 
   // The sites that send members to the sign-in page with a request of their own: the OpenID clients and the SAML SPs.
   const requestingSite = async (returnUrl: string) => (await oidc.requestingSite(returnUrl)) ?? (await saml.requestingSite(returnUrl));
   app.use(createSigninRouter({ config, services, logger, metrics, requestingSite, signedOut }));
+  app.use(createAdminRouter({ config, services, logger, pages: adminPages(config, services) }));
   app.use(oidc.router);
   app.use(saml.router);
   app.use(notFound);

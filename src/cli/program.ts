@@ -10,6 +10,7 @@ import { samlSpsCommand } from './commands/saml-sps.js';
 import { provisionersCommand } from './commands/provisioners.js';
 import { serveCommand } from './commands/serve.js';
 import { sessionsCommand } from './commands/sessions.js';
+import { staffCommand } from './commands/staff.js';
 import { eventsCommand } from './commands/events.js';
 import type { CliContext, CliIo } from './context.js';
 import { handleError } from './handle-error.js';
@@ -47,6 +48,7 @@ export function createProgram(ctx: CliContext, version: string, args: readonly s
     .addCommand(oidcKeysCommand(ctx))
     .addCommand(samlSpsCommand(ctx))
     .addCommand(samlKeysCommand(ctx))
+    .addCommand(staffCommand(ctx))
     .addCommand(configCommand(ctx));
   routeOutput(program, ctx.io);
   return program;

@@ -34,6 +34,7 @@ export const SERVICE_ERRORS = {
   SAML_SP_INVALID: 'The SAML service provider cannot be registered as given',
   SAML_KEY_PENDING: 'A next SAML signing key is published already: activate it first',
   SAML_KEY_NOT_PENDING: 'No next SAML signing key is published: rotate first',
+  STAFF_NOT_FOUND: 'This member is not staff',
 } as const;
 
 export type ServiceErrorCode = keyof typeof SERVICE_ERRORS;

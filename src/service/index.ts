@@ -21,6 +21,7 @@ import type { ServiceSettings } from './settings.js';
 import { SessionService, type FoundSession, type SessionEvents } from './sessions.js';
 import { ShortLivedCache, type CacheLookups } from './short-lived-cache.js';
 import { SignInService } from './signin.js';
+import { StaffService } from './staff.js';
 import { callerAddressThrottle, provisioningAddressThrottle, SignInThrottle } from './throttle.js';
 
 export interface Services {
@@ -44,6 +45,8 @@ export interface Services {
   saml: SamlServices;
   /** The security-relevant events: recorded off the request path, listed, exported. */
   events: EventService;
+  /** Who may use the staff console, and as what (support, admin). */
+  staff: StaffService;
   /** How often each call-path cache (CACHE_TTL_MS) answered, and how often it went to the store. */
   cacheLookups(): Record<CallPathCache, CacheLookups>;
 }
@@ -128,6 +131,7 @@ export function createServices(options: {
     oidc: createOidcServices({ store, secrets, clock, sessions, cacheTtlMs: settings.cacheTtlMs }),
     saml: createSamlServices({ store, secrets, clock, cacheTtlMs: settings.cacheTtlMs, idpHost: settings.samlIdpHost }),
     events,
+    staff: new StaffService(store, clock, signIn),
     cacheLookups: () => ({ callers: caches.callers.lookups, sessions: caches.sessions.lookups, caller_throttle: caches.caller_throttle.lookups }),
   };
 }

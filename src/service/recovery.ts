@@ -112,6 +112,17 @@ export class RecoveryService {
     return { token, expiresAt };
   }
 
+  /**
+   * Mails the member a new link (staff, for a member who asks by phone): it voids any earlier one, as a requested
+   * link does, and is not counted against the member's own requests. The link is made of the token by `link`, and
+   * never returned; the event names `by.actor`, the mail where it was asked from. MEMBER_DISABLED, MEMBER_NOT_FOUND as issue().
+   */
+  async send(memberId: string, link: (token: string) => string, by: { actor: EventActor; from?: ChangeSource }): Promise<void> {
+    const member = await this.members.get(memberId);
+    const { token } = await this.issue(member.id, by.actor);
+    this.notices.send(member, { kind: 'recovery', link: link(token), validMinutes: this.validMinutes }, by.from);
+  }
+
   /** Whether the link's token is good now: stored, not expired, its member enabled. Uses nothing up. */
   async check(token: string): Promise<boolean> {
     return (await this.#refusal(token)) === null;

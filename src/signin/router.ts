@@ -8,7 +8,7 @@ import { createHomePage } from './home-page.js';
 import { loginForm, returnParameter, stepForm, text } from './form.js';
 import { createPageKit, exactPath, type SigninDeps } from './pages.js';
 import { createRecoveryRouter, PASSWORD_RESET_NOTICE, withReturn } from './recovery-router.js';
-import { setRenewedCookie } from './renewed-cookie.js';
+import { setRenewedLoginCookie } from '../web/login-cookie.js';
 import { createSecondStep } from './second-step.js';
 import { unavailablePage } from './unavailable.js';
 import { loginView, messageView, signedInView, type LoginState } from './views.js';
@@ -49,7 +49,7 @@ export function createSigninRouter(deps: SigninDeps): Router {
       for (const cookie of again ? [] : cookieValues(req, signin.cookieName)) {
         const visit = await services.signin.current(cookie, cookieDomain);
         if (!visit) continue;
-        setRenewedCookie(kit, res, visit.renewed);
+        setRenewedLoginCookie(res, signin, visit.renewed);
         return page(res, 200, 'signed-in', signedInView(visit.member, { logoutAction: signin.logoutPath, accountHref: signin.accountPath }, returnUrl));
       }
       const notice = again ? SIGN_IN_AGAIN_NOTICE : req.query.done === 'password-reset' ? PASSWORD_RESET_NOTICE : undefined;

@@ -75,10 +75,11 @@ export type NewMember = Omit<MemberRow, 'version' | 'updatedAt' | 'externalId' |
 
 /**
  * One condition of findMembers: username and email equal ignoring case (as findMembersByLogin folds them), id and
- * externalId exactly.
+ * externalId exactly; name (the staff console's search) equal to the first name, the last name or both with a
+ * space between, ignoring case as usernames.
  */
 export interface MemberCondition {
-  field: 'id' | 'username' | 'email' | 'externalId';
+  field: 'id' | 'username' | 'email' | 'externalId' | 'name';
   value: string;
 }
 
@@ -366,4 +367,14 @@ export interface EventFilter {
 export interface EventCursor {
   time: number;
   id: string;
+}
+
+/** What a staff member may do in the staff console: support helps members; admin also manages the service's partners and staff. */
+export type StaffRole = 'support' | 'admin';
+
+/** A member's staff role (src/service/staff.ts): at most one per member, removed with the member. */
+export interface StaffRoleRow {
+  memberId: string;
+  role: StaffRole;
+  grantedAt: number;
 }

@@ -1,4 +1,4 @@
-import type { CallerRow, CallerPasswordRow, MemberRow, MemberChanges, NewMember, MemberCondition, MemberPage, MemberReplacement, MemberReplaced, NewMemberOutcome, MemberCredentials, CallerOriginRow, ThrottleRow, SessionRow, SecondFactorRow, RecoveryTokenRow, ProvisioningClientRow, SessionWithMember, SessionFilter, SessionCookieRenewal, OidcClientRow, OidcKeyRow, OidcPayloadRow, OidcSessionLinkRow, OidcSessionLinkFilter, SamlSpRow, SamlKeyRow, SamlParticipantRow, SamlParticipantFilter, SamlRequestRow, EventRow, EventFilter, EventCursor } from './rows.js';
+import type { CallerRow, CallerPasswordRow, MemberRow, MemberChanges, NewMember, MemberCondition, MemberPage, MemberReplacement, MemberReplaced, NewMemberOutcome, MemberCredentials, CallerOriginRow, ThrottleRow, SessionRow, SecondFactorRow, RecoveryTokenRow, ProvisioningClientRow, SessionWithMember, SessionFilter, SessionCookieRenewal, OidcClientRow, OidcKeyRow, OidcPayloadRow, OidcSessionLinkRow, OidcSessionLinkFilter, SamlSpRow, SamlKeyRow, SamlParticipantRow, SamlParticipantFilter, SamlRequestRow, EventRow, EventFilter, EventCursor, StaffRoleRow } from './rows.js';
 
 export type * from './rows.js';
 
@@ -291,6 +291,15 @@ export interface Store {
   exportEvents(since: number, after: EventCursor | null, limit: number): Promise<EventRow[]>;
   /** Deletes the events at or before `before`; how many. */
   purgeEvents(before: number): Promise<number>;
+
+  // Staff roles (src/service/staff.ts, docs/staff.md).
+  /** Gives the member this role in place of any it had; false, writing nothing, when no member has this id. */
+  setStaffRole(row: StaffRoleRow): Promise<boolean>;
+  getStaffRole(memberId: string): Promise<StaffRoleRow | null>;
+  /** By member id. */
+  listStaffRoles(): Promise<StaffRoleRow[]>;
+  /** False when the member had no role. */
+  deleteStaffRole(memberId: string): Promise<boolean>;
 }
 
 export class StoreConflictError extends Error {

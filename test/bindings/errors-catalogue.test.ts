@@ -175,6 +175,7 @@ const CASES: { [C in AnsweredCode]: Partial<Record<ErrorBinding, Case>> } = {
   SAML_SP_INVALID: hidden('SAML_SP_INVALID'),
   SAML_KEY_PENDING: hidden('SAML_KEY_PENDING'),
   SAML_KEY_NOT_PENDING: hidden('SAML_KEY_NOT_PENDING'),
+  STAFF_NOT_FOUND: hidden('STAFF_NOT_FOUND'),
 };
 
 /** An in-band error and the operation's answer that ends in it. */

@@ -94,6 +94,9 @@ const SUCCEEDS: Record<string, (f: Fixture) => string[]> = {
   'saml-keys list': () => ['saml-keys', 'list'],
   'saml-keys rotate': () => ['saml-keys', 'rotate'],
   'saml-keys activate': () => ['saml-keys', 'activate'],
+  'staff grant': () => ['staff', 'grant', 'm1', '--role', 'support'],
+  'staff list': () => ['staff', 'list'],
+  'staff revoke': () => ['staff', 'revoke', 'm1'],
   'config show': () => ['config', 'show'],
   'config from-web-config': (f) => ['config', 'from-web-config', f.webConfigFile, '--out', f.envFile],
 };
@@ -126,6 +129,8 @@ const NOT_FOUND: Record<string, [string[], string]> = {
   'oidc-clients remove': [['oidc-clients', 'remove', 'ghost'], 'No OpenID client has this name: ghost'],
   'saml-sps show': [['saml-sps', 'show', 'ghost'], 'No SAML service provider has this name: ghost'],
   'saml-sps remove': [['saml-sps', 'remove', 'ghost'], 'No SAML service provider has this name: ghost'],
+  'staff grant': [['staff', 'grant', 'ghost', '--role', 'admin'], 'No member has this id: ghost'],
+  'staff revoke': [['staff', 'revoke', 'ghost'], 'This member is not staff: ghost'],
 };
 
 /** The commands that create what they name, or name a file: no record of theirs can be missing. */
@@ -134,6 +139,7 @@ const NAMES_NO_EXISTING_RECORD = ['callers add', 'provisioners add', 'oidc-clien
 /** What a case needs beyond the fixture: a next SAML key to activate (the fixture has none, so that rotate succeeds). */
 const PREPARE: Record<string, (services: Services) => Promise<unknown>> = {
   'saml-keys activate': (s) => s.saml.keys.rotate(),
+  'staff revoke': (s) => s.staff.grant('m1', 'support'),
 };
 
 describe('every command', () => {

@@ -5,6 +5,7 @@ import { oidcStoreContract } from './contract-oidc.js';
 import { provisioningStoreContract } from './contract-provisioning.js';
 import { recoveryStoreContract } from './contract-recovery.js';
 import { samlStoreContract } from './contract-saml.js';
+import { staffStoreContract } from './contract-staff.js';
 
 /** Well past 2^31, so a store that kept epoch milliseconds in 32 bits would fail. */
 const T0 = Date.UTC(2030, 0, 1);
@@ -1743,6 +1744,7 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
     recoveryStoreContract(() => store);
     samlStoreContract(() => store, aSession);
     eventStoreContract(() => store);
+    staffStoreContract(() => store);
 
     describe('maintenance', () => {
       test('ping() resolves on a working store', async () => {

@@ -152,6 +152,7 @@ export const ERRORS = {
   SAML_SP_INVALID: internal,
   SAML_KEY_PENDING: internal,
   SAML_KEY_NOT_PENDING: internal,
+  STAFF_NOT_FOUND: internal,
 
   // The in-band errors, stable and documented in docs/wire-format.md. iBridge clients match the description:
   // "token" (any case) signs the visitor out, "invalid username" is bad credentials, anything else reads as an

@@ -7,7 +7,7 @@ import { cookieValues } from '../cookies.js';
 import { CsrfGuard, isSameOrigin } from '../csrf.js';
 import { text } from '../form.js';
 import { subPath, type PageKit } from '../pages.js';
-import { setRenewedCookie } from '../renewed-cookie.js';
+import { setRenewedLoginCookie } from '../../web/login-cookie.js';
 import { messageView } from '../views.js';
 
 /** The signed-in member and the session of this request, once `signedIn` has found them. */
@@ -69,7 +69,7 @@ export function createAccountKit(pages: PageKit): AccountKit {
     for (const cookie of cookieValues(req, signin.cookieName)) {
       const visit = await services.signin.current(cookie, cookieDomain);
       if (!visit) continue;
-      setRenewedCookie(pages, res, visit.renewed);
+      setRenewedLoginCookie(res, signin, visit.renewed);
       res.locals.account = { member: visit.member, session: visit.session } satisfies Signed;
       return next();
     }

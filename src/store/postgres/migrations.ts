@@ -320,6 +320,18 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX events_time ON events (occurred_at, id);
     `,
   },
+  {
+    version: 14,
+    name: 'staff roles',
+    // One role per member at most; it goes with its member.
+    sql: `
+      CREATE TABLE staff_roles (
+        member_id TEXT NOT NULL PRIMARY KEY REFERENCES members (id) ON DELETE CASCADE,
+        role TEXT NOT NULL,
+        granted_at BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

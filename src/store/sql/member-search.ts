@@ -10,9 +10,12 @@ const MATCHES: Readonly<Record<Field, (parameter: string) => string>> = {
   externalId: (parameter) => `external_id = ${parameter}`,
   username: (parameter) => `lower(username) = lower(CAST(${parameter} AS TEXT))`,
   email: (parameter) => `lower(email) = lower(CAST(${parameter} AS TEXT))`,
+  // No index serves it: staff look a member up by name now and then, never on a sign-in's path.
+  name: (parameter) =>
+    `lower(CAST(${parameter} AS TEXT)) IN (lower(first_name), lower(last_name), lower(first_name || ' ' || last_name))`,
 };
 const FIELDS = Object.keys(MATCHES) as Field[];
-const FOLDED: ReadonlySet<Field> = new Set(['username', 'email']);
+const FOLDED: ReadonlySet<Field> = new Set(['username', 'email', 'name']);
 
 /** Whether two values are one as the database folds them. */
 const SAME_FOLDED_SQL = 'SELECT 1 AS same WHERE lower(CAST($1 AS TEXT)) = lower(CAST($2 AS TEXT))';
@@ -20,7 +23,7 @@ const SAME_FOLDED_SQL = 'SELECT 1 AS same WHERE lower(CAST($1 AS TEXT)) = lower(
 /**
  * The one value each field must have, or null when the conditions contradict each other (no member can meet
  * them). A field asked for twice with the same value, as the database compares it, is asked for once: so a query
- * is one of sixteen statements, whatever filter it came from, and the driver prepares no more.
+ * is one of 32 statements (one per set of fields), whatever filter it came from, and the driver prepares no more.
  */
 async function valuesByField(db: SqlDriver, conditions: readonly MemberCondition[]): Promise<Map<Field, string> | null> {
   const values = new Map<Field, string>();

@@ -9,6 +9,7 @@ import { provisioningClientMethods } from './provisioning-clients.js';
 import { purgeMethods } from './purge.js';
 import { recoveryTokenMethods } from './recovery-tokens.js';
 import { samlMethods } from './saml.js';
+import { staffMethods } from './staff.js';
 import { secondFactorMethods } from './second-factors.js';
 import { sessionMethods } from './sessions.js';
 import { throttleMethods } from './throttles.js';
@@ -67,6 +68,7 @@ export class SqlStore {
       ...recoveryTokenMethods(driver),
       ...samlMethods(driver),
       ...eventMethods(driver),
+      ...staffMethods(driver),
     };
     Object.assign(this, withUnavailableErrors(driver, methods));
   }
