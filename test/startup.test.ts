@@ -155,8 +155,11 @@ describeWithPostgres('on PostgreSQL', () => {
     await adminQuery(`INSERT INTO saml_sps (id, name, entity_id, metadata, settings, created_at) VALUES ('sp', 'sp', 'https://sp.example.org/', '', '{}', ${NOW})`, schema.schema);
     const requests = `SELECT 'h' || n, 'sp', 'r' || n, 'authn', '', ${NOW}, ${NOW + HOUR} FROM generate_series(1, ${COUNT}) AS n`;
     await adminQuery(`INSERT INTO saml_requests (handle, sp_id, request_id, kind, payload_sealed, created_at, expires_at) ${requests}`, schema.schema);
+    // Events within their retention, as many: nothing for the purge to delete either.
+    const events = `SELECT 'e' || n, ${NOW}, 'signin-failed', 'anonymous', 'm' || (n % 100) FROM generate_series(1, ${COUNT}) AS n`;
+    await adminQuery(`INSERT INTO events (id, occurred_at, type, actor_kind, member_id) ${events}`, schema.schema);
     // The statistics autovacuum keeps in service: without them, the planner guesses the purge matches a third of the rows.
-    await adminQuery('ANALYZE members; ANALYZE sessions; ANALYZE throttles; ANALYZE oidc_payloads; ANALYZE recovery_tokens; ANALYZE saml_requests', schema.schema);
+    await adminQuery('ANALYZE members; ANALYZE sessions; ANALYZE throttles; ANALYZE oidc_payloads; ANALYZE recovery_tokens; ANALYZE saml_requests; ANALYZE events', schema.schema);
     await connectionsEnded(schema.schema);
     const before = await scans();
 

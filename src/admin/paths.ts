@@ -7,6 +7,9 @@ export const ADMIN_PATHS = {
   member: `${ADMIN_PATH}/member`,
   confirm: `${ADMIN_PATH}/confirm`,
   action: `${ADMIN_PATH}/action`,
+  manage: `${ADMIN_PATH}/manage`,
+  manageConfirm: `${ADMIN_PATH}/manage/confirm`,
+  manageAction: `${ADMIN_PATH}/manage/action`,
 } as const;
 
 /** A member's page, saying what was just done or what went wrong (`done`, `problem`: fixed keys). */

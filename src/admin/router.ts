@@ -7,6 +7,8 @@ import { ServiceError } from '../service/errors.js';
 import { createHostPolicy } from '../web/host-policy.js';
 import { requestIdOf } from '../web/request-id.js';
 import { isSupportAction, SUPPORT_ACTIONS, type SupportActionName } from './actions.js';
+import { isManageAction, MANAGE_ACTIONS, type ManageActionName } from './manage-actions.js';
+import { issuedView, manageConfirmView, manageView } from './manage-views.js';
 import type { AdminPageName, AdminPages } from './pages.js';
 import { ADMIN_PATHS, memberHref } from './paths.js';
 import { staffOf, staffOnly } from './staff-access.js';
@@ -140,6 +142,75 @@ export function createAdminRouter(deps: AdminDeps): Router {
     }
     log('done', { member: member.id });
     res.redirect(303, memberHref(member.id, { done: action }));
+  });
+
+  /** The management pages are admin staff's: support staff get 403. */
+  const adminOnly: RequestHandler = (req, res, next) => {
+    if (staffOf(res).role === 'admin') return next();
+    logger.warn('staff console refused', { outcome: 'not-admin', member: staffOf(res).memberId, path: req.path, requestId: requestIdOf(req) });
+    page(req, res, 403, 'message', { title: 'Admins only', message: 'Managing the service is for admin staff. Your role is support.', link: { href: ADMIN_PATHS.search, text: 'Find a member' } });
+  };
+
+  const showManage = async (req: Request, res: Response, status: number, outcome: { notice?: string; problem?: string }) => {
+    const [staff, callers, provisioners, oidcClients, samlSps] = await Promise.all([
+      services.staff.list(),
+      services.callers.list(),
+      services.provisioners.list(),
+      services.oidc.clients.list(),
+      services.saml.sps.list(),
+    ]);
+    page(req, res, status, 'admin-manage', manageView({ staff, callers, provisioners, oidcClients, samlSps, ...outcome }));
+  };
+
+  /** An action's fields as sent, trimmed; null when one is missing. */
+  const inputOf = (action: ManageActionName, source: unknown): Record<string, string> | null => {
+    const input: Record<string, string> = {};
+    for (const { name } of MANAGE_ACTIONS[action].fields) {
+      const value = field(source, name)?.trim();
+      if (!value) return null;
+      input[name] = value;
+    }
+    return input;
+  };
+  const MISSING = 'Fill in every field of the form.';
+
+  router.get(ADMIN_PATHS.manage, checkedRequest, staff, adminOnly, async (req, res) => {
+    const done = field(req.query, 'done');
+    await showManage(req, res, 200, isManageAction(done) ? { notice: MANAGE_ACTIONS[done].done } : {});
+  });
+
+  router.get(ADMIN_PATHS.manageConfirm, checkedRequest, staff, adminOnly, async (req, res) => {
+    const action = field(req.query, 'action');
+    if (!isManageAction(action)) return res.redirect(303, ADMIN_PATHS.manage);
+    const input = inputOf(action, req.query);
+    if (!input) return showManage(req, res, 400, { problem: MISSING });
+    page(req, res, 200, 'admin-confirm', manageConfirmView(action, input, pages.formToken(req, res)));
+  });
+
+  router.post(ADMIN_PATHS.manageAction, parseForm, checkedRequest, staff, adminOnly, async (req, res) => {
+    const actor = staffOf(res);
+    const action = field(req.body, 'action');
+    const log = (outcome: string, fields: Record<string, unknown> = {}) =>
+      logger.info('staff action', { outcome, action: action ?? null, staff: actor.memberId, client: actor.client, ...fields, requestId: requestIdOf(req) });
+    if (!pages.formChecked(req, field(req.body, 'csrf'))) {
+      log('refused:csrf');
+      return message(req, res, 403, 'This form has expired', 'For your security, the form could not be checked. Open the page again and make the change from there.');
+    }
+    if (!isManageAction(action)) return res.redirect(303, ADMIN_PATHS.manage);
+    const input = inputOf(action, req.body);
+    if (!input) return showManage(req, res, 400, { problem: MISSING });
+    let issued;
+    try {
+      issued = await MANAGE_ACTIONS[action].run(services, input);
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      // The service's refusals are its fixed texts with the name typed: what was wrong, never a secret.
+      log(`refused:${error.code}`);
+      return showManage(req, res, error.code.endsWith('_NOT_FOUND') ? 404 : 409, { problem: error.message });
+    }
+    log('done', input);
+    if (issued) return page(req, res, 200, 'admin-issued', issuedView(action, issued));
+    res.redirect(303, `${ADMIN_PATHS.manage}?done=${action}`);
   });
 
   return router;

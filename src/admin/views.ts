@@ -6,7 +6,7 @@ import { SUPPORT_ACTIONS, type SupportActionName } from './actions.js';
 import { ADMIN_PATHS, memberHref } from './paths.js';
 
 /** A time as staff read it and repeat it on the phone: to the second, in UTC, said so. */
-export function staffTime(ms: number): string {
+function staffTime(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
 
@@ -24,6 +24,7 @@ export function searchView(state: { query: string; members: readonly MemberRow[]
     query: state.query,
     searched,
     staffRole: state.staffRole,
+    manageHref: state.staffRole === 'admin' ? ADMIN_PATHS.manage : undefined,
     found: state.members.length > 0,
     count: state.members.length === 1 ? '1 member' : `${state.members.length} members`,
     more: state.more,
@@ -162,13 +163,16 @@ export function confirmView(member: MemberRow, action: SupportActionName, csrfTo
   const spec = SUPPORT_ACTIONS[action];
   return {
     title: `${spec.label}: ${nameOf(member)}?`,
-    memberName: nameOf(member),
     memberId: member.id,
     consequence: spec.consequence,
     label: spec.label,
     action: ADMIN_PATHS.action,
-    actionName: action,
+    hidden: [
+      { name: 'id', value: member.id },
+      { name: 'action', value: action },
+    ],
     csrfToken,
     cancelHref: memberHref(member.id),
+    cancelText: 'Cancel and go back to the member',
   };
 }

@@ -12,7 +12,8 @@ export interface EventWriteMetrics {
 
 /**
  * Counts the events written and lost, and logs a loss once per burst rather than once per batch: the first batch
- * lost at error, with why; the next ones are only counted, until a batch is written again, which logs one info
+ * lost at warn, with why (a store that cannot be used is the error line of its own burst, src/ops/store-availability.ts,
+ * and the service still answers); the next ones are only counted, until a batch is written again, which logs one info
  * line with how many were lost meanwhile. A sign-in never waits for any of this: the writer tells it after.
  */
 export function watchEventWrites(options: { logger: Logger; metrics?: EventWriteMetrics | undefined }): EventWriteOutcomes {
@@ -33,7 +34,7 @@ export function watchEventWrites(options: { logger: Logger; metrics?: EventWrite
       }
       burst = { lost: count, startedAt: Date.now() };
       const why = cause === 'queue-full' ? 'too many events waiting for the store' : cause.error instanceof Error ? cause.error.message : String(cause.error);
-      logger.error('events not written', { events: count, error: why });
+      logger.warn('events not written', { events: count, error: why });
     },
   };
 }

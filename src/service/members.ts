@@ -48,7 +48,7 @@ export class MemberService {
   constructor(
     private readonly store: Store,
     readonly clock: Clock,
-    private readonly sessions: Pick<SessionService, 'forgetCached'>,
+    private readonly sessions: Pick<SessionService, 'forgetCached' | 'memberDisabled'>,
     private readonly idFormat: MemberIdFormat,
     private readonly notices: MemberNotices,
     private readonly events: EventService,
@@ -208,6 +208,7 @@ export class MemberService {
     const found = await this.store.setMemberEnabled(memberId, enabled, this.clock());
     this.sessions.forgetCached();
     if (!found) throw new ServiceError('MEMBER_NOT_FOUND', id);
+    if (!enabled) this.sessions.memberDisabled(memberId);
     this.events.record({ type: enabled ? 'member-enabled' : 'member-disabled', memberId, actor });
   }
 

@@ -40,7 +40,7 @@ export class ProvisioningService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    private readonly sessions: Pick<SessionService, 'forgetCached'>,
+    private readonly sessions: Pick<SessionService, 'forgetCached' | 'memberDisabled'>,
     private readonly idFormat: MemberIdFormat,
     private readonly events: EventService,
   ) {}
@@ -90,6 +90,7 @@ export class ProvisioningService {
     const outcome = await this.store.replaceMember(current.id, replacement, current.version);
     this.sessions.forgetCached();
     if (!outcome.ok) return { ok: false, reason: outcome.reason === 'usernameTaken' ? 'userNameTaken' : outcome.reason };
+    if (current.enabled && !outcome.member.enabled) this.sessions.memberDisabled(current.id);
     this.#recordReplaced(current, outcome.member, passwordHash !== undefined, by);
     return outcome;
   }

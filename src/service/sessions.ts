@@ -305,6 +305,16 @@ export class SessionService {
     return count;
   }
 
+  /**
+   * The member was disabled: their sessions answer no more (and again should the member be enabled), and those
+   * who keep sessions of their own on them (the OpenID provider, the SAML SPs) hear of it as of sessions that
+   * ended, so that the sites signed in through them sign the member out too.
+   */
+  memberDisabled(memberId: string): void {
+    this.forgetCached();
+    this.events?.sessionsEnded?.({ memberId });
+  }
+
   #ended(count: number, which: EndedSessions): void {
     this.events?.sessionsRevoked(count);
     this.events?.sessionsEnded?.(which);

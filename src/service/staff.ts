@@ -26,7 +26,7 @@ export interface StaffVisit extends SignedInVisit {
 /** The fields a search tries, each for the whole text as typed (SCIM's member search, src/store/sql/member-search.ts). */
 const SEARCHED: ReadonlyArray<MemberCondition['field']> = ['id', 'username', 'email', 'name'];
 /** A search's answer is one screen of members: a name shared by more is narrowed by the email or username. */
-export const SEARCH_LIMIT = 50;
+const SEARCH_LIMIT = 50;
 
 /**
  * Who may use the staff console (/Admin), and as what. Staff are members: they sign in as members do, and the

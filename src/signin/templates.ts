@@ -12,8 +12,11 @@ const BUILT_IN = new URL('../../templates/', import.meta.url);
 const PAGE_NAMES = [
   'home', 'login', 'signed-in', 'message', 'code', 'setup', 'recovery-codes', 'account', 'forgot', 'reset-password',
   'oidc-consent', 'oidc-logout', 'saml-post', 'admin-search', 'admin-member', 'admin-confirm',
+  'admin-manage', 'admin-issued',
 ] as const;
 export type PageName = (typeof PAGE_NAMES)[number];
+/** Pieces the pages include by name (`{{> admin-form}}`): the staff console's form for a management action. */
+const PARTIAL_NAMES = ['admin-form'] as const;
 
 export interface Templates {
   /** The page inside the layout; `view` holds everything both templates read. Values are HTML-escaped. */
@@ -42,8 +45,9 @@ export function loadTemplates(templateDir: string | undefined): Templates {
   };
   const layout = read('layout');
   const pages = new Map(PAGE_NAMES.map((name) => [name, read(name)]));
+  const partials = Object.fromEntries(PARTIAL_NAMES.map((name) => [name, read(name)]));
   return {
-    render: (page, view) => Mustache.render(layout, view, { content: pages.get(page) ?? '' }),
+    render: (page, view) => Mustache.render(layout, view, { ...partials, content: pages.get(page) ?? '' }),
   };
 }
 

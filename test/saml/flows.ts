@@ -399,6 +399,25 @@ export function samlFlows(store: 'sqlite' | 'postgres'): void {
       const again = await open(browser, await redirectRequest(sp));
       expect(again.text).toContain('name="password"');
     });
+
+    it.each([
+      ['by provisioning (SCIM active=false)', async () => {
+        const member = await app.services.members.get(REFERENCE.memberId);
+        await app.services.provisioning.replace(member, { ...member, enabled: false });
+      }],
+      ['by the CLI or staff', () => app.services.members.setEnabled(REFERENCE.memberId, false)],
+    ])('tells an SP over SOAP when the member is disabled %s', async (_by, disable) => {
+      await start();
+      receiver = await soapReceiver('portal');
+      const sp = await registerSp(app, 'portal', { soapLogout: receiver.url });
+      const browser = new PageClient(app.baseUrl);
+      await browser.signIn('ada', PASSWORD);
+      postedToAcs(sp, await open(browser, await redirectRequest(sp)));
+      await disable();
+      await waitUntil(() => receiver?.envelopes.length === 1, 'the SOAP LogoutRequest');
+      const told = await sp.saml.validatePostRequestAsync({ SAMLRequest: soapLogoutRequest(receiver.envelopes[0] ?? '') });
+      expect(told).toMatchObject({ loggedOut: true, profile: { nameID: REFERENCE.memberId } });
+    });
   });
 }
 

@@ -163,9 +163,9 @@ describe('the loss watcher (compose wires it to the writer)', () => {
       ['queue_full', 1],
     ]);
     expect(lines.map((line) => [line.level, line.message, line.events ?? line.lost, line.error ?? null])).toEqual([
-      ['error', 'events not written', 1, 'SQLITE_FULL: database or disk is full'],
+      ['warn', 'events not written', 1, 'SQLITE_FULL: database or disk is full'],
       ['info', 'events written again', 3, null],
-      ['error', 'events not written', 1, 'too many events waiting for the store'],
+      ['warn', 'events not written', 1, 'too many events waiting for the store'],
     ]);
   });
 });
