@@ -8,7 +8,7 @@
  * this machine), each in a child process, and drives the three from this process at a fixed concurrency for
  * each of SOAP 1.1, SOAP 1.2, HTTP GET and HTTP POST on AuthenticateToken and AuthenticateCookie: a warm-up,
  * then rounds of one service, one floor and one reference run. Then the sign-in mix (HTTP POST AuthenticateUser,
- * right and wrong passwords, unknown logins) against two more services, events on and off, in the same rounds
+ * right and wrong passwords, unknown logins) against two more services, events on and off, in rounds of their own
  * (scripts/bench/events-cost.mjs; it needs autocannon). Writes bench/results/latest.md and
  * bench/results/latest.json, prints the table and the targets missed, and exits 0 whatever the figures (1 only
  * when the bench itself fails: a server does not start, or answers differently from the reference).
