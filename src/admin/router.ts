@@ -118,15 +118,23 @@ export function createAdminRouter(deps: AdminDeps): Router {
     page(req, res, 200, 'admin-confirm', confirmView(member, action, pages.formToken(req, res)));
   });
 
-  router.post(ADMIN_PATHS.action, parseForm, checkedRequest, staff, async (req, res) => {
+  /**
+   * A staff action's POST as both forms send it: the staff member, the action named, its log line ('staff action',
+   * with the outcome), and whether the form's CSRF proof checked (a refusal is logged here as refused:csrf).
+   */
+  const posted = (req: Request, res: Response) => {
     const actor = staffOf(res);
     const action = field(req.body, 'action');
     const log = (outcome: string, fields: Record<string, unknown> = {}) =>
       logger.info('staff action', { outcome, action: action ?? null, staff: actor.memberId, client: actor.client, ...fields, requestId: requestIdOf(req) });
-    if (!pages.formChecked(req, field(req.body, 'csrf'))) {
-      log('refused:csrf');
-      return message(req, res, 403, 'This form has expired', 'For your security, the form could not be checked. Open the member’s page again and act from there.');
-    }
+    const checked = pages.formChecked(req, field(req.body, 'csrf'));
+    if (!checked) log('refused:csrf');
+    return { actor, action, log, checked };
+  };
+
+  router.post(ADMIN_PATHS.action, parseForm, checkedRequest, staff, async (req, res) => {
+    const { actor, action, log, checked } = posted(req, res);
+    if (!checked) return message(req, res, 403, 'This form has expired', 'For your security, the form could not be checked. Open the member’s page again and act from there.');
     const member = await memberOr404(req, res, field(req.body, 'id'));
     if (!member) return;
     if (!isSupportAction(action) || !SUPPORT_ACTIONS[action].offered(member, services)) {
@@ -188,14 +196,8 @@ export function createAdminRouter(deps: AdminDeps): Router {
   });
 
   router.post(ADMIN_PATHS.manageAction, parseForm, checkedRequest, staff, adminOnly, async (req, res) => {
-    const actor = staffOf(res);
-    const action = field(req.body, 'action');
-    const log = (outcome: string, fields: Record<string, unknown> = {}) =>
-      logger.info('staff action', { outcome, action: action ?? null, staff: actor.memberId, client: actor.client, ...fields, requestId: requestIdOf(req) });
-    if (!pages.formChecked(req, field(req.body, 'csrf'))) {
-      log('refused:csrf');
-      return message(req, res, 403, 'This form has expired', 'For your security, the form could not be checked. Open the page again and make the change from there.');
-    }
+    const { action, log, checked } = posted(req, res);
+    if (!checked) return message(req, res, 403, 'This form has expired', 'For your security, the form could not be checked. Open the page again and make the change from there.');
     if (!isManageAction(action)) return res.redirect(303, ADMIN_PATHS.manage);
     const input = inputOf(action, req.body);
     if (!input) return showManage(req, res, 400, { problem: MISSING });
