@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { Config } from '../config/config.js';
 import { recoveryLink } from '../service/recovery.js';
-import type { EventActor } from '../service/events.js';
+import type { EventActor, EventContext } from '../service/events.js';
 import type { Services } from '../service/index.js';
 import { endpointUrl } from '../web/endpoint-url.js';
 import { requestIdOf } from '../web/request-id.js';
@@ -30,6 +30,8 @@ export interface ActionContext {
 
 /** The staff member as the event's actor. */
 const actorOf = (staff: Staff): EventActor => ({ kind: 'staff', id: staff.memberId });
+/** The staff member's request, as the services record it in their events. */
+export const staffContext = (staff: Staff, req: Request): EventContext => ({ actor: actorOf(staff), clientAddress: staff.client, device: staff.device ?? null, requestId: requestIdOf(req) });
 /** Where the staff member acted from, as a mail to the member says it. */
 const fromOf = (staff: Staff) => ({ client: staff.client, device: staff.device });
 
@@ -45,7 +47,7 @@ export const SUPPORT_ACTIONS = {
     done: 'The member has been signed out everywhere.',
     offered: () => true,
     run: async ({ req, services, memberId, staff }) => {
-      const context = { actor: actorOf(staff), clientAddress: staff.client, device: staff.device, requestId: requestIdOf(req), reason: 'ended-by-staff' };
+      const context = { ...staffContext(staff, req), reason: 'ended-by-staff' };
       await services.sessions.revokeAllOf(memberId, context);
     },
   },

@@ -1,5 +1,5 @@
 import { ServiceError } from '../service/errors.js';
-import type { Services } from '../service/index.js';
+import type { EventContext, Services } from '../service/index.js';
 import { STAFF_ROLES } from '../service/staff.js';
 
 /** A field a management action takes: typed on the management page, carried through its confirmation. */
@@ -24,7 +24,8 @@ export interface ManageAction {
   consequence(input: Record<string, string>): string;
   /** What the management page says afterwards. */
   done: string;
-  run(services: Services, input: Record<string, string>): Promise<Issued | undefined>;
+  /** `by`: the staff member and their request, for the events of the services that record one. */
+  run(services: Services, input: Record<string, string>, by: EventContext): Promise<Issued | undefined>;
 }
 
 const MEMBER: ManageField = { name: 'member', label: 'Member id' };
@@ -45,8 +46,8 @@ export const MANAGE_ACTIONS = {
     fields: [MEMBER, { name: 'role', label: 'Role', choices: STAFF_ROLES }],
     consequence: ({ member, role }) => `Member ${member} can use the staff console as ${role}, once signed in with a second factor.`,
     done: 'The staff role has been granted.',
-    run: async (s, { member = '', role }) => {
-      await s.staff.grant(member, role === 'admin' ? 'admin' : 'support');
+    run: async (s, { member = '', role }, by) => {
+      await s.staff.grant(member, role === 'admin' ? 'admin' : 'support', by);
       return undefined;
     },
   },
@@ -55,8 +56,8 @@ export const MANAGE_ACTIONS = {
     fields: [MEMBER],
     consequence: ({ member }) => `Member ${member} can no longer use the staff console, from the next page on.`,
     done: 'The staff role has been taken away.',
-    run: async (s, { member = '' }) => {
-      await s.staff.revoke(member);
+    run: async (s, { member = '' }, by) => {
+      await s.staff.revoke(member, by);
       return undefined;
     },
   },

@@ -6,7 +6,7 @@ import { holdsValidText, type MemberRow, type Services } from '../service/index.
 import { ServiceError } from '../service/errors.js';
 import { createHostPolicy } from '../web/host-policy.js';
 import { requestIdOf } from '../web/request-id.js';
-import { isSupportAction, SUPPORT_ACTIONS, type SupportActionName } from './actions.js';
+import { isSupportAction, staffContext, SUPPORT_ACTIONS, type SupportActionName } from './actions.js';
 import { isManageAction, MANAGE_ACTIONS, type ManageActionName } from './manage-actions.js';
 import { issuedView, manageConfirmView, manageView } from './manage-views.js';
 import type { AdminPageName, AdminPages } from './pages.js';
@@ -196,14 +196,14 @@ export function createAdminRouter(deps: AdminDeps): Router {
   });
 
   router.post(ADMIN_PATHS.manageAction, parseForm, checkedRequest, staff, adminOnly, async (req, res) => {
-    const { action, log, checked } = posted(req, res);
+    const { actor, action, log, checked } = posted(req, res);
     if (!checked) return message(req, res, 403, 'This form has expired', 'For your security, the form could not be checked. Open the page again and make the change from there.');
     if (!isManageAction(action)) return res.redirect(303, ADMIN_PATHS.manage);
     const input = inputOf(action, req.body);
     if (!input) return showManage(req, res, 400, { problem: MISSING });
     let issued;
     try {
-      issued = await MANAGE_ACTIONS[action].run(services, input);
+      issued = await MANAGE_ACTIONS[action].run(services, input, staffContext(actor, req));
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       // The service's refusals are its fixed texts with the name typed: what was wrong, never a secret.

@@ -1,4 +1,4 @@
-import type { EventRecord } from '../service/events.js';
+import type { EventRecord, EventType } from '../service/events.js';
 import type { MemberRow, SessionRow } from '../service/index.js';
 import type { SecondFactorStatus } from '../service/second-factor.js';
 import type { StaffRole } from '../service/staff.js';
@@ -47,7 +47,7 @@ export interface SessionLine {
 }
 
 /** What each event is called in the member's history; docs/staff.md says what each means. */
-const EVENT_LABELS: Readonly<Record<string, string>> = {
+const EVENT_LABELS: Readonly<Record<EventType, string>> = {
   'signin-succeeded': 'Signed in',
   'signin-failed': 'Sign-in failed',
   'signed-out': 'Signed out',
@@ -69,6 +69,8 @@ const EVENT_LABELS: Readonly<Record<string, string>> = {
   'oidc-signin': 'Signed in to an OpenID site',
   'saml-signin': 'Signed in to a SAML site',
   'caller-refused': 'Partner refused',
+  'staff-granted': 'Staff role granted',
+  'staff-revoked': 'Staff role taken away',
 };
 
 /** Who did it, as staff read it: the member, a staff member (by id), the CLI, a provisioning client or partner (by name). */

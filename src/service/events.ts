@@ -26,6 +26,8 @@ export const EVENT_TYPES = [
   'oidc-signin',
   'saml-signin',
   'caller-refused',
+  'staff-granted',
+  'staff-revoked',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

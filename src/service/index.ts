@@ -131,7 +131,7 @@ export function createServices(options: {
     oidc: createOidcServices({ store, secrets, clock, sessions, cacheTtlMs: settings.cacheTtlMs }),
     saml: createSamlServices({ store, secrets, clock, cacheTtlMs: settings.cacheTtlMs, idpHost: settings.samlIdpHost }),
     events,
-    staff: new StaffService(store, clock, signIn),
+    staff: new StaffService(store, clock, signIn, events),
     cacheLookups: () => ({ callers: caches.callers.lookups, sessions: caches.sessions.lookups, caller_throttle: caches.caller_throttle.lookups }),
   };
 }

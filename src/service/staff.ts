@@ -1,6 +1,7 @@
 import type { MemberCondition, MemberRow, StaffRole, StaffRoleRow, Store } from '../store/store.js';
 import type { Clock } from './clock.js';
 import { ServiceError } from './errors.js';
+import { CLI_ACTOR, type EventContext, type EventService } from './events.js';
 import type { SignedInVisit, SignInService } from './signin.js';
 
 /** The roles, from the least: support helps members; admin also manages the service's partners and staff. */
@@ -37,6 +38,7 @@ export class StaffService {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly signin: SignInService,
+    private readonly events: Pick<EventService, 'record'>,
   ) {}
 
   /**
@@ -67,16 +69,21 @@ export class StaffService {
     return { members: members.slice(0, SEARCH_LIMIT), more };
   }
 
-  /** Gives the member the role, in place of any other. MEMBER_NOT_FOUND when no member has this id. */
-  async grant(memberId: string, role: StaffRole): Promise<StaffRoleRow> {
+  /**
+   * Gives the member the role, in place of any other, recorded as staff-granted (the role its outcome) by `by`,
+   * the CLI's unless told. MEMBER_NOT_FOUND when no member has this id.
+   */
+  async grant(memberId: string, role: StaffRole, by: EventContext = { actor: CLI_ACTOR }): Promise<StaffRoleRow> {
     const row: StaffRoleRow = { memberId, role, grantedAt: this.clock() };
     if (!(await this.store.setStaffRole(row))) throw new ServiceError('MEMBER_NOT_FOUND', memberId);
+    this.events.record({ ...by, type: 'staff-granted', memberId, outcome: role });
     return row;
   }
 
-  /** STAFF_NOT_FOUND when the member has no role. */
-  async revoke(memberId: string): Promise<void> {
+  /** Takes the role away, recorded as staff-revoked by `by`. STAFF_NOT_FOUND when the member has no role. */
+  async revoke(memberId: string, by: EventContext = { actor: CLI_ACTOR }): Promise<void> {
     if (!(await this.store.deleteStaffRole(memberId))) throw new ServiceError('STAFF_NOT_FOUND', memberId);
+    this.events.record({ ...by, type: 'staff-revoked', memberId });
   }
 
   /** By member id. */

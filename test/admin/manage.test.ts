@@ -61,6 +61,12 @@ it('grants and takes away a staff role', async () => {
   const unknown = await confirmed(admin, { action: 'staff-grant', member: 'ghost', role: 'admin' });
   expect(unknown.status).toBe(404);
   expect(unknown.text).toContain('No member has this id: ghost');
+  // Each recorded with the admin as its actor, from where they acted.
+  const events = await app.services.events.list({ memberId: REFERENCE.memberId });
+  expect(events.filter((event) => event.type.startsWith('staff-')).map(({ type, actor, outcome, clientAddress }) => ({ type, actor, outcome, clientAddress }))).toEqual([
+    { type: 'staff-revoked', actor: { kind: 'staff', id: BOB.id }, outcome: null, clientAddress: '127.0.0.1' },
+    { type: 'staff-granted', actor: { kind: 'staff', id: BOB.id }, outcome: 'support', clientAddress: '127.0.0.1' },
+  ]);
 });
 
 it('adds a partner site with a security password shown once, allows an origin, makes a new password, removes it', async () => {

@@ -28,6 +28,12 @@ describe('staff grant, list and revoke', () => {
     expect(await h.run('staff', 'revoke', 'm1', '--json')).toEqual({ code: ExitCode.ok, stdout: '{\n  "member": "m1",\n  "revoked": true\n}\n', stderr: '' });
     await expect(h.services.staff.roleOf('m1')).resolves.toBeNull();
     expect(JSON.parse((await h.run('staff', 'list', '--json')).stdout)).toEqual([{ member: 'm2', username: 'grace', role: 'support', granted: TIME }]);
+    const events = (await h.services.events.list({ memberId: 'm1' })).filter((event) => event.type.startsWith('staff-'));
+    expect(events.map(({ type, actor, outcome }) => ({ type, actor, outcome }))).toEqual([
+      { type: 'staff-revoked', actor: { kind: 'cli' }, outcome: null },
+      { type: 'staff-granted', actor: { kind: 'cli' }, outcome: 'admin' },
+      { type: 'staff-granted', actor: { kind: 'cli' }, outcome: 'support' },
+    ]);
   });
 
   it('says so when there is no staff', async () => {
