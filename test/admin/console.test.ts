@@ -3,49 +3,26 @@
  * search, a member's page, and the actions: each behind a confirmation page whose POST needs the CSRF proof and
  * the service's own origin.
  */
-import { formOf, PAGE_ENV, PageClient, unescapeHtml, type Page } from '../helpers/page-client.js';
-import { adaAndBobWithPassword, BOB, REFERENCE } from '../helpers/reference-data.js';
+import { formOf, PageClient, unescapeHtml, type Page } from '../helpers/page-client.js';
+import { BOB, REFERENCE } from '../helpers/reference-data.js';
 import { confirmedFactor, STEP } from '../helpers/second-factor.js';
-import { totpCode } from '../helpers/authenticator-app.js';
 import { runWith } from '../helpers/cli-harness.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { ConsoleApp, PASSWORD } from './console-app.js';
 
-const PASSWORD = 'correct horse battery staple';
-
-let app: TestApp;
-let now = 0;
-
-beforeEach(async () => {
-  now = Date.now();
-  app = await startTestApp({ env: PAGE_ENV, clock: () => now });
-  await adaAndBobWithPassword(app.services, PASSWORD);
-});
-afterEach(() => app.close());
-
-/** Bob, support staff with a second factor, signed in with password and code. */
-async function staffVisitor(): Promise<PageClient> {
-  await app.services.staff.grant(BOB.id, 'support');
-  const { secret } = await confirmedFactor(app.services, BOB.id, now);
-  now += STEP;
-  const visitor = new PageClient(app.baseUrl);
-  const codePage = await visitor.signIn('bob', PASSWORD);
-  const done = await visitor.submit(codePage, { code: totpCode(secret, now) });
-  expect(done.status).toBe(303);
-  return visitor;
-}
+const harness = new ConsoleApp();
 
 const text = (page: Page) => unescapeHtml(page.text);
-const liveSessionsOfAda = async () => (await app.services.sessions.list({ memberId: REFERENCE.memberId })).length;
+const liveSessionsOfAda = async () => (await harness.app.services.sessions.list({ memberId: REFERENCE.memberId })).length;
 
 describe('who gets in', () => {
   it('without a session: the sign-in page, which comes back to the page asked for', async () => {
-    const res = await new PageClient(app.baseUrl).get('/Admin/member?id=member-42');
+    const res = await new PageClient(harness.app.baseUrl).get('/Admin/member?id=member-42');
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe('/Login?ReturnUrl=%2FAdmin%2Fmember%3Fid%3Dmember-42');
   });
 
   it('a member who is not staff: 403, a page in the layout with the member pages\' security headers', async () => {
-    const visitor = new PageClient(app.baseUrl);
+    const visitor = new PageClient(harness.app.baseUrl);
     await visitor.signIn('ada', PASSWORD);
     for (const path of ['/Admin', '/admin/member?id=member-7', '/Admin/confirm?id=member-7&action=disable']) {
       const page = await visitor.get(path);
@@ -57,35 +34,35 @@ describe('who gets in', () => {
     }
     const refused = await visitor.post('/Admin/action', { id: BOB.id, action: 'disable' });
     expect(refused.status).toBe(403);
-    expect((await app.services.members.get(BOB.id)).enabled).toBe(true);
-    expect(app.logLines).toContainEqual(expect.objectContaining({ message: 'staff console refused', outcome: 'not-staff', member: REFERENCE.memberId }));
+    expect((await harness.app.services.members.get(BOB.id)).enabled).toBe(true);
+    expect(harness.app.logLines).toContainEqual(expect.objectContaining({ message: 'staff console refused', outcome: 'not-staff', member: REFERENCE.memberId }));
   });
 
   it('staff without a second factor: 403, led to set one up; staff who set it up after signing in: asked to sign in again', async () => {
-    await app.services.staff.grant(BOB.id, 'admin');
-    const visitor = new PageClient(app.baseUrl);
+    await harness.app.services.staff.grant(BOB.id, 'admin');
+    const visitor = new PageClient(harness.app.baseUrl);
     await visitor.signIn('bob', PASSWORD);
     const none = await visitor.get('/Admin');
     expect(none.status).toBe(403);
     expect(text(none)).toContain('<a href="/Account/two-step">Set up two-step verification</a>');
-    now += STEP;
-    await confirmedFactor(app.services, BOB.id, now);
+    harness.now += STEP;
+    await confirmedFactor(harness.app.services, BOB.id, harness.now);
     const later = await visitor.get('/Admin');
     expect(later.status).toBe(403);
     expect(later.text).toContain('<h1>Sign in again with your code</h1>');
   });
 
   it('a revoked role stops working at the next request', async () => {
-    const visitor = await staffVisitor();
+    const visitor = await harness.staffVisitor();
     expect((await visitor.get('/Admin')).status).toBe(200);
-    await app.services.staff.revoke(BOB.id);
+    await harness.app.services.staff.revoke(BOB.id);
     expect((await visitor.get('/Admin')).status).toBe(403);
   });
 });
 
 describe('finding a member', () => {
   it('by id, username, email or name, ignoring case; each found links to its page', async () => {
-    const visitor = await staffVisitor();
+    const visitor = await harness.staffVisitor();
     for (const query of ['member-42', 'ADA', 'Ada@Example.org', 'lovelace', 'ada lovelace']) {
       const page = await visitor.get(`/Admin?q=${encodeURIComponent(query)}`);
       expect(page.status).toBe(200);
@@ -97,7 +74,7 @@ describe('finding a member', () => {
   });
 
   it('a member\'s page shows the profile, the status, the second factor and the live sessions', async () => {
-    const visitor = await staffVisitor();
+    const visitor = await harness.staffVisitor();
     const page = await visitor.get('/Admin/member?id=member-42');
     expect(page.status).toBe(200);
     const html = text(page);
@@ -114,7 +91,7 @@ describe('finding a member', () => {
 
 describe('actions', () => {
   it('sign out everywhere: a confirmation, then a POST with the proof ends every session of the member', async () => {
-    const visitor = await staffVisitor();
+    const visitor = await harness.staffVisitor();
     expect(await liveSessionsOfAda()).toBe(1);
     const confirm = await visitor.get('/Admin/confirm?id=member-42&action=sign-out-everywhere');
     expect(confirm.status).toBe(200);
@@ -126,15 +103,15 @@ describe('actions', () => {
     expect(await liveSessionsOfAda()).toBe(0);
     const page = await visitor.get(done.headers.location ?? '');
     expect(page.text).toContain('<p class="notice" role="status">The member has been signed out everywhere.</p>');
-    expect(app.logLines).toContainEqual(expect.objectContaining({ message: 'staff action', outcome: 'done', action: 'sign-out-everywhere', member: REFERENCE.memberId, staff: BOB.id }));
-    const [ended] = await app.services.events.list({ memberId: REFERENCE.memberId, type: 'sessions-ended' });
+    expect(harness.app.logLines).toContainEqual(expect.objectContaining({ message: 'staff action', outcome: 'done', action: 'sign-out-everywhere', member: REFERENCE.memberId, staff: BOB.id }));
+    const [ended] = await harness.app.services.events.list({ memberId: REFERENCE.memberId, type: 'sessions-ended' });
     expect(ended).toMatchObject({ actor: { kind: 'staff', id: BOB.id }, clientAddress: '127.0.0.1', device: 'Firefox on Linux', outcome: '1', reason: 'ended-by-staff' });
     // The member's page shows it in the history, with the staff member as who did it.
     expect(text(page)).toMatch(/<td>Sessions ended<\/td><td>ended-by-staff · 1<\/td><td>127\.0\.0\.1, Firefox on Linux<\/td><td><\/td><td>staff member-7<\/td>/);
   });
 
   it('refuses a POST without the proof, with a wrong one, or from another origin (403), and does nothing', async () => {
-    const visitor = await staffVisitor();
+    const visitor = await harness.staffVisitor();
     const confirm = await visitor.get('/Admin/confirm?id=member-42&action=disable');
     const form = formOf(confirm.text);
     const attempts = [
@@ -144,24 +121,24 @@ describe('actions', () => {
     ];
     for (const refused of await Promise.all(attempts)) expect(refused.status).toBe(403);
     // Without the staff member's session, the sign-in page first.
-    expect((await new PageClient(app.baseUrl).post(form.action, form.hidden)).status).toBe(303);
-    expect((await app.services.members.get(REFERENCE.memberId)).enabled).toBe(true);
-    expect(app.logLines.filter((line) => line.outcome === 'refused:csrf')).toHaveLength(3);
+    expect((await new PageClient(harness.app.baseUrl).post(form.action, form.hidden)).status).toBe(303);
+    expect((await harness.app.services.members.get(REFERENCE.memberId)).enabled).toBe(true);
+    expect(harness.app.logLines.filter((line) => line.outcome === 'refused:csrf')).toHaveLength(3);
   });
 
   it('disable, then enable: each offered only when it applies', async () => {
-    const visitor = await staffVisitor();
+    const visitor = await harness.staffVisitor();
     expect((await visitor.submit(await visitor.get('/Admin/confirm?id=member-42&action=disable'), {})).status).toBe(303);
-    expect((await app.services.members.get(REFERENCE.memberId)).enabled).toBe(false);
+    expect((await harness.app.services.members.get(REFERENCE.memberId)).enabled).toBe(false);
     const page = await visitor.get('/Admin/member?id=member-42');
     expect(text(page)).not.toContain('action=disable');
     expect(text(page)).toContain('action=enable');
     const again = await visitor.submit(await visitor.get('/Admin/confirm?id=member-42&action=disable'), {});
     expect(again.headers.location).toBe('/Admin/member?id=member-42&problem=not-offered');
     expect((await visitor.submit(await visitor.get('/Admin/confirm?id=member-42&action=enable'), {})).status).toBe(303);
-    expect((await app.services.members.get(REFERENCE.memberId)).enabled).toBe(true);
+    expect((await harness.app.services.members.get(REFERENCE.memberId)).enabled).toBe(true);
     // As the admin reads them: `events list --json`, newest first, the staff member as actor.
-    const listed = await runWith({ config: () => app.config, withServices: (fn) => fn(app.services) }, 'events', 'list', '--member', REFERENCE.memberId, '--json');
+    const listed = await runWith({ config: () => harness.app.config, withServices: (fn) => fn(harness.app.services) }, 'events', 'list', '--member', REFERENCE.memberId, '--json');
     const byStaff = (JSON.parse(listed.stdout) as Array<{ type: string; actor: { kind: string; id?: string } }>).filter((event) => event.actor.kind === 'staff');
     expect(byStaff.map((event) => [event.type, event.actor.id])).toEqual([
       ['member-enabled', BOB.id],
@@ -170,9 +147,9 @@ describe('actions', () => {
   });
 
   it('reset the second factor removes the member\'s factor', async () => {
-    await confirmedFactor(app.services, REFERENCE.memberId, now);
-    const visitor = await staffVisitor();
+    await confirmedFactor(harness.app.services, REFERENCE.memberId, harness.now);
+    const visitor = await harness.staffVisitor();
     expect((await visitor.submit(await visitor.get('/Admin/confirm?id=member-42&action=reset-second-factor'), {})).status).toBe(303);
-    expect(await app.services.secondFactor.isEnabled(REFERENCE.memberId)).toBe(false);
+    expect(await harness.app.services.secondFactor.isEnabled(REFERENCE.memberId)).toBe(false);
   });
 });
