@@ -11,11 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openStore } from '../../src/store/open.js';
-import type { EventRow } from '../../src/store/store.js';
 import { compileCli } from '../helpers/compiled-cli.js';
 import { describeWithPostgres } from '../helpers/postgres.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
+import { signInEvent } from '../store/every-table.js';
 
 /** Enough events that the copy runs for seconds, in batches of 1,000 rows: time to stop it half way. */
 const EVENTS = 100_000;
@@ -65,21 +65,7 @@ describeWithPostgres('store copy stopped half way', () => {
     const dataDir = join(dir, 'data');
     const store = await openStore({ dataDir });
     await store.createMember({ id: 'm1', username: 'ada', email: 'ada@example.org', firstName: 'Ada', lastName: 'L', enabled: true, createdAt: 1, attributes: {} });
-    const event = (n: number): EventRow => ({
-      id: `event-${String(n).padStart(6, '0')}`,
-      time: 1_700_000_000_000 + n,
-      type: 'signin-succeeded',
-      actorKind: 'member',
-      actorId: 'm1',
-      memberId: 'm1',
-      clientAddress: '192.0.2.1',
-      device: null,
-      via: 'page',
-      requestId: null,
-      outcome: 'password',
-      reason: null,
-    });
-    for (let start = 0; start < EVENTS; start += 10_000) await store.insertEvents(Array.from({ length: 10_000 }, (_, i) => event(start + i)));
+    for (let start = 0; start < EVENTS; start += 10_000) await store.insertEvents(Array.from({ length: 10_000 }, (_, i) => signInEvent(`event-${start + i}`, 1_700_000_000_000 + start + i)));
     await store.close();
     const env = { DATA_DIR: dataDir };
     const copy = ['store', 'copy', '--to', database.url];

@@ -132,10 +132,10 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
       });
 
       test('setting() reads a recorded setting without writing one: null until it is claimed', async () => {
-        expect(await store.setting('fingerprint')).toBeNull();
-        expect(await store.setting('fingerprint')).toBeNull();
-        await store.claimSetting('fingerprint', 'a');
-        expect(await store.setting('fingerprint')).toBe('a');
+        expect(await store.setting('read-first')).toBeNull();
+        expect(await store.setting('read-first')).toBeNull();
+        await store.claimSetting('read-first', 'a');
+        expect(await store.setting('read-first')).toBe('a');
       });
 
       test('a recorded setting survives migrate()', async () => {

@@ -1,4 +1,4 @@
-import type { Store } from '../../src/store/store.js';
+import type { EventRow, Store } from '../../src/store/store.js';
 
 /** Epoch milliseconds past 2^31 (they need BIGINT), the same in every row. */
 const AT = Date.UTC(2031, 4, 6, 7, 8, 9, 10);
@@ -66,21 +66,24 @@ export async function fillEveryTable(store: Store): Promise<void> {
   await store.addFirstSamlKey({ kid: 'saml-1', privateKeySealed: 'sealed-key', certificate: 'MIIC…', createdAt: AT, activatedAt: AT, retiredAt: null });
   await store.joinSamlSession({ memberSessionId: 's1', memberId: 'm1', spId: 'sp-1', nameId: 'zoë', nameIdFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified', sessionIndex: 'index-1', createdAt: AT });
   await store.openSamlRequest({ handle: 'handle-1', spId: 'sp-1', requestId: 'request-1', kind: 'authn', payloadSealed: 'sealed-request', createdAt: AT, expiresAt: AT + 300_000, consumedAt: null });
-  await store.insertEvents([
-    {
-      id: 'event-1',
-      time: AT,
-      type: 'signin-succeeded',
-      actorKind: 'member',
-      actorId: 'm1',
-      memberId: 'm1',
-      clientAddress: '192.0.2.1',
-      device: null,
-      via: 'page',
-      requestId: 'request-id',
-      outcome: 'password',
-      reason: null,
-    },
-  ]);
+  await store.insertEvents([signInEvent('event-1', AT)]);
   await store.setStaffRole({ memberId: 'm1', role: 'admin', grantedAt: AT });
+}
+
+/** Member m1's sign-in on the page, as an event row. */
+export function signInEvent(id: string, time: number): EventRow {
+  return {
+    id,
+    time,
+    type: 'signin-succeeded',
+    actorKind: 'member',
+    actorId: 'm1',
+    memberId: 'm1',
+    clientAddress: '192.0.2.1',
+    device: null,
+    via: 'page',
+    requestId: 'request-id',
+    outcome: 'password',
+    reason: null,
+  };
 }
