@@ -18,14 +18,17 @@ export function configuredLocation(dataDir: string, databaseUrl: string | undefi
   return databaseUrl ? { postgresql: databaseUrl } : { sqlite: sqlitePath(dataDir) };
 }
 
-/** A directory names the data directory's file; file:///abs, file:/abs and file:relative (from here) name a path. */
+/**
+ * file:///abs, file:/abs and file:relative (from here) name a path; a directory, or a path ending in /, names
+ * the data directory's file.
+ */
 function sqliteFile(url: string): string {
   const path = url.startsWith('file://') ? fileURLToPath(url) : resolve(url.slice('file:'.length));
   const isDirectory = (() => {
     try {
       return statSync(path).isDirectory();
     } catch {
-      return false;
+      return url.endsWith('/');
     }
   })();
   return isDirectory ? sqlitePath(path) : path;
