@@ -114,7 +114,7 @@ async function copyBetween(source: StoreDatabase, sourceApplied: readonly string
       source: source.name,
       target: target.name,
       startedOver,
-      tables: tables.map((table) => ({ ...(copied.get(table.name) as Omit<CopiedTable, 'name'>), name: table.name })),
+      tables: tables.map((table) => ({ name: table.name, ...(copied.get(table.name) as Omit<CopiedTable, 'name'>) })),
     };
   } catch (error) {
     if (error instanceof StoreJobRefusal) throw error;
