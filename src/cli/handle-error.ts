@@ -26,6 +26,9 @@ export const ExitCode = {
   interrupted: 130,
 } as const;
 
+/** The errors of a refusal the operator can act on: their message is printed as it is, exit 1 (or 3, not found). */
+const REFUSALS = [ServiceError, StartupError, CommandError, StoreJobRefusal, UnfinishedCopyError];
+
 /** The service's "No member has this id" and the like; every such code ends so. */
 function isNotFound(error: unknown): boolean {
   return error instanceof NotFoundError || (error instanceof ServiceError && error.code.endsWith('_NOT_FOUND'));
@@ -53,8 +56,7 @@ export function handleError(error: unknown, io: CliIo): number {
     io.err(`error: ${error.message}, then run the command again\n`);
     return ExitCode.storageUnavailable;
   }
-  const refused = [ServiceError, StartupError, CommandError, StoreJobRefusal, UnfinishedCopyError].some((kind) => error instanceof kind);
-  if (refused && error instanceof Error) {
+  if (error instanceof Error && REFUSALS.some((kind) => error instanceof kind)) {
     io.err(`error: ${error.message}\n`);
     return isNotFound(error) ? ExitCode.notFound : ExitCode.failure;
   }
