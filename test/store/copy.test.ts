@@ -167,6 +167,16 @@ describeWithPostgres('store copy', () => {
     expect(notes).toEqual([expect.stringContaining('held a copy that did not finish: it is emptied and the copy starts over')]);
     expect((await checkStore({ postgresql: url })).ok).toBe(true);
     expect(await withStore({ databaseUrl: url }, (store) => store.listCallers())).toHaveLength(2);
+
+    // Into SQLite the same, from the PostgreSQL copy.
+    const back = join(dir, 'back');
+    await mkdir(back);
+    const halfway = new AbortController();
+    const stopped = copy({ postgresql: url }, { sqlite: sqlitePath(back) }, { batchSize: 1, signal: halfway.signal, onProgress: (progress) => progress.rowsDone === 5 && halfway.abort() });
+    await expect(stopped).rejects.toThrow(/interrupted/);
+    await expect(openStore({ dataDir: back })).rejects.toThrow(UnfinishedCopyError);
+    expect((await copy({ postgresql: url }, { sqlite: sqlitePath(back) })).startedOver).toBe(true);
+    expect(await withStore({ dataDir: back }, records)).toEqual(await withStore({ dataDir: join(dir, 'source') }, records));
   });
 
   test('a copy that does not match its source stays marked unfinished', async () => {

@@ -98,14 +98,14 @@ async function copyBetween(source: StoreDatabase, sourceApplied: readonly string
   const sourceTables = new Map((await source.tables()).map((table) => [table.name, table]));
   const plans = new Map(tables.map((table) => [table.name, columnPlan(table, sourceTables.get(table.name))]));
   refuseOtherTables(tables, sourceTables);
-  if (startedOver) {
-    options.onNote?.(`${target.name} held a copy that did not finish: it is emptied and the copy starts over`);
-    await target.empty([...tables].reverse());
-  }
-
   const skipped = options.withoutSessions ? withDependents(tables, ['sessions']) : new Set<string>();
   const now = options.now ?? Date.now;
+  // The marker first, and kept while an unfinished copy is emptied: the target never looks whole meanwhile.
   await target.writeSetting(UNFINISHED_COPY_SETTING, `from ${source.name}, started ${new Date(now()).toISOString()}`);
+  if (startedOver) {
+    options.onNote?.(`${target.name} held a copy that did not finish: it is emptied and the copy starts over`);
+    await target.empty([...tables].reverse(), UNFINISHED_COPY_SETTING);
+  }
   try {
     const copied = await source.snapshot((reader) => copyTables(reader, target, tables, plans, skipped, options, sourceTables));
     await verify(target, tables, plans, copied);

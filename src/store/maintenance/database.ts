@@ -68,8 +68,8 @@ export interface StoreDatabase {
   insert(table: Table, columns: readonly Column[], rows: readonly Value[][]): Promise<void>;
   /** Sets the table's sequence to hand out values after `value`. */
   setSequence(table: Table, value: bigint): Promise<void>;
-  /** Deletes every row of these tables, in this order, in one transaction. */
-  empty(tables: readonly Table[]): Promise<void>;
+  /** Deletes every row of these tables, in this order, in one transaction, but the deployment setting `keepSetting`. */
+  empty(tables: readonly Table[], keepSetting: string): Promise<void>;
   /** A deployment setting's value, or null (also when the table is not there yet). */
   setting(name: string): Promise<string | null>;
   writeSetting(name: string, value: string): Promise<void>;

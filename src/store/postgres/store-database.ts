@@ -192,9 +192,12 @@ export class PostgresStoreDatabase implements StoreDatabase {
     await this.#client.query(sql, [quoted(table.name), table.sequenceColumn, (value > 0n ? value : 1n).toString(), value > 0n]);
   }
 
-  async empty(tables: readonly Table[]): Promise<void> {
+  async empty(tables: readonly Table[], keepSetting: string): Promise<void> {
     await this.#inTransaction('BEGIN', async () => {
-      for (const table of tables) await this.#client.query(`DELETE FROM ${quoted(table.name)}`);
+      for (const table of tables) {
+        if (table.name === SETTINGS_TABLE) await this.#client.query(`DELETE FROM ${SETTINGS_TABLE} WHERE name <> $1`, [keepSetting]);
+        else await this.#client.query(`DELETE FROM ${quoted(table.name)}`);
+      }
     });
   }
 

@@ -140,9 +140,12 @@ export class SqliteStoreDatabase implements StoreDatabase {
     if (changed === 0) this.#db.prepare('INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)').run(table.name, value);
   }
 
-  async empty(tables: readonly Table[]): Promise<void> {
+  async empty(tables: readonly Table[], keepSetting: string): Promise<void> {
     this.#db.transaction(() => {
-      for (const table of tables) this.#db.exec(`DELETE FROM ${quoted(table.name)}`);
+      for (const table of tables) {
+        if (table.name === SETTINGS_TABLE) this.#db.prepare(`DELETE FROM ${SETTINGS_TABLE} WHERE name <> ?`).run(keepSetting);
+        else this.#db.exec(`DELETE FROM ${quoted(table.name)}`);
+      }
       if (this.#hasTable('sqlite_sequence')) this.#db.exec('DELETE FROM sqlite_sequence');
     })();
   }
