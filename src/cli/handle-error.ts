@@ -4,13 +4,15 @@ import { ConfigError } from '../config/config.js';
 import { ServiceError } from '../service/errors.js';
 import { StoreUnavailableError } from '../service/index.js';
 import { StartupError } from '../startup-error.js';
+import { StoreJobRefusal } from '../store/maintenance/index.js';
+import { UnfinishedCopyError } from '../store/open.js';
 import type { CliIo } from './context.js';
 import { CommandError, NotFoundError } from './errors.js';
 
 /** One exit code per kind of outcome; docs/cli.md lists them. */
 export const ExitCode = {
   ok: 0,
-  /** The service or the command refused: a duplicate, an invalid value, a file it cannot read, a refused row. */
+  /** The service or the command refused: a duplicate, an invalid value, a file it cannot read, a refused row, a store a store command cannot use. */
   failure: 1,
   /** A wrong command line, or settings that are not valid. */
   usage: 2,
@@ -23,6 +25,9 @@ export const ExitCode = {
   /** 128 + SIGINT, as a shell reports a command stopped by Ctrl-C. */
   interrupted: 130,
 } as const;
+
+/** The errors of a refusal the operator can act on: their message is printed as it is, exit 1 (or 3, not found). */
+const REFUSALS = [ServiceError, StartupError, CommandError, StoreJobRefusal, UnfinishedCopyError];
 
 /** The service's "No member has this id" and the like; every such code ends so. */
 function isNotFound(error: unknown): boolean {
@@ -51,7 +56,7 @@ export function handleError(error: unknown, io: CliIo): number {
     io.err(`error: ${error.message}, then run the command again\n`);
     return ExitCode.storageUnavailable;
   }
-  if (error instanceof ServiceError || error instanceof StartupError || error instanceof CommandError) {
+  if (error instanceof Error && REFUSALS.some((kind) => error instanceof kind)) {
     io.err(`error: ${error.message}\n`);
     return isNotFound(error) ? ExitCode.notFound : ExitCode.failure;
   }

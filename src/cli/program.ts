@@ -12,6 +12,7 @@ import { serveCommand } from './commands/serve.js';
 import { sessionsCommand } from './commands/sessions.js';
 import { staffCommand } from './commands/staff.js';
 import { eventsCommand } from './commands/events.js';
+import { storeCommand } from './commands/store.js';
 import type { CliContext, CliIo } from './context.js';
 import { handleError } from './handle-error.js';
 
@@ -49,6 +50,7 @@ export function createProgram(ctx: CliContext, version: string, args: readonly s
     .addCommand(samlSpsCommand(ctx))
     .addCommand(samlKeysCommand(ctx))
     .addCommand(staffCommand(ctx))
+    .addCommand(storeCommand(ctx))
     .addCommand(configCommand(ctx));
   routeOutput(program, ctx.io);
   return program;

@@ -23,25 +23,32 @@ export function duration(seconds: number): string {
   return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
 }
 
+/** Rows done of a known total. */
+export type RowProgress = Pick<ImportProgress, 'rowsDone' | 'rowsTotal'>;
+
 /**
- * The progress of `members import` on stderr: on a terminal, one line redrawn in place (`imported N of M rows
- * (R rows/s, about T left)`, and the check's percentage before it); otherwise a plain line now and then, so
- * that a log is not flooded. clear() takes the terminal line away before anything else is written.
+ * The progress of a long command over rows (`members import`, `store copy`) on stderr: on a terminal, one line
+ * redrawn in place (`imported N of M rows (R rows/s, about T left)`, and an import's check's percentage before
+ * it); otherwise a plain line now and then, so that a log is not flooded. clear() takes the terminal line away
+ * before anything else is written.
  */
-export class ImportProgressDisplay {
+export class RowProgressDisplay {
   readonly #io: CliIo;
   readonly #terminal: boolean;
   readonly #now: () => number;
+  /** What is done to the rows: `imported`, `copied`. */
+  readonly #verb: string;
   #drawn = false;
   #lastDrawAt = -Infinity;
   #lastPlainAt: number;
   #lastPlainRows = 0;
   #samples: Array<{ at: number; rows: number }> = [];
 
-  constructor(io: CliIo, options: { now?: () => number } = {}) {
+  constructor(io: CliIo, options: { now?: () => number; verb?: string } = {}) {
     this.#io = io;
     this.#terminal = io.errIsTerminal === true;
     this.#now = options.now ?? Date.now;
+    this.#verb = options.verb ?? 'imported';
     this.#lastPlainAt = this.#now();
   }
 
@@ -52,7 +59,7 @@ export class ImportProgressDisplay {
     this.#draw(`checking the file: ${percent}% (${count(progress.rows)} rows)`);
   }
 
-  importing(progress: ImportProgress): void {
+  advanced(progress: RowProgress): void {
     const now = this.#now();
     this.#samples.push({ at: now, rows: progress.rowsDone });
     while (this.#samples.length > 2 && (this.#samples[1]?.at ?? now) <= now - RATE_WINDOW_MS) this.#samples.shift();
@@ -66,8 +73,8 @@ export class ImportProgressDisplay {
   }
 
   /** `imported N of M rows (R rows/s, about T left)`; the rate and time left once there are two samples. */
-  line(progress: ImportProgress): string {
-    const head = `imported ${count(progress.rowsDone)} of ${count(progress.rowsTotal)} rows`;
+  line(progress: RowProgress): string {
+    const head = `${this.#verb} ${count(progress.rowsDone)} of ${count(progress.rowsTotal)} rows`;
     const first = this.#samples[0];
     const last = this.#samples[this.#samples.length - 1];
     if (!first || !last || last.at <= first.at) return head;

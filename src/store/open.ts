@@ -7,17 +7,25 @@ import { SqliteStore } from './sqlite/sqlite-store.js';
 import { sqliteUnavailableReason } from './sqlite/unavailable-reasons.js';
 import type { Store } from './store.js';
 import { StoreUnavailableError } from './unavailable.js';
+import { UNFINISHED_COPY_SETTING, UnfinishedCopyError } from './unfinished-copy.js';
+
+export { UnfinishedCopyError } from './unfinished-copy.js';
 
 export const SQLITE_FILENAME = 'authentication.sqlite';
 
 /**
  * Opens the configured store with its schema migrated, ready for the services: PostgreSQL when a database URL
- * is given, otherwise the embedded SQLite database in dataDir.
+ * is given, otherwise the embedded SQLite database in dataDir. A store that `store copy` is still writing, or
+ * left unfinished, is refused (UnfinishedCopyError).
  */
 export async function openStore(options: { dataDir: string; databaseUrl?: string | undefined }): Promise<Store> {
   const store = options.databaseUrl ? await openPostgresStore(options.databaseUrl) : await openSqliteStore(options.dataDir);
   try {
     await store.migrate();
+    const unfinishedCopy = await store.setting(UNFINISHED_COPY_SETTING);
+    if (unfinishedCopy !== null) {
+      throw new UnfinishedCopyError(options.databaseUrl ? describeDatabaseUrl(options.databaseUrl) : sqlitePath(options.dataDir), unfinishedCopy);
+    }
   } catch (error) {
     await store.close();
     throw error;
@@ -31,9 +39,22 @@ export async function openStore(options: { dataDir: string; databaseUrl?: string
  * before SQLite opens it, and files of an older version are made so.
  */
 async function openSqliteStore(dataDir: string): Promise<Store> {
-  const filename = join(dataDir, SQLITE_FILENAME);
+  const filename = sqlitePath(dataDir);
+  await mkdir(dataDir, { recursive: true }).catch((error: unknown) => {
+    throw sqliteFileError(filename, error);
+  });
+  await createOwnerOnly(filename);
+  return new SqliteStore(filename);
+}
+
+/** The embedded store's file in a data directory. */
+export function sqlitePath(dataDir: string): string {
+  return join(dataDir, SQLITE_FILENAME);
+}
+
+/** The SQLite file, created owner-only if it is not there, and it and its WAL and shared-memory files made so. */
+export async function createOwnerOnly(filename: string): Promise<void> {
   try {
-    await mkdir(dataDir, { recursive: true });
     await (await open(filename, 'a', 0o600)).close();
     for (const file of [filename, `${filename}-wal`, `${filename}-shm`]) {
       await chmod(file, 0o600).catch((error: NodeJS.ErrnoException) => {
@@ -41,10 +62,13 @@ async function openSqliteStore(dataDir: string): Promise<Store> {
       });
     }
   } catch (error) {
-    // A read-only or full data directory is named as such, as the store names it once open.
-    throw storeError({ database: filename, unavailableReason: (cause) => sqliteUnavailableReason(cause, filename) }, error);
+    throw sqliteFileError(filename, error);
   }
-  return new SqliteStore(filename);
+}
+
+/** A read-only or full data directory is named as such, as the store names it once open. */
+function sqliteFileError(filename: string, error: unknown): unknown {
+  return storeError({ database: filename, unavailableReason: (cause) => sqliteUnavailableReason(cause, filename) }, error);
 }
 
 /**

@@ -19,6 +19,8 @@ export interface Store {
    * recorded value: the first to claim a setting wins, also between instances starting at once.
    */
   claimSetting(name: string, value: string): Promise<string>;
+  /** The value recorded under the deployment setting `name`, or null when none is. */
+  setting(name: string): Promise<string | null>;
   /**
    * Deletes sessions that ended: expired or revoked at or before endedBefore, or last seen at or before
    * idleBefore. Returns how many.

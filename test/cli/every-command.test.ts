@@ -7,6 +7,7 @@ import { ExitCode } from '../../src/cli/handle-error.js';
 import { loadConfig } from '../../src/config/config.js';
 import { totpCode } from '../helpers/authenticator-app.js';
 import { cliHarness, runWith } from '../helpers/cli-harness.js';
+import { openStore } from '../../src/store/open.js';
 import { samlSpSettings } from '../../src/service/saml/index.js';
 import type { Services } from '../../src/service/index.js';
 
@@ -45,6 +46,9 @@ interface Fixture {
   envFile: string;
   /** The metadata of an SP not yet registered. */
   metadataFile: string;
+  /** Where the store commands copy and back up the configured store (DATA_DIR), files not yet there. */
+  copyFile: string;
+  backupFile: string;
 }
 
 /** A command line that succeeds on the fixture, for each command. */
@@ -97,6 +101,9 @@ const SUCCEEDS: Record<string, (f: Fixture) => string[]> = {
   'staff grant': () => ['staff', 'grant', 'm1', '--role', 'support'],
   'staff list': () => ['staff', 'list'],
   'staff revoke': () => ['staff', 'revoke', 'm1'],
+  'store copy': (f) => ['store', 'copy', '--to', `file:${f.copyFile}`],
+  'store backup': (f) => ['store', 'backup', f.backupFile],
+  'store check': () => ['store', 'check'],
   'config show': () => ['config', 'show'],
   'config from-web-config': (f) => ['config', 'from-web-config', f.webConfigFile, '--out', f.envFile],
 };
@@ -134,7 +141,7 @@ const NOT_FOUND: Record<string, [string[], string]> = {
 };
 
 /** The commands that create what they name, or name a file: no record of theirs can be missing. */
-const NAMES_NO_EXISTING_RECORD = ['callers add', 'provisioners add', 'oidc-clients add', 'saml-sps add', 'members import', 'config from-web-config'];
+const NAMES_NO_EXISTING_RECORD = ['callers add', 'provisioners add', 'oidc-clients add', 'saml-sps add', 'members import', 'config from-web-config', 'store backup', 'store check'];
 
 /** What a case needs beyond the fixture: a next SAML key to activate (the fixture has none, so that rotate succeeds). */
 const PREPARE: Record<string, (services: Services) => Promise<unknown>> = {
@@ -182,16 +189,18 @@ describe('every command, run on a store', () => {
     await writeFile(webConfigFile, `<configuration><system.web><machineKey ${key}/><authentication mode="Forms"/></system.web></configuration>`);
     const metadataFile = join(dir, 'forum.xml');
     await writeFile(metadataFile, spMetadata('https://forum.example.org/sp'));
-    fixture = { sessionId: session.id, csvFile, webConfigFile, envFile: join(dir, 'imis.env'), metadataFile };
+    // The store commands work on the configured store's database, not on the services: one in DATA_DIR.
+    await (await openStore({ dataDir: join(dir, 'data') })).close();
+    fixture = { sessionId: session.id, csvFile, webConfigFile, envFile: join(dir, 'imis.env'), metadataFile, copyFile: join(dir, 'copy.sqlite'), backupFile: join(dir, 'backup.sqlite') };
   });
   afterEach(async () => {
     await h.cleanup();
     await rm(dir, { recursive: true, force: true });
   });
 
-  /** The CLI over the harness's store, with the settings of an environment that sets PUBLIC_URL only (for config show and recovery links). */
+  /** The CLI over the harness's store, with the settings of an environment that sets PUBLIC_URL (for config show and recovery links) and DATA_DIR (for the store commands). */
   const run = (...args: string[]) =>
-    runWith({ config: () => loadConfig({ PUBLIC_URL: 'https://members.example.org' }), withServices: (fn) => fn(h.services) }, ...args);
+    runWith({ config: () => loadConfig({ PUBLIC_URL: 'https://members.example.org', DATA_DIR: join(dir, 'data') }), withServices: (fn) => fn(h.services) }, ...args);
 
   it.each(Object.entries(SUCCEEDS))('"%s --json" prints exactly one JSON document on stdout, as printJson prints it', async (path, args) => {
     await PREPARE[path]?.(h.services);

@@ -17,9 +17,11 @@ export const REDIRECT_URI = 'https://rp.example.org/callback';
 export const POST_LOGOUT_URI = 'https://rp.example.org/signed-out';
 export const PASSWORD = 'correct horse battery staple';
 
-/** The service with the OpenID provider's issuer at its own address; ada (REFERENCE.memberId) has PASSWORD. */
-export async function startOidcApp(options: { env?: Environment; store?: 'sqlite' | 'postgres'; clock?: Clock } = {}): Promise<TestApp> {
-  const port = await freePort();
+/** The service with the OpenID provider's issuer at its own address (`port`, a free one unless given); ada (REFERENCE.memberId) has PASSWORD. */
+export async function startOidcApp(
+  options: { env?: Environment; store?: NonNullable<Parameters<typeof startTestApp>[0]>['store']; clock?: Clock; port?: number; secretKey?: Buffer } = {},
+): Promise<TestApp> {
+  const port = options.port ?? (await freePort());
   const app = await startTestApp({ ...options, port, env: { PUBLIC_URL: `http://127.0.0.1:${port}`, ...options.env } });
   await app.services.members.setPassword(REFERENCE.memberId, PASSWORD);
   await app.services.members.update(REFERENCE.memberId, { attributes: { isMember: true, roles: [{ id: 'r1', name: 'Board' }] } });

@@ -131,6 +131,13 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect(['a', 'b', 'c', 'd']).toContain(claims[0]);
       });
 
+      test('setting() reads a recorded setting without writing one: null until it is claimed', async () => {
+        expect(await store.setting('read-first')).toBeNull();
+        expect(await store.setting('read-first')).toBeNull();
+        await store.claimSetting('read-first', 'a');
+        expect(await store.setting('read-first')).toBe('a');
+      });
+
       test('a recorded setting survives migrate()', async () => {
         await store.claimSetting('kept', 'v');
         await store.migrate();

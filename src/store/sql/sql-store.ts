@@ -36,6 +36,10 @@ function storeMethods(db: SqlDriver) {
       await db.changes(CLAIM_SETTING_SQL, [name, value]);
       return ((await db.row<{ value: string }>(SETTING_SQL, [name])) as { value: string }).value;
     },
+
+    async setting(name) {
+      return (await db.row<{ value: string }>(SETTING_SQL, [name]))?.value ?? null;
+    },
   } satisfies Partial<Store>;
 }
 

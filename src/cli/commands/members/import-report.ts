@@ -1,7 +1,7 @@
 import type { ImportReportRow, ImportSummary, MissingMember } from '../../../service/member-import.js';
 import type { CliIo } from '../../context.js';
 import { StreamedJsonObject } from '../../output.js';
-import { count, type ImportProgressDisplay } from '../../progress.js';
+import { count, type RowProgressDisplay } from '../../progress.js';
 
 /** The options of `members import` that change what it reports. */
 export interface ImportMode {
@@ -82,7 +82,7 @@ export class ImportReport {
   constructor(
     private readonly io: CliIo,
     asJson: boolean,
-    private readonly display: ImportProgressDisplay,
+    private readonly display: RowProgressDisplay,
     private readonly mode: ImportMode,
   ) {
     this.#json = asJson ? new StreamedJsonObject(io, 'refused') : undefined;

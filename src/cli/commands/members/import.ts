@@ -11,7 +11,7 @@ import { CommandError } from '../../errors.js';
 import { ExitCode } from '../../handle-error.js';
 import { listenForInterrupt } from '../../interrupt.js';
 import { json, jsonOption, required } from '../../options.js';
-import { ImportProgressDisplay } from '../../progress.js';
+import { RowProgressDisplay } from '../../progress.js';
 import { ImportReport } from './import-report.js';
 import { RowReportFile } from './row-report-file.js';
 
@@ -79,7 +79,7 @@ export function importCommand(ctx: CliContext): Command {
       action(async (file: unknown, options: object) => {
         const input = schema.parse({ ...options, file });
         const { fileBytes, reportFile } = await openFiles(input.file, input.report);
-        const display = new ImportProgressDisplay(ctx.io);
+        const display = new RowProgressDisplay(ctx.io);
         // The first Ctrl-C stops the import once the batch in progress is written; a second one, at once.
         const interrupt = listenForInterrupt(() => display.note('Stopping once the rows read so far are written (Ctrl-C again stops at once)…'));
         const startedAt = performance.now();
@@ -94,7 +94,7 @@ export function importCommand(ctx: CliContext): Command {
               dryRun,
               signal: interrupt.signal,
               onCheck: (progress) => display.checking(progress, fileBytes),
-              onProgress: (progress) => display.importing(progress),
+              onProgress: (progress) => display.advanced(progress),
               onRow: async (row) => {
                 report.row(row);
                 await reportFile?.row(row);
