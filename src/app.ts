@@ -148,7 +148,7 @@ export async function createApp({ config, services, logger, readiness, metrics, 
   // The sites that send members to the sign-in page with a request of their own: the OpenID clients and the SAML SPs.
   const requestingSite = async (returnUrl: string) => (await oidc.requestingSite(returnUrl)) ?? (await saml.requestingSite(returnUrl));
   app.use(createSigninRouter({ config, services, logger, metrics, requestingSite, signedOut }));
-  app.use(createAdminRouter({ config, services, logger, pages: adminPages(config, services) }));
+  app.use(createAdminRouter({ config, services, logger, pages: adminPages(config, services), oidcClientsOf: oidc.clientsOfSession }));
   app.use(oidc.router);
   app.use(saml.router);
   app.use(notFound);

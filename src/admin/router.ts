@@ -19,6 +19,8 @@ export interface AdminDeps {
   services: Services;
   logger: Logger;
   pages: AdminPages;
+  /** The names of the OpenID clients a member session signed the member in to (the OpenID provider knows them). */
+  oidcClientsOf(memberSessionId: string): Promise<string[]>;
 }
 
 /** The console's forms are two hidden fields and a proof; anything larger is not one of them. */
@@ -93,6 +95,7 @@ export function createAdminRouter(deps: AdminDeps): Router {
       sessions.map(async (session) => ({
         session,
         device: pages.deviceName(session.userAgent),
+        oidcClients: await deps.oidcClientsOf(session.id),
         samlSps: (await services.saml.sessions.ofSession(session.id)).map((participant) => spNames.get(participant.spId) ?? participant.spId),
       })),
     );

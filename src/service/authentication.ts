@@ -115,7 +115,7 @@ export class AuthenticationService {
     const caller = await this.#verify('AuthenticateUser', request.securityPassword, context);
     const check = await this.#credentials(request, context, caller.name);
     if (!check.ok) return refused('AuthenticateUser', caller.name, check);
-    const issued = await this.sessions.create(check.member.id, context.cookieDomain());
+    const issued = await this.sessions.create(check.member.id, context.cookieDomain(), {}, { through: { kind: 'partner', name: caller.name } });
     this.#signedIn('AuthenticateUser', check.member, context, caller.name);
     return { operation: 'AuthenticateUser', caller: caller.name, kind: 'member', member: check.member, session: { token: issued.token, cookie: issued.cookie } };
   }

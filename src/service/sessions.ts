@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { SessionFilter, SessionRow, SessionWithMember, Store } from '../store/store.js';
+import type { SessionFilter, SessionRow, SessionThrough, SessionWithMember, Store } from '../store/store.js';
 import type { Clock } from './clock.js';
 import { isValidCookieDomain, normalizeCookieDomain } from './domains.js';
 import { ServiceError } from './errors.js';
@@ -35,10 +35,11 @@ export interface SessionEvents {
 /** Sessions ended by a sign-out or a revocation: one, or every one of a member. */
 export type EndedSessions = { sessionId: string } | { memberId: string };
 
-/** Where a session began: the client's address and its User-Agent, when known. */
+/** Where a session began: the client's address and its User-Agent, when known, and what it was opened through. */
 export interface SessionOrigin {
   clientAddress?: string;
   userAgent?: string;
+  through?: SessionThrough | undefined;
 }
 
 const MAX_USER_AGENT_LENGTH = 512;
@@ -183,6 +184,7 @@ export class SessionService {
       clientAddress: origin.clientAddress ?? null,
       // Browsers' own strings; a longer one is cut rather than stored whole.
       userAgent: origin.userAgent?.slice(0, MAX_USER_AGENT_LENGTH) ?? null,
+      ...(origin.through ? { through: origin.through } : {}),
     };
     return { session, cookie, token };
   }

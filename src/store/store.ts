@@ -142,6 +142,7 @@ export interface Store {
   revokeSession(id: string, revokedAt: number): Promise<boolean>;
   /** Returns how many sessions were revoked. */
   revokeMemberSessions(memberId: string, revokedAt: number): Promise<number>;
+  /** In creation order, each with how it was opened when that is known. */
   listSessions(filter?: SessionFilter): Promise<SessionRow[]>;
 
   getSecondFactor(memberId: string): Promise<SecondFactorRow | null>;

@@ -139,6 +139,8 @@ export function samlFlows(store: 'sqlite' | 'postgres'): void {
       const { token } = await memberSession(browser);
       expect(await soap12AuthenticateToken(app.baseUrl, token)).toBe(REFERENCE.memberId);
       expect(app.logLines).toContainEqual(expect.objectContaining({ message: 'saml sign-in', outcome: 'signed-in', sp: 'Events Portal', member: REFERENCE.memberId }));
+      // The session says it was opened for the SP (the staff console's member page).
+      expect((await app.services.sessions.list({ memberId: REFERENCE.memberId })).map((session) => session.through)).toContainEqual({ kind: 'saml-sp', name: 'Events Portal' });
       const log = JSON.stringify(app.logLines);
       expect(log).not.toContain(fields['SAMLResponse']?.slice(0, 40));
       expect(log).not.toContain('relay-1');

@@ -1,4 +1,4 @@
-import type { CallerOriginRow, MemberAttributes, MemberRow, SecondFactorRow, SessionRow, Store } from '../../src/store/store.js';
+import type { CallerOriginRow, MemberAttributes, MemberRow, SecondFactorRow, SessionRow, SessionThrough, Store } from '../../src/store/store.js';
 import { StoreConflictError, StoreVersionConflictError } from '../../src/store/store.js';
 import { eventStoreContract } from './contract-events.js';
 import { oidcStoreContract } from './contract-oidc.js';
@@ -1118,6 +1118,26 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect(await store.listSessions({ memberId: 'm1', liveAt: T0 })).toStrictEqual([session]);
         expect((await store.findSessionByTokenHash(session.tokenHash))?.session).toStrictEqual(session);
         expect((await store.findSessionByCookieHash(session.cookieHash))?.session).toStrictEqual(session);
+      });
+
+      test.each<[string, SessionThrough]>([
+        ['a partner', { kind: 'partner', name: 'Events «Portal»' }],
+        ['the sign-in page', { kind: 'signin-page' }],
+        ['an OpenID client', { kind: 'oidc-client', name: 'Learning' }],
+        ['a SAML SP', { kind: 'saml-sp', name: 'Journal' }],
+      ])('createSession() and createSessions() keep how the session was opened (through %s): listed, not read by the lookups by hash', async (_, through) => {
+        const session = aSession('s1', 'm1', { through });
+        const { through: _left, ...looked } = session;
+        await store.createSession(session);
+        await store.createSessions([aSession('s2', 'm2', { through })]);
+        expect(await store.listSessions()).toStrictEqual([session, aSession('s2', 'm2', { through })]);
+        expect((await store.findSessionByTokenHash(session.tokenHash))?.session).toStrictEqual(looked);
+        expect((await store.findSessionByCookieHash(session.cookieHash))?.session).toStrictEqual(looked);
+      });
+
+      test('a session opened without saying how is listed without it', async () => {
+        await store.createSession(aSession('s1', 'm1'));
+        expect(await sessionById('s1')).not.toHaveProperty('through');
       });
 
       test('createSession() keeps a null clientAddress and userAgent (not known)', async () => {

@@ -1,7 +1,7 @@
 import type { Store } from '../store.js';
 import { rethrowConflict, type SqlDriver } from './driver.js';
 import { insertRows, insertSql, type InsertTarget } from './insert-rows.js';
-import { flagRecordMappers, joinedMemberSelect, mapOrNull, SESSION_COLUMNS, type SessionMemberRecord, type SessionRecord, sessionValues, toSession } from './records.js';
+import { flagRecordMappers, joinedMemberSelect, LISTED_SESSION_COLUMNS, type ListedSessionRecord, mapOrNull, SESSION_COLUMNS, type SessionMemberRecord, sessionValues, toListedSession } from './records.js';
 
 /**
  * One read for the hot path: verification needs the session and its member together. `where` matches the hash
@@ -14,12 +14,12 @@ function sessionWithMemberSql(where: string): string {
     WHERE ${where}`;
 }
 
-/** Sessions in creation order; `where` is empty or a WHERE clause. */
+/** Sessions in creation order, with how each was opened; `where` is empty or a WHERE clause. */
 function sessionListSql(where: string): string {
-  return `SELECT ${SESSION_COLUMNS} FROM sessions ${where} ORDER BY created_at, id`;
+  return `SELECT ${LISTED_SESSION_COLUMNS} FROM sessions ${where} ORDER BY created_at, id`;
 }
 
-const SESSIONS: InsertTarget = { table: 'sessions', columns: SESSION_COLUMNS };
+const SESSIONS: InsertTarget = { table: 'sessions', columns: LISTED_SESSION_COLUMNS };
 
 const SQL = {
   insertSession: insertSql(SESSIONS, 1),
@@ -96,7 +96,7 @@ export function sessionMethods(db: SqlDriver) {
           : liveAt === undefined
             ? [SQL.sessionsOfMember, [memberId]]
             : [SQL.liveSessionsOfMember, [memberId, liveAt]];
-      return (await db.rows<SessionRecord>(sql, values)).map(toSession);
+      return (await db.rows<ListedSessionRecord>(sql, values)).map(toListedSession);
     },
   } satisfies Partial<Store>;
 }
