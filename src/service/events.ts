@@ -28,6 +28,7 @@ export const EVENT_TYPES = [
   'caller-refused',
   'staff-granted',
   'staff-revoked',
+  'account-change-refused',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -283,6 +283,10 @@ export function oidcFlows(store: 'sqlite' | 'postgres'): void {
       const refused = callbackUrl(await follow(browser, app, await browser.post(formOf(consent.text).action, { decision: 'deny' })));
       expect(refused.searchParams.get('error')).toBe('access_denied');
       expect(refused.searchParams.get('state')).toBe(denied.state);
+      expect(await app.services.events.list({ memberId: REFERENCE.memberId, type: 'oidc-signin' })).toEqual([
+        expect.objectContaining({ via: 'portal', outcome: 'refused', reason: 'consent-denied', clientAddress: expect.any(String), requestId: expect.any(String) }),
+        expect.objectContaining({ via: 'portal', outcome: 'signed-in' }),
+      ]);
       const allowed = await authorizationRequest(config);
       const page = await follow(browser, app, await browser.get(allowed.url.pathname + allowed.url.search));
       expect(page.text).toContain('<h1>Share your details with portal?</h1>');

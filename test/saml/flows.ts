@@ -280,6 +280,10 @@ export function samlFlows(store: 'sqlite' | 'postgres'): void {
       const request = await second.saml.validatePostRequestAsync(told.hidden);
       expect(request).toMatchObject({ loggedOut: true, profile: { nameID: REFERENCE.memberId } });
       expect(await soap12AuthenticateToken(app.baseUrl, token)).toBe('');
+      // The member's sign-out, at the SP that asked.
+      expect(await app.services.events.list({ memberId: REFERENCE.memberId, type: 'signed-out' })).toEqual([
+        expect.objectContaining({ via: 'first', outcome: 'saml-logout', actor: { kind: 'member', id: REFERENCE.memberId }, requestId: expect.any(String) }),
+      ]);
       const answer = new URL(await second.saml.getLogoutResponseUrlAsync(request.profile, told.hidden['RelayState'] ?? '', {}, true));
       const back = await open(browser, answer.pathname + answer.search);
       const response = formOf(back.text);

@@ -1412,29 +1412,29 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect(await store.listSessions()).toEqual([session]);
       });
 
-      test('revokeSession() revokes an unrevoked session and returns true', async () => {
+      test('revokeSession() revokes an unrevoked session and returns its member\'s id', async () => {
         const session = aSession('s1', 'm1');
         await store.createSession(session);
-        expect(await store.revokeSession('s1', T0 + MINUTE)).toBe(true);
+        expect(await store.revokeSession('s1', T0 + MINUTE)).toBe('m1');
         expect(await sessionById('s1')).toEqual({ ...session, revokedAt: T0 + MINUTE });
       });
 
-      test('revokeSession() returns false for a session already revoked and keeps the first revokedAt', async () => {
+      test('revokeSession() returns null for a session already revoked and keeps the first revokedAt', async () => {
         await store.createSession(aSession('s1', 'm1'));
         await store.revokeSession('s1', T0 + MINUTE);
-        expect(await store.revokeSession('s1', T0 + 2 * MINUTE)).toBe(false);
+        expect(await store.revokeSession('s1', T0 + 2 * MINUTE)).toBeNull();
         expect((await sessionById('s1'))?.revokedAt).toBe(T0 + MINUTE);
       });
 
       test('revokeSession() revokes an expired session that was never revoked', async () => {
         await store.createSession(aSession('s1', 'm1', { expiresAt: T0 + 1 }));
-        expect(await store.revokeSession('s1', T0 + HOUR)).toBe(true);
+        expect(await store.revokeSession('s1', T0 + HOUR)).toBe('m1');
         expect((await sessionById('s1'))?.revokedAt).toBe(T0 + HOUR);
       });
 
-      test('revokeSession() returns false for an unknown id', async () => {
+      test('revokeSession() returns null for an unknown id', async () => {
         await store.createSession(aSession('s1', 'm1'));
-        expect(await store.revokeSession('unknown', T0)).toBe(false);
+        expect(await store.revokeSession('unknown', T0)).toBeNull();
         expect((await sessionById('s1'))?.revokedAt).toBeNull();
       });
 

@@ -32,7 +32,7 @@ const SQL = {
   ),
   renewSessionCookie: `UPDATE sessions SET previous_cookie_hash = cookie_hash, cookie_hash = $1, cookie_sealed = $2
     WHERE id = $3 AND cookie_hash = $4 AND revoked_at IS NULL AND expires_at > $5`,
-  revokeSession: 'UPDATE sessions SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL',
+  revokeSession: 'UPDATE sessions SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING member_id',
   revokeMemberSessions: 'UPDATE sessions SET revoked_at = $1 WHERE member_id = $2 AND revoked_at IS NULL AND expires_at > $1',
   sessions: sessionListSql(''),
   sessionsOfMember: sessionListSql('WHERE member_id = $1'),
@@ -79,7 +79,7 @@ export function sessionMethods(db: SqlDriver) {
     },
 
     async revokeSession(id, revokedAt) {
-      return (await db.changes(SQL.revokeSession, [revokedAt, id])) > 0;
+      return (await db.row<{ member_id: string }>(SQL.revokeSession, [revokedAt, id]))?.member_id ?? null;
     },
 
     revokeMemberSessions(memberId, revokedAt) {
