@@ -97,6 +97,9 @@ const EVENT_LABELS: Readonly<Record<EventType, string>> = {
   'staff-granted': 'Staff role granted',
   'staff-revoked': 'Staff role taken away',
   'account-change-refused': 'Account change refused',
+  'site-added': 'Site registered',
+  'site-changed': 'Site changed',
+  'site-removed': 'Site removed',
 };
 
 /** Who did it, as staff read it: the member, a staff member (by id), the CLI, a provisioning client or partner (by name). */

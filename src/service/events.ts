@@ -29,6 +29,9 @@ export const EVENT_TYPES = [
   'staff-granted',
   'staff-revoked',
   'account-change-refused',
+  'site-added',
+  'site-changed',
+  'site-removed',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
