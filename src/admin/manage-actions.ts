@@ -36,9 +36,8 @@ const NAME: ManageField = { name: 'name', label: 'Name' };
 
 /**
  * What only admin staff do in the console (docs/staff.md): the staff, the partner sites (callers), the
- * provisioning clients, and removing OpenID clients and SAML SPs (adding those takes the CLI: their redirect
- * URIs and metadata files). Each runs the same service call as its CLI command; a password or token it makes is
- * shown once.
+ * provisioning clients, and removing OpenID clients and SAML SPs (adding those has a form of its own:
+ * site-forms.ts). Each runs the same service call as its CLI command; a password or token it makes is shown once.
  */
 export const MANAGE_ACTIONS = {
   'staff-grant': {
@@ -134,8 +133,8 @@ export const MANAGE_ACTIONS = {
     fields: [NAME],
     consequence: ({ name }) => `The OpenID client ${name} is deleted: its members can no longer sign in to it through this service.`,
     done: 'The OpenID client has been removed.',
-    run: async (s, { name = '' }) => {
-      await s.oidc.clients.remove(name);
+    run: async (s, { name = '' }, by) => {
+      await s.oidc.clients.remove(name, by);
       return undefined;
     },
   },
@@ -144,8 +143,8 @@ export const MANAGE_ACTIONS = {
     fields: [NAME],
     consequence: ({ name }) => `The SAML service provider ${name} is deleted: its members can no longer sign in to it through this service.`,
     done: 'The SAML site has been removed.',
-    run: async (s, { name = '' }) => {
-      if (!(await s.saml.sps.remove(name))) throw new ServiceError('SAML_SP_NOT_FOUND', name);
+    run: async (s, { name = '' }, by) => {
+      if (!(await s.saml.sps.remove(name, by))) throw new ServiceError('SAML_SP_NOT_FOUND', name);
       return undefined;
     },
   },
