@@ -90,7 +90,7 @@ export function createServices(options: {
     sessions: new ShortLivedCache<FoundSession>(settings.cacheTtlMs),
     caller_throttle: new ShortLivedCache<{ lockedUntil: number | null }>(settings.cacheTtlMs),
   };
-  const callers = new CallerService(store, secrets, clock, caches.callers);
+  const callers = new CallerService(store, secrets, clock, caches.callers, events);
   const tickets = settings.formsCookie && new FormsTickets(store, settings.formsCookie, clock, new ShortLivedCache<TicketHolder>(settings.cacheTtlMs));
   const sessions = new SessionService(store, secrets, settings.session, clock, caches.sessions, events, options.events, tickets);
   const throttle = callerAddressThrottle(store, settings.callerThrottle, caches.caller_throttle);
@@ -105,6 +105,7 @@ export function createServices(options: {
     clock,
     provisioningAddressThrottle(store, settings.callerThrottle, new ShortLivedCache(settings.cacheTtlMs)),
     { tokens: new ShortLivedCache(settings.cacheTtlMs), exists: new ShortLivedCache(settings.cacheTtlMs) },
+    events,
   );
   return {
     callers,
