@@ -78,7 +78,7 @@ const ticked = (values: SiteValues, name: string) => values[name] === 'yes';
 function uriProblem(uris: readonly string[]): string | undefined {
   for (const uri of uris) {
     const problem = clientUriProblem(uri);
-    if (problem !== null) return `${uri} ${problem}`;
+    if (problem !== null) return `${uri} ${problem}.`;
   }
   return undefined;
 }
