@@ -148,8 +148,12 @@ try {
     await shot(visit, 'account-phone');
   }
 
-  // The staff console (docs/staff.md): ada, staff, finds bob by email after bob's failed sign-in, and opens his page.
+  // The staff console (docs/staff.md): ada, staff, finds bob by email after bob signed in on his phone and failed
+  // to at a desktop, and opens his page.
   await instance.services.staff.grant('10042', 'support');
+  const bobsPhone = await newPage(PHONE, IPHONE);
+  await signIn(bobsPhone, 'bob', NEW_PASSWORD);
+  await bobsPhone.context().close();
   const failed = await newPage();
   await signIn(failed, 'bob@example.org', 'not the password');
   await failed.context().close();
@@ -168,6 +172,15 @@ try {
   await staff.getByRole('heading', { name: 'Bob Baker', level: 1 }).waitFor();
   await staff.setViewportSize(DESKTOP);
   await shot(staff, 'staff-member-desktop');
+  // Made admin, ada adds an OpenID client with a redirect URI mistyped: the form says so at the field.
+  await instance.services.staff.grant('10042', 'admin');
+  await staff.setViewportSize({ width: 390, height: 780 });
+  await staff.goto(`${origin}/Admin/manage/add?kind=oidc-client`);
+  await staff.getByLabel('Name', { exact: true }).fill('Learning portal');
+  await staff.getByLabel('Redirect URIs', { exact: true }).fill('https://learn.example.org/callback\nlearn.example.org/oidc');
+  await staff.getByRole('button', { name: 'Continue' }).click();
+  await staff.getByRole('heading', { name: 'There is a problem' }).waitFor();
+  await shot(staff, 'staff-add-client-phone');
   console.log('saved the screenshots in docs/');
 } finally {
   await browser.close();

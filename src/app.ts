@@ -13,6 +13,7 @@ import { createOidc, type OidcMetrics, type OidcPages } from './oidc/router.js';
 import type { Refusal } from './log/refusal-log.js';
 import type { Readiness } from './ops/readiness.js';
 import { createSaml, type SamlMetrics, type SamlPages } from './saml/router.js';
+import { fetchSpMetadata, spRegistration } from './saml/sp-metadata.js';
 import { createOpsRouter, HEALTH_PATH, METRICS_PATH, READY_PATH } from './ops/routes.js';
 import { createScimRouter } from './provisioning/router.js';
 import type { EndedSessions, Services } from './service/index.js';
@@ -148,7 +149,8 @@ export async function createApp({ config, services, logger, readiness, metrics, 
   // The sites that send members to the sign-in page with a request of their own: the OpenID clients and the SAML SPs.
   const requestingSite = async (returnUrl: string) => (await oidc.requestingSite(returnUrl)) ?? (await saml.requestingSite(returnUrl));
   app.use(createSigninRouter({ config, services, logger, metrics, requestingSite, signedOut }));
-  app.use(createAdminRouter({ config, services, logger, pages: adminPages(config, services) }));
+  const spMetadata = { register: spRegistration, fetch: (url: string) => fetchSpMetadata(url) };
+  app.use(createAdminRouter({ config, services, logger, pages: adminPages(config, services), oidcClientsOf: oidc.clientsOfSession, spMetadata }));
   app.use(oidc.router);
   app.use(saml.router);
   app.use(notFound);

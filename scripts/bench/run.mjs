@@ -9,7 +9,8 @@
  * each of SOAP 1.1, SOAP 1.2, HTTP GET and HTTP POST on AuthenticateToken and AuthenticateCookie: a warm-up,
  * then rounds of one service, one floor and one reference run. Then the sign-in mix (HTTP POST AuthenticateUser,
  * right and wrong passwords, unknown logins) against two more services, events on and off, in rounds of their own
- * (scripts/bench/events-cost.mjs; it needs autocannon). Writes bench/results/latest.md and
+ * (scripts/bench/events-cost.mjs; it needs autocannon). Then one member's history among BENCH_HISTORY_EVENTS
+ * events, the store's query and the staff console's page (scripts/bench/history.mjs). Writes bench/results/latest.md and
  * bench/results/latest.json, prints the table and the targets missed, and exits 0 whatever the figures (1 only
  * when the bench itself fails: a server does not start, or answers differently from the reference).
  *
@@ -21,7 +22,10 @@
  *   BENCH_LOG_LEVEL     the service's LOG_LEVEL (info, what operators run; its lines go to /dev/null)
  *   BENCH_LOG_FILE      write the service's log lines to this file instead of /dev/null
  *   BENCH_RESULT_FORMAT the service's RESULT_FORMAT (ibridge)
- *   BENCH_CASES         only the cases whose name contains one of these comma-separated words (all)
+ *   BENCH_CASES         only the cases whose name contains one of these comma-separated words (all; `history`
+ *                       the history alone)
+ *   BENCH_HISTORY_<X>   the history's settings, as bench:history's BENCH_<X>: EVENTS (1000000), MEMBERS (10000),
+ *                       REPEATS (200), CONNECTIONS (4), DURATION (10), WARMUP (2)
  *   BENCH_SERVICE_<X>   passed to the service as <X>, e.g. BENCH_SERVICE_METRICS_ENABLED=false
  *   BENCH_TOOL          autocannon to use it even where wrk is installed
  *   DATABASE_URL        also run on PostgreSQL, in a fresh schema dropped afterwards
@@ -36,6 +40,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { CASES, SIGNIN_MIX, TARGET_P99_OF_FLOOR, TARGETS } from './cases.mjs';
 import { EVENTS_COST_HEADER, eventsCostRow, measureEventsCost } from './events-cost.mjs';
+import { HISTORY_CASE, HISTORY_HEADER, historyNote, historyRow, historySettings, measureHistory } from './history.mjs';
 import { loadGenerator, runLoad } from './load.mjs';
 import { formatProfile, summarizeProfile } from './profile.mjs';
 import {
@@ -77,6 +82,7 @@ const settings = {
   cases: wordsOf(process.env.BENCH_CASES),
   before: process.env.BENCH_BEFORE || undefined,
   serviceEnv: serviceEnvOf(process.env),
+  history: historySettings('BENCH_HISTORY_'),
 };
 if (!['ibridge', 'json', 'plain'].includes(settings.resultFormat)) throw new Error('BENCH_RESULT_FORMAT must be ibridge, json or plain');
 const databaseUrl = process.env.DATABASE_URL || undefined;
@@ -98,7 +104,7 @@ async function benchStore(store) {
   const selected = selectedCases();
   if (selected.length === 0) {
     console.log(`\n== ${STORE_LABEL[store]}`);
-    return { results: [], eventsCost: await eventsCostOf(serviceOptions) };
+    return { results: [], eventsCost: await eventsCostOf(serviceOptions), history: await historyOf(store) };
   }
   console.log(`\n== ${STORE_LABEL[store]}: starting the service, the floor and the reference server`);
   const service = await startService(serviceOptions);
@@ -186,7 +192,12 @@ async function benchStore(store) {
   if (exit.code !== 0) console.warn(`bench: the service exited with ${exit.code ?? exit.signal}:\n${service.stderr()}`);
   await service.cleanup();
   cleanups.length = 0;
-  return { results, eventsCost: await eventsCostOf(serviceOptions) };
+  return { results, eventsCost: await eventsCostOf(serviceOptions), history: await historyOf(store) };
+}
+
+/** One member's history among many events on this store, when BENCH_CASES selects it. @param {'sqlite' | 'postgresql'} store */
+async function historyOf(store) {
+  return isSelected(HISTORY_CASE) ? measureHistory(store, settings.history, databaseUrl) : null;
 }
 
 /** The sign-in mix with events on and off, when BENCH_CASES selects it. @param {import('./service.mjs').ServiceOptions} serviceOptions */
@@ -252,6 +263,9 @@ function markdown(report) {
       ...report.eventsCost.map((/** @type {any} */ r) => eventsCostRow(r.store, r)),
     );
   }
+  if (report.history.length > 0) {
+    lines.push('', `**One member's history** (${historyNote(s.history)}):`, '', ...HISTORY_HEADER, ...report.history.map(historyRow));
+  }
   return `${lines.join('\n')}\n`;
 }
 
@@ -266,10 +280,12 @@ async function benchmark() {
   const date = new Date().toISOString();
   const results = [];
   const eventsCost = [];
+  const history = [];
   for (const store of stores) {
     const measured = await benchStore(store);
     results.push(...measured.results);
     if (measured.eventsCost) eventsCost.push(measured.eventsCost);
+    if (measured.history) history.push(measured.history);
   }
 
   const report = {
@@ -287,11 +303,13 @@ async function benchmark() {
       logFile: settings.logFile ?? null,
       serviceEnv: settings.serviceEnv,
       before: settings.before ?? null,
+      history: settings.history,
     },
     stores,
     targets: { store: TARGET_STORE, connections: TARGET_CONNECTIONS, throughput: TARGETS, p99OfFloor: TARGET_P99_OF_FLOOR, errors: 0 },
     results,
     eventsCost,
+    history,
   };
   const table = markdown(report);
   mkdirSync(RESULTS_DIR, { recursive: true });

@@ -36,9 +36,8 @@ const NAME: ManageField = { name: 'name', label: 'Name' };
 
 /**
  * What only admin staff do in the console (docs/staff.md): the staff, the partner sites (callers), the
- * provisioning clients, and removing OpenID clients and SAML SPs (adding those takes the CLI: their redirect
- * URIs and metadata files). Each runs the same service call as its CLI command; a password or token it makes is
- * shown once.
+ * provisioning clients, and removing OpenID clients and SAML SPs (adding those has a form of its own:
+ * site-forms.ts). Each runs the same service call as its CLI command; a password or token it makes is shown once.
  */
 export const MANAGE_ACTIONS = {
   'staff-grant': {
@@ -66,22 +65,22 @@ export const MANAGE_ACTIONS = {
     fields: [CALLER],
     consequence: ({ caller }) => `The partner site ${caller} gets a security password, shown once on the next page: give it to the site's developers.`,
     done: 'The partner site has been added.',
-    run: async (s, { caller = '' }) => ({ label: `Security password of ${caller}`, value: (await s.callers.add(caller)).password }),
+    run: async (s, { caller = '' }, by) => ({ label: `Security password of ${caller}`, value: (await s.callers.add(caller, undefined, by)).password }),
   },
   'caller-rotate': {
     label: 'Make a new security password',
     fields: [CALLER],
     consequence: ({ caller }) => `${caller} gets a new security password, shown once; its old ones keep working until retired with the CLI, so that the site can switch over.`,
     done: 'A new security password has been made.',
-    run: async (s, { caller = '' }) => ({ label: `New security password of ${caller}`, value: (await s.callers.rotate(caller)).password }),
+    run: async (s, { caller = '' }, by) => ({ label: `New security password of ${caller}`, value: (await s.callers.rotate(caller, {}, by)).password }),
   },
   'caller-add-origin': {
     label: 'Allow the origin',
     fields: [CALLER, ORIGIN],
     consequence: ({ caller, origin }) => `The sign-in and sign-out pages may send members back to ${origin}, for ${caller}.`,
     done: 'The origin has been allowed.',
-    run: async (s, { caller = '', origin = '' }) => {
-      await s.callers.addOrigin(caller, origin);
+    run: async (s, { caller = '', origin = '' }, by) => {
+      await s.callers.addOrigin(caller, origin, {}, by);
       return undefined;
     },
   },
@@ -90,8 +89,8 @@ export const MANAGE_ACTIONS = {
     fields: [CALLER, ORIGIN],
     consequence: ({ caller, origin }) => `The pages no longer send members back to ${origin} for ${caller}.`,
     done: 'The origin is no longer allowed.',
-    run: async (s, { caller = '', origin = '' }) => {
-      await s.callers.removeOrigin(caller, origin);
+    run: async (s, { caller = '', origin = '' }, by) => {
+      await s.callers.removeOrigin(caller, origin, by);
       return undefined;
     },
   },
@@ -100,8 +99,8 @@ export const MANAGE_ACTIONS = {
     fields: [CALLER],
     consequence: ({ caller }) => `${caller} and its security passwords are deleted: its calls are refused from now on.`,
     done: 'The partner site has been removed.',
-    run: async (s, { caller = '' }) => {
-      await s.callers.remove(caller);
+    run: async (s, { caller = '' }, by) => {
+      await s.callers.remove(caller, by);
       return undefined;
     },
   },
@@ -110,22 +109,22 @@ export const MANAGE_ACTIONS = {
     fields: [PROVISIONER],
     consequence: ({ provisioner }) => `${provisioner} gets a SCIM bearer token, shown once on the next page: copy it into the identity platform.`,
     done: 'The provisioning client has been added.',
-    run: async (s, { provisioner = '' }) => ({ label: `Bearer token of ${provisioner}`, value: (await s.provisioners.add(provisioner)).token }),
+    run: async (s, { provisioner = '' }, by) => ({ label: `Bearer token of ${provisioner}`, value: (await s.provisioners.add(provisioner, by)).token }),
   },
   'provisioner-rotate': {
     label: 'Make a new token',
     fields: [PROVISIONER],
     consequence: ({ provisioner }) => `${provisioner} gets a new bearer token, shown once; the old one stops working at once.`,
     done: 'A new token has been made.',
-    run: async (s, { provisioner = '' }) => ({ label: `New bearer token of ${provisioner}`, value: (await s.provisioners.rotate(provisioner)).token }),
+    run: async (s, { provisioner = '' }, by) => ({ label: `New bearer token of ${provisioner}`, value: (await s.provisioners.rotate(provisioner, by)).token }),
   },
   'provisioner-remove': {
     label: 'Remove the provisioning client',
     fields: [PROVISIONER],
     consequence: ({ provisioner }) => `${provisioner} and its token are deleted: its SCIM requests are refused from now on.`,
     done: 'The provisioning client has been removed.',
-    run: async (s, { provisioner = '' }) => {
-      await s.provisioners.remove(provisioner);
+    run: async (s, { provisioner = '' }, by) => {
+      await s.provisioners.remove(provisioner, by);
       return undefined;
     },
   },
@@ -134,8 +133,8 @@ export const MANAGE_ACTIONS = {
     fields: [NAME],
     consequence: ({ name }) => `The OpenID client ${name} is deleted: its members can no longer sign in to it through this service.`,
     done: 'The OpenID client has been removed.',
-    run: async (s, { name = '' }) => {
-      await s.oidc.clients.remove(name);
+    run: async (s, { name = '' }, by) => {
+      await s.oidc.clients.remove(name, by);
       return undefined;
     },
   },
@@ -144,8 +143,8 @@ export const MANAGE_ACTIONS = {
     fields: [NAME],
     consequence: ({ name }) => `The SAML service provider ${name} is deleted: its members can no longer sign in to it through this service.`,
     done: 'The SAML site has been removed.',
-    run: async (s, { name = '' }) => {
-      if (!(await s.saml.sps.remove(name))) throw new ServiceError('SAML_SP_NOT_FOUND', name);
+    run: async (s, { name = '' }, by) => {
+      if (!(await s.saml.sps.remove(name, by))) throw new ServiceError('SAML_SP_NOT_FOUND', name);
       return undefined;
     },
   },

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, Response } from 'express';
 
 /** A page of the console, by template name: those of the console, and the layout's message page. */
-export type AdminPageName = 'admin-search' | 'admin-member' | 'admin-confirm' | 'admin-manage' | 'admin-issued' | 'message';
+export type AdminPageName = 'admin-search' | 'admin-member' | 'admin-confirm' | 'admin-manage' | 'admin-issued' | 'admin-site-form' | 'message';
 
 /**
  * What the console gets from the app, which owns the sign-in pages' parts: pages in their layout, branding and

@@ -10,6 +10,8 @@ export const ADMIN_PATHS = {
   manage: `${ADMIN_PATH}/manage`,
   manageConfirm: `${ADMIN_PATH}/manage/confirm`,
   manageAction: `${ADMIN_PATH}/manage/action`,
+  /** An OpenID client's or a SAML SP's form (`?kind=`), its confirmation and its POST. */
+  addSite: `${ADMIN_PATH}/manage/add`,
 } as const;
 
 /** A member's page, saying what was just done or what went wrong (`done`, `problem`: fixed keys). */

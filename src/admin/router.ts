@@ -8,9 +8,11 @@ import { createHostPolicy } from '../web/host-policy.js';
 import { requestIdOf } from '../web/request-id.js';
 import { isSupportAction, staffContext, SUPPORT_ACTIONS, type SupportActionName } from './actions.js';
 import { isManageAction, MANAGE_ACTIONS, type ManageActionName } from './manage-actions.js';
-import { issuedView, manageConfirmView, manageView } from './manage-views.js';
+import { issuedView, manageConfirmView, manageView, siteAddedView, siteConfirmView, siteFormView } from './manage-views.js';
 import type { AdminPageName, AdminPages } from './pages.js';
 import { ADMIN_PATHS, memberHref } from './paths.js';
+import { refusal, type SiteValues, type SpMetadataReader } from './site-forms.js';
+import { isSiteKind, SITE_FORMS, type SiteKind } from './site-kinds.js';
 import { staffOf, staffOnly } from './staff-access.js';
 import { confirmView, memberView, searchView } from './views.js';
 
@@ -19,10 +21,17 @@ export interface AdminDeps {
   services: Services;
   logger: Logger;
   pages: AdminPages;
+  /** The names of the OpenID clients a member session signed the member in to (the OpenID provider knows them). */
+  oidcClientsOf(memberSessionId: string): Promise<string[]>;
+  /** How the SAML identity provider reads an SP's metadata, for the form that adds one. */
+  spMetadata: SpMetadataReader;
 }
 
 /** The console's forms are two hidden fields and a proof; anything larger is not one of them. */
 const FORM_LIMIT = '4kb';
+
+/** A site's form: a SAML SP's metadata (at most 512 KiB) pasted, as a browser encodes it, with room to spare. */
+const SITE_FORM_LIMIT = '2mb';
 
 /** How many of a member's events the page shows, newest first. */
 const HISTORY_LENGTH = 50;
@@ -93,6 +102,7 @@ export function createAdminRouter(deps: AdminDeps): Router {
       sessions.map(async (session) => ({
         session,
         device: pages.deviceName(session.userAgent),
+        oidcClients: await deps.oidcClientsOf(session.id),
         samlSps: (await services.saml.sessions.ofSession(session.id)).map((participant) => spNames.get(participant.spId) ?? participant.spId),
       })),
     );
@@ -213,6 +223,46 @@ export function createAdminRouter(deps: AdminDeps): Router {
     log('done', input);
     if (issued) return page(req, res, 200, 'admin-issued', issuedView(action, issued));
     res.redirect(303, `${ADMIN_PATHS.manage}?done=${action}`);
+  });
+
+  /** A site's form, as typed or carried by its confirmation: its own fields only, as text. */
+  const siteValues = (kind: SiteKind, source: unknown): SiteValues =>
+    Object.fromEntries(SITE_FORMS[kind].fields.map(({ name }) => [name, field(source, name) ?? '']));
+  const showSiteForm = (req: Request, res: Response, status: number, kind: SiteKind, values: SiteValues, problems: Record<string, string>) =>
+    page(req, res, status, 'admin-site-form', siteFormView({ kind, values, problems, csrfToken: pages.formToken(req, res) }));
+
+  router.get(ADMIN_PATHS.addSite, checkedRequest, staff, adminOnly, (req, res) => {
+    const kind = field(req.query, 'kind');
+    if (!isSiteKind(kind)) return res.redirect(303, ADMIN_PATHS.manage);
+    showSiteForm(req, res, 200, kind, {}, {});
+  });
+
+  /**
+   * An OpenID client's or SAML SP's form, in two steps: `review` checks it (the form again, with each problem on its
+   * field) and asks for confirmation, `confirm` checks it again and adds the site. The body, larger than the other
+   * forms', is read only for admin staff.
+   */
+  router.post(ADMIN_PATHS.addSite, staff, adminOnly, bodyParser.urlencoded({ extended: false, limit: SITE_FORM_LIMIT }), checkedRequest, async (req, res) => {
+    const { actor, log, checked } = posted(req, res);
+    if (!checked) return message(req, res, 403, 'This form has expired', 'For your security, the form could not be checked. Open the page again and make the change from there.');
+    const kind = field(req.body, 'kind');
+    if (!isSiteKind(kind)) return res.redirect(303, ADMIN_PATHS.manage);
+    const review = await SITE_FORMS[kind].review(siteValues(kind, req.body), { metadata: deps.spMetadata });
+    if (!review.ok) {
+      log('refused:invalid', { fields: Object.keys(review.problems) });
+      return showSiteForm(req, res, 400, kind, review.values, review.problems);
+    }
+    if (field(req.body, 'step') !== 'confirm') return page(req, res, 200, 'admin-confirm', siteConfirmView(kind, review.consequence, review.values, pages.formToken(req, res)));
+    let added;
+    try {
+      added = await review.add(services, staffContext(actor, req));
+    } catch (error) {
+      const problems = refusal(error);
+      log(`refused:${(error as ServiceError).code}`);
+      return showSiteForm(req, res, 409, kind, review.values, problems);
+    }
+    log('done', { name: review.values['name'] });
+    page(req, res, 200, 'admin-issued', siteAddedView(kind, added));
   });
 
   return router;

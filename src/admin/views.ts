@@ -1,5 +1,5 @@
 import type { EventRecord, EventType } from '../service/events.js';
-import type { MemberRow, SessionRow } from '../service/index.js';
+import type { MemberRow, SessionRow, SessionThrough } from '../service/index.js';
 import type { SecondFactorStatus } from '../service/second-factor.js';
 import type { StaffRole } from '../service/staff.js';
 import { SUPPORT_ACTIONS, type SupportActionName } from './actions.js';
@@ -39,11 +39,36 @@ export function searchView(state: { query: string; members: readonly MemberRow[]
   };
 }
 
-/** A live session as the member's page lists it: since when, from where, and through which SAML SPs. */
+/** A live session as the member's page lists it: since when, from where, opened through what, and the sites it reached. */
 export interface SessionLine {
   session: SessionRow;
   device: string | undefined;
+  oidcClients: readonly string[];
   samlSps: readonly string[];
+}
+
+/** What a session was opened through, as staff read it (docs/staff.md). */
+function throughText(through: SessionThrough | undefined): string {
+  if (through === undefined) return 'a way not recorded (the session is older than the record of it)';
+  switch (through.kind) {
+    case 'partner':
+      return `the partner ${through.name} (its call signed the member in)`;
+    case 'signin-page':
+      return 'the sign-in page';
+    case 'oidc-client':
+      return `the sign-in page, for the OpenID site ${through.name}`;
+    case 'saml-sp':
+      return `the sign-in page, for the SAML site ${through.name}`;
+  }
+}
+
+/** The OpenID clients and SAML SPs the session signed the member in to, or undefined for none. */
+function reachedText(oidcClients: readonly string[], samlSps: readonly string[]): string | undefined {
+  const parts = [
+    ...(oidcClients.length > 0 ? [`${oidcClients.join(', ')} (OpenID)`] : []),
+    ...(samlSps.length > 0 ? [`${samlSps.join(', ')} (SAML)`] : []),
+  ];
+  return parts.length > 0 ? parts.join('; ') : undefined;
 }
 
 /** What each event is called in the member's history; docs/staff.md says what each means. */
@@ -71,6 +96,10 @@ const EVENT_LABELS: Readonly<Record<EventType, string>> = {
   'caller-refused': 'Partner refused',
   'staff-granted': 'Staff role granted',
   'staff-revoked': 'Staff role taken away',
+  'account-change-refused': 'Account change refused',
+  'site-added': 'Site registered',
+  'site-changed': 'Site changed',
+  'site-removed': 'Site removed',
 };
 
 /** Who did it, as staff read it: the member, a staff member (by id), the CLI, a provisioning client or partner (by name). */
@@ -134,12 +163,13 @@ export function memberView(state: MemberPageState): object {
       codesLeft: state.twoStep.recoveryCodesLeft,
     },
     hasSessions: state.sessions.length > 0,
-    sessions: state.sessions.map(({ session, device, samlSps }) => ({
+    sessions: state.sessions.map(({ session, device, oidcClients, samlSps }) => ({
       since: staffTime(session.createdAt),
       lastSeen: staffTime(session.lastSeenAt),
       from: session.clientAddress ?? 'Not known',
       device: device ?? session.userAgent ?? 'Not known',
-      through: samlSps.length > 0 ? samlSps.join(', ') : undefined,
+      through: throughText(session.through),
+      reached: reachedText(oidcClients, samlSps),
     })),
     hasEvents: state.events.length > 0,
     eventCount: state.events.length,

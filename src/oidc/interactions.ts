@@ -5,6 +5,7 @@ import type Provider from 'oidc-provider';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import type { Services } from '../service/index.js';
+import { clientAddress } from '../web/client-address.js';
 import { sessionCookieDomain } from '../web/endpoint-url.js';
 import { cookieValues } from '../web/login-cookie.js';
 import { requestIdOf } from '../web/request-id.js';
@@ -104,7 +105,12 @@ export function createInteractionRouter(deps: InteractionDeps): Router {
     if (!details || details.prompt.name !== 'consent' || (origin !== undefined && origin !== new URL(provider.issuer).origin)) return expired(req, res);
     const allowed = (req.body as Record<string, unknown> | undefined)?.['decision'] === 'allow';
     logger.info('oidc consent', { outcome: allowed ? 'allowed' : 'denied', client: details.params['client_id'], requestId: requestIdOf(req) });
-    if (!allowed) return finish(req, res, provider, { error: 'access_denied', error_description: 'the member did not allow it' });
+    if (!allowed) {
+      const client = await provider.Client.find(String(details.params['client_id']));
+      const via = client?.clientName ?? String(details.params['client_id']);
+      services.events.record({ type: 'oidc-signin', memberId: details.session?.accountId, clientAddress: clientAddress(req, config.trustProxy), via, requestId: requestIdOf(req), outcome: 'refused', reason: 'consent-denied' });
+      return finish(req, res, provider, { error: 'access_denied', error_description: 'the member did not allow it' });
+    }
     return finish(req, res, provider, { consent: { grantId: await grantAll(provider, details) } });
   });
 

@@ -4,7 +4,7 @@ import type { EndedSessions, Services } from '../service/index.js';
 import { logoutToken, type BackchannelLogouts } from './backchannel.js';
 
 /** What a stored OpenID session records of its clients: each one's grant and the sid its tokens carry. */
-interface StoredSession {
+export interface StoredSession {
   jti?: string;
   accountId?: string;
   authorizations?: Record<string, { grantId?: string; sid?: string }>;

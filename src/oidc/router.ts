@@ -12,7 +12,8 @@ import type { SignedOut } from './member-session.js';
 import { refusalView, type OidcPages } from './pages.js';
 import { GET_ONLY_ROUTES, isProviderPath, ROUTES } from './paths.js';
 import { createProvider, prepareOutgoingRequests } from './provider.js';
-import { requestingClient } from './requesting-site.js';
+import { requestingClient, type RequestingClient } from './requesting-site.js';
+import { clientsOfSession } from './session-clients.js';
 import { unavailableAnswer } from './unavailable.js';
 
 export type { OidcMetrics } from './backchannel.js';
@@ -33,8 +34,10 @@ export interface OidcFeature {
   router: Router;
   /** Member sessions ended: their OpenID sessions end too (the services' session events). */
   sessionsEnded(ended: EndedSessions): void;
-  /** The name of the client whose sign-in a return address continues, for the sign-in page to show. */
-  requestingSite(returnUrl: string): Promise<string | undefined>;
+  /** The client whose sign-in a return address continues (its name), for the sign-in page to show and its session to say. */
+  requestingSite(returnUrl: string): Promise<RequestingClient | undefined>;
+  /** The names of the clients a member session signed the member in to, for the staff console. */
+  clientsOfSession(memberSessionId: string): Promise<string[]>;
 }
 
 /**
@@ -46,7 +49,7 @@ export interface OidcFeature {
 export function createOidc(deps: OidcDeps): OidcFeature {
   const { config, services, logger } = deps;
   const issuer = config.publicUrl;
-  if (issuer === undefined) return { router: express.Router(), sessionsEnded: () => undefined, requestingSite: async () => undefined };
+  if (issuer === undefined) return { router: express.Router(), sessionsEnded: () => undefined, requestingSite: async () => undefined, clientsOfSession: async () => [] };
   const backchannel = new BackchannelLogouts(logger, deps.metrics);
   // Tokens signed with a retired key are checked for as long as they live: the key is published that long.
   const keepRetiredMs = config.oidc.tokenLifetimeSeconds * 1000;
@@ -85,6 +88,7 @@ export function createOidc(deps: OidcDeps): OidcFeature {
   return {
     router,
     requestingSite: requestingClient({ issuer, basePath: config.basePath, services, provider }),
+    clientsOfSession: (memberSessionId) => clientsOfSession(services, memberSessionId),
     sessionsEnded(ended) {
       const end = async () => {
         if (await services.oidc.clients.any()) await endOidcSessions(ended, { services, provider, backchannel, logger });

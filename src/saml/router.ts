@@ -29,8 +29,8 @@ export interface SamlFeature {
   router: Router;
   /** Member sessions ended elsewhere: their SPs are told over the SOAP back channel (the services' session events). */
   sessionsEnded(ended: EndedSessions): void;
-  /** The name of the SP whose sign-in a return address continues, for the sign-in page to show. */
-  requestingSite(returnUrl: string): Promise<string | undefined>;
+  /** The SP whose sign-in a return address continues (its name), for the sign-in page to show and its session to say. */
+  requestingSite(returnUrl: string): Promise<{ kind: 'saml-sp'; name: string } | undefined>;
   /**
    * Member sessions the browser has just ended (a sign-out on the sign-in page, the account page, OpenID
    * end-session): where to send the browser first, for it to go round their SPs that are told through the
@@ -74,7 +74,8 @@ export function createSaml(deps: SamlDeps): SamlFeature {
       const handle = url?.origin === origin && url.pathname.startsWith(continuePrefix) ? decodeURIComponent(url.pathname.slice(continuePrefix.length)) : '';
       if (!/^[A-Za-z0-9_-]+$/.test(handle) || !(await services.saml.sps.any())) return undefined;
       const request = await services.saml.requests.find(handle);
-      return request ? (await services.saml.sps.findById(request.spId))?.name : undefined;
+      const name = request ? (await services.saml.sps.findById(request.spId))?.name : undefined;
+      return name === undefined ? undefined : { kind: 'saml-sp', name };
     },
     async signedOut(ended, next) {
       if (ended.length === 0 || !(await services.saml.sps.any())) return undefined;

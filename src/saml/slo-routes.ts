@@ -3,6 +3,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { Config } from '../config/config.js';
 import type { EndedSessions } from '../service/index.js';
 import type { SamlSp } from '../service/saml/index.js';
+import { clientAddress } from '../web/client-address.js';
 import { sessionCookieDomain } from '../web/endpoint-url.js';
 import { cookieValues, loginCookieOptions } from '../web/login-cookie.js';
 import { requestIdOf } from '../web/request-id.js';
@@ -76,7 +77,11 @@ export function createSloRoutes(deps: SloDeps): Router {
         const otherSp = await services.saml.sps.findById(other.spId);
         if (!otherSp || soapEndpoint(metadataOf(otherSp)) === undefined) propagation.partial = true;
       }
-      await services.sessions.end(sessionId);
+      const memberId = participations.find((participant) => participant.memberSessionId === sessionId)?.memberId;
+      // The member signed out at the SP: their sign-out, through it.
+      if (await services.sessions.end(sessionId)) {
+        services.events.record({ type: 'signed-out', memberId, clientAddress: clientAddress(req, config.trustProxy), via: sp.name, requestId: requestIdOf(req), outcome: 'saml-logout' });
+      }
     }
     const browser = await services.oidc.sessions.signedIn(cookieValues(req, config.signin.cookieName), sessionCookieDomain(req, config));
     if (browser === null || sessions.includes(browser.sessionId)) {

@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { DOMParser } from '@xmldom/xmldom';
+import { chosenSettings, samlSpSettings, type SamlSpChoices, type SamlSpSettings } from '../service/saml/index.js';
 import { BodyTooLong, boundedText } from '../web/bounded-body.js';
 import { isLoopbackName } from '../web/host-policy.js';
 import { guardXml, METADATA_BOUNDS } from './xml-guard.js';
@@ -59,6 +60,28 @@ export function readSpMetadata(xml: string): ReadSpMetadata {
     if (error instanceof Refused) return { ok: false, reason: error.message };
     throw error;
   }
+}
+
+/** An SP to register: its entity id and settings (the metadata's facts, then the admin's choices), and what the admin may want to know. */
+export type SpRegistration = { ok: true; entityId: string; settings: SamlSpSettings; warnings: string[] } | { ok: false; reason: string };
+
+/** What an SP's metadata and the admin's choices register, for the CLI's `saml-sps add` and the staff console's form alike. */
+export function spRegistration(xml: string, choices: SamlSpChoices): SpRegistration {
+  const read = readSpMetadata(xml);
+  if (!read.ok) return read;
+  const { metadata } = read;
+  const settings = samlSpSettings({ authnRequestsSigned: metadata.authnRequestsSigned, encryptionCertificate: metadata.encryptionCertificates.length > 0 }, chosenSettings(choices));
+  return { ok: true, entityId: metadata.entityId, settings, warnings: metadataWarnings(metadata, settings) };
+}
+
+/** What the admin may want to know about the SP as registered, though it is not an error. */
+function metadataWarnings(metadata: SpMetadata, settings: SamlSpSettings): string[] {
+  const warnings: string[] = [];
+  if (settings.requireSignedRequests && metadata.signingCertificates.length === 0) {
+    warnings.push('signed requests are required, but the metadata has no signing certificate: every request of the site will be refused');
+  }
+  if (metadata.encryptionCertificates.length === 0) warnings.push('the metadata has no encryption certificate: assertions are sent signed, not encrypted');
+  return warnings;
 }
 
 function read(xml: string): SpMetadata {

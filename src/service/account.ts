@@ -13,6 +13,14 @@ export type AccountRefusal = 'wrong-password' | 'wrong-code' | 'too-short' | 'to
 
 export type AccountResult = { ok: true } | { ok: false; reason: AccountRefusal; retryAfterSeconds?: number };
 
+/** A change asked for with the current password, as its refusal records it (outcome), with who asked and from where. */
+interface AskedChange {
+  change: 'password-change' | 'second-factor-off';
+  clientAddress: string;
+  device?: string | undefined;
+  requestId?: string | undefined;
+}
+
 /**
  * What a signed-in member may do on their own account: change the password, see and end their sessions, and
  * turn a second factor on or off. Every change that needs the current password counts a wrong one against the
@@ -42,7 +50,7 @@ export class AccountService {
     device?: string,
     requestId?: string,
   ): Promise<Exclude<AccountResult, { ok: true }> | { ok: true; endedSessions: string[] }> {
-    const checked = await this.#password(member, current, clientAddress);
+    const checked = await this.#password(member, current, { change: 'password-change', clientAddress, device, requestId });
     if (!checked.ok) return checked;
     try {
       await this.members.setPassword(member.id, next, { by: 'account', from: { client: clientAddress, device }, requestId });
@@ -80,23 +88,38 @@ export class AccountService {
    * member is told by mail, as for a password change.
    */
   async removeSecondFactor(member: MemberRow, current: string, code: string, clientAddress: string, device?: string, requestId?: string): Promise<AccountResult> {
-    const checked = await this.#password(member, current, clientAddress);
+    const asked: AskedChange = { change: 'second-factor-off', clientAddress, device, requestId };
+    const checked = await this.#password(member, current, asked);
     if (!checked.ok) return checked;
-    if (!(await this.secondFactor.check(member.id, code)).ok) return this.#failed(member, 'wrong-code', clientAddress);
+    if (!(await this.secondFactor.check(member.id, code)).ok) return this.#failed(member, 'wrong-code', asked);
     await this.secondFactor.remove(member.id, { by: 'account', from: { client: clientAddress, device }, requestId });
     return { ok: true };
   }
 
-  async #password(member: MemberRow, current: string, clientAddress: string): Promise<AccountResult> {
-    const lock = await this.throttle.check(member.username, clientAddress, this.clock());
-    if (lock) return { ok: false, reason: 'throttled', retryAfterSeconds: lock.retryAfterSeconds };
+  async #password(member: MemberRow, current: string, asked: AskedChange): Promise<AccountResult> {
+    const lock = await this.throttle.check(member.username, asked.clientAddress, this.clock());
+    if (lock) {
+      this.#record(member, asked, 'throttled');
+      return { ok: false, reason: 'throttled', retryAfterSeconds: lock.retryAfterSeconds };
+    }
     const stored = (await this.store.getMemberCredentials(member.id))?.passwordHash;
-    if (!stored || !(await verifyPassword(stored, current)).ok) return this.#failed(member, 'wrong-password', clientAddress);
+    if (!stored || !(await verifyPassword(stored, current)).ok) return this.#failed(member, 'wrong-password', asked);
     return { ok: true };
   }
 
-  async #failed(member: MemberRow, reason: AccountRefusal, clientAddress: string): Promise<AccountResult> {
-    const locked = await this.throttle.failure(member.username, clientAddress, this.clock());
+  /**
+   * A wrong password or code: counted against the member's sign-in throttle, and recorded as what it was (the
+   * failure that locks the throttle too; the attempts after it are recorded as throttled).
+   */
+  async #failed(member: MemberRow, reason: 'wrong-password' | 'wrong-code', asked: AskedChange): Promise<AccountResult> {
+    const locked = await this.throttle.failure(member.username, asked.clientAddress, this.clock());
+    this.#record(member, asked, reason);
     return locked ? { ok: false, reason: 'throttled', retryAfterSeconds: locked.retryAfterSeconds } : { ok: false, reason };
+  }
+
+  /** Records the change refused, as account-change-refused: the change asked for (outcome) and why (reason). */
+  #record(member: MemberRow, asked: AskedChange, reason: 'wrong-password' | 'wrong-code' | 'throttled'): void {
+    const { change, ...context } = asked;
+    this.events.record({ ...context, type: 'account-change-refused', memberId: member.id, outcome: change, reason });
   }
 }

@@ -60,6 +60,11 @@ export interface CallContext {
   cookieDomain(): string;
   /** The request's id (src/web/request-id.ts), for the events the call records. */
   requestId?: string | undefined;
+  /**
+   * What the call says of its sender (its software's User-Agent, the origin of a browser's page): asked for only
+   * when a wrong security password leaves nothing else to tell the caller by.
+   */
+  sender?(): { software: string | undefined; origin: string | undefined };
 }
 
 /**
@@ -115,7 +120,7 @@ export class AuthenticationService {
     const caller = await this.#verify('AuthenticateUser', request.securityPassword, context);
     const check = await this.#credentials(request, context, caller.name);
     if (!check.ok) return refused('AuthenticateUser', caller.name, check);
-    const issued = await this.sessions.create(check.member.id, context.cookieDomain());
+    const issued = await this.sessions.create(check.member.id, context.cookieDomain(), {}, { through: { kind: 'partner', name: caller.name } });
     this.#signedIn('AuthenticateUser', check.member, context, caller.name);
     return { operation: 'AuthenticateUser', caller: caller.name, kind: 'member', member: check.member, session: { token: issued.token, cookie: issued.cookie } };
   }
@@ -193,9 +198,12 @@ export class AuthenticationService {
       if (error instanceof ServiceError && error.code === 'INVALID_SECURITY_PASSWORD') {
         await this.throttle.failure(context.clientAddress, this.clock());
         // One queued row, no store call: the throttle bounds how many an address records. A wrong password names
-        // no caller; the operation and the address are what there is to name it by.
+        // no caller (the password is what tells callers apart): the operation, the address, and what the call says
+        // of its software and origin are what there is to tell it by.
         const reason = securityPassword ? 'wrong-security-password' : 'missing-security-password';
-        this.events.record({ ...this.#context(context, null), type: 'caller-refused', actor: { kind: 'partner' }, outcome: operation, reason });
+        const sender = context.sender?.();
+        const said = { device: sender?.software, via: sender?.origin };
+        this.events.record({ ...this.#context(context, null), ...said, type: 'caller-refused', actor: { kind: 'partner' }, outcome: operation, reason });
       }
       throw error;
     }

@@ -1,6 +1,7 @@
 import type { CallerOriginRow, CallerPasswordRow, CallerRow, Store } from '../store/store.js';
 import type { Clock } from './clock.js';
 import { ServiceError } from './errors.js';
+import { CLI_ACTOR, type EventContext, type EventService } from './events.js';
 import { normalizeOrigin } from './return-urls.js';
 import { randomSecret, type Secrets } from './secrets.js';
 import type { ShortLivedCache } from './short-lived-cache.js';
@@ -17,6 +18,8 @@ export interface IssuedCallerPassword {
 /**
  * Calling applications (partner sites) and their security passwords. The callers of verified passwords are
  * cached for CACHE_TTL_MS (`cache`): a partner calls on every page view, with the same password each time.
+ * Every change is recorded (site-added, site-changed with what changed, site-removed: outcome `partner`), by
+ * whoever `by` says: the CLI unless told.
  */
 export class CallerService {
   constructor(
@@ -24,19 +27,22 @@ export class CallerService {
     private readonly secrets: Secrets,
     private readonly clock: Clock,
     private readonly cache: ShortLivedCache<CallerRow>,
+    private readonly events: EventService,
   ) {}
 
   /** Registers a caller with a generated password, or with the old service's password when migrating. */
-  async add(name: string, password?: string): Promise<IssuedCallerPassword> {
+  async add(name: string, password?: string, by: EventContext = { actor: CLI_ACTOR }): Promise<IssuedCallerPassword> {
     if (await this.store.getCallerByName(name)) throw new ServiceError('CALLER_EXISTS', name);
     const issued = this.#choosePassword(password);
     await this.#ensureUnused(issued);
     const caller = await this.store.createCaller(name, this.clock());
-    return this.#addPassword(caller, issued);
+    const added = await this.#addPassword(caller, issued);
+    this.#record('site-added', name, by);
+    return added;
   }
 
   /** Adds a new password; the old ones stay valid until retired, so partners can switch over. */
-  async rotate(name: string, options: { password?: string; retireOthers?: boolean } = {}): Promise<IssuedCallerPassword> {
+  async rotate(name: string, options: { password?: string; retireOthers?: boolean } = {}, by: EventContext = { actor: CLI_ACTOR }): Promise<IssuedCallerPassword> {
     const caller = await this.#get(name);
     const issued = this.#choosePassword(options.password);
     await this.#ensureUnused(issued);
@@ -45,16 +51,18 @@ export class CallerService {
       await this.store.deleteCallerPasswords(caller.id, result.passwordId);
       this.cache.clear();
     }
+    this.#record('site-changed', name, by, options.retireOthers ? 'new-password-only' : 'new-password');
     return result;
   }
 
   /** Retires every password except the newest. */
-  async retireOldPasswords(name: string): Promise<number> {
+  async retireOldPasswords(name: string, by: EventContext = { actor: CLI_ACTOR }): Promise<number> {
     const caller = await this.#get(name);
     const passwords = await this.store.listCallerPasswords(caller.id);
     const newest = passwords.reduce<CallerPasswordRow | undefined>((a, b) => (!a || b.id > a.id ? b : a), undefined);
     const retired = newest ? await this.store.deleteCallerPasswords(caller.id, newest.id) : 0;
     this.cache.clear();
+    this.#record('site-changed', name, by, 'old-passwords-retired');
     return retired;
   }
 
@@ -73,7 +81,7 @@ export class CallerService {
    * Allows return addresses on this origin after sign-in and sign-out; with receivesToken, they also get the
    * session token. Registering an origin again replaces its registration, which is how the flag changes.
    */
-  async addOrigin(name: string, origin: string, options: { receivesToken?: boolean } = {}): Promise<CallerOriginRow> {
+  async addOrigin(name: string, origin: string, options: { receivesToken?: boolean } = {}, by: EventContext = { actor: CLI_ACTOR }): Promise<CallerOriginRow> {
     const caller = await this.#get(name);
     const row: CallerOriginRow = {
       callerId: caller.id,
@@ -83,14 +91,16 @@ export class CallerService {
     };
     await this.store.removeCallerOrigin(caller.id, row.origin);
     await this.store.addCallerOrigin(row);
+    this.#record('site-changed', name, by, 'origin-allowed');
     return row;
   }
 
   /** CALLER_ORIGIN_NOT_FOUND when the caller had not registered this origin. */
-  async removeOrigin(name: string, origin: string): Promise<void> {
+  async removeOrigin(name: string, origin: string, by: EventContext = { actor: CLI_ACTOR }): Promise<void> {
     const caller = await this.#get(name);
     const normalized = validOrigin(origin);
     if (!(await this.store.removeCallerOrigin(caller.id, normalized))) throw new ServiceError('CALLER_ORIGIN_NOT_FOUND', normalized);
+    this.#record('site-changed', name, by, 'origin-removed');
   }
 
   /** Every caller's registered origins, or one caller's, with the caller's name. */
@@ -101,16 +111,22 @@ export class CallerService {
     return rows.map((row) => ({ ...row, caller: names.get(row.callerId) ?? '' }));
   }
 
-  async setEnabled(name: string, enabled: boolean): Promise<CallerRow> {
+  async setEnabled(name: string, enabled: boolean, by: EventContext = { actor: CLI_ACTOR }): Promise<CallerRow> {
     const caller = await this.#get(name);
     await this.store.setCallerEnabled(caller.id, enabled);
     this.cache.clear();
+    this.#record('site-changed', name, by, enabled ? 'enabled' : 'disabled');
     return { ...caller, enabled };
   }
 
-  async remove(name: string): Promise<void> {
+  async remove(name: string, by: EventContext = { actor: CLI_ACTOR }): Promise<void> {
     await this.store.deleteCaller((await this.#get(name)).id);
     this.cache.clear();
+    this.#record('site-removed', name, by);
+  }
+
+  #record(type: 'site-added' | 'site-changed' | 'site-removed', name: string, by: EventContext, reason?: string): void {
+    this.events.record({ ...by, type, via: name, outcome: 'partner', reason });
   }
 
   /** The enabled caller this security password belongs to; the legacy fault otherwise. */

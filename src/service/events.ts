@@ -28,6 +28,10 @@ export const EVENT_TYPES = [
   'caller-refused',
   'staff-granted',
   'staff-revoked',
+  'account-change-refused',
+  'site-added',
+  'site-changed',
+  'site-removed',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -59,7 +59,7 @@ export type { FormsCookieSettings } from './forms-tickets.js';
 export type { ServiceSettings, SigninSettings } from './settings.js';
 export type { CacheLookups } from './short-lived-cache.js';
 /** The records the services hand out, as the store keeps them. */
-export type { MemberAttributes, MemberRow, SessionRow } from '../store/store.js';
+export type { MemberAttributes, MemberRow, SessionRow, SessionThrough } from '../store/store.js';
 /** The store cannot be written or opened (a full disk, a read-only or locked database): every caller's to tell apart. */
 export { STORE_UNAVAILABLE_REASONS, StoreUnavailableError, type StoreUnavailableReason } from '../store/unavailable.js';
 export type { EventWriteOutcomes } from './event-writer.js';
@@ -90,7 +90,7 @@ export function createServices(options: {
     sessions: new ShortLivedCache<FoundSession>(settings.cacheTtlMs),
     caller_throttle: new ShortLivedCache<{ lockedUntil: number | null }>(settings.cacheTtlMs),
   };
-  const callers = new CallerService(store, secrets, clock, caches.callers);
+  const callers = new CallerService(store, secrets, clock, caches.callers, events);
   const tickets = settings.formsCookie && new FormsTickets(store, settings.formsCookie, clock, new ShortLivedCache<TicketHolder>(settings.cacheTtlMs));
   const sessions = new SessionService(store, secrets, settings.session, clock, caches.sessions, events, options.events, tickets);
   const throttle = callerAddressThrottle(store, settings.callerThrottle, caches.caller_throttle);
@@ -105,6 +105,7 @@ export function createServices(options: {
     clock,
     provisioningAddressThrottle(store, settings.callerThrottle, new ShortLivedCache(settings.cacheTtlMs)),
     { tokens: new ShortLivedCache(settings.cacheTtlMs), exists: new ShortLivedCache(settings.cacheTtlMs) },
+    events,
   );
   return {
     callers,
@@ -128,8 +129,8 @@ export function createServices(options: {
     ),
     provisioning: new ProvisioningService(store, clock, sessions, settings.memberIdFormat, events),
     provisioners,
-    oidc: createOidcServices({ store, secrets, clock, sessions, cacheTtlMs: settings.cacheTtlMs }),
-    saml: createSamlServices({ store, secrets, clock, cacheTtlMs: settings.cacheTtlMs, idpHost: settings.samlIdpHost }),
+    oidc: createOidcServices({ store, secrets, clock, sessions, cacheTtlMs: settings.cacheTtlMs, events }),
+    saml: createSamlServices({ store, secrets, clock, cacheTtlMs: settings.cacheTtlMs, idpHost: settings.samlIdpHost, events }),
     events,
     staff: new StaffService(store, clock, signIn, events),
     cacheLookups: () => ({ callers: caches.callers.lookups, sessions: caches.sessions.lookups, caller_throttle: caches.caller_throttle.lookups }),

@@ -2,6 +2,7 @@ import type { ProvisioningClientRow, Store } from '../store/store.js';
 import { StoreConflictError } from '../store/store.js';
 import type { Clock } from './clock.js';
 import { ServiceError } from './errors.js';
+import { CLI_ACTOR, type EventContext, type EventService } from './events.js';
 import { randomSecret, type Secrets } from './secrets.js';
 import type { ShortLivedCache } from './short-lived-cache.js';
 import type { KeyedThrottle } from './throttle.js';
@@ -39,10 +40,15 @@ export class ProvisioningClientService {
     private readonly clock: Clock,
     private readonly throttle: KeyedThrottle,
     private readonly caches: ProvisioningClientCaches,
+    private readonly events: EventService,
   ) {}
 
-  /** Registers a client with a new token; PROVISIONING_CLIENT_EXISTS when a client has this name. */
-  async add(name: string): Promise<IssuedProvisioningToken> {
+  /**
+   * Registers a client with a new token; PROVISIONING_CLIENT_EXISTS when a client has this name. This and every
+   * change after are recorded (site-added, site-changed, site-removed: outcome `provisioning-client`), by whoever
+   * `by` says: the CLI unless told.
+   */
+  async add(name: string, by: EventContext = { actor: CLI_ACTOR }): Promise<IssuedProvisioningToken> {
     const token = randomSecret();
     try {
       await this.store.createProvisioningClient(name, this.#hash(token), this.clock());
@@ -51,6 +57,7 @@ export class ProvisioningClientService {
       throw error;
     }
     this.#forget();
+    this.#record('site-added', name, by);
     return { name, token };
   }
 
@@ -60,19 +67,25 @@ export class ProvisioningClientService {
   }
 
   /** Gives the client a new token; the old one stops working. PROVISIONING_CLIENT_NOT_FOUND when no client has this name. */
-  async rotate(name: string): Promise<IssuedProvisioningToken> {
+  async rotate(name: string, by: EventContext = { actor: CLI_ACTOR }): Promise<IssuedProvisioningToken> {
     const token = randomSecret();
     const found = await this.store.setProvisioningClientToken(name, this.#hash(token));
     this.#forget();
     if (!found) throw new ServiceError('PROVISIONING_CLIENT_NOT_FOUND', name);
+    this.#record('site-changed', name, by, 'new-token');
     return { name, token };
   }
 
   /** PROVISIONING_CLIENT_NOT_FOUND when no client has this name. */
-  async remove(name: string): Promise<void> {
+  async remove(name: string, by: EventContext = { actor: CLI_ACTOR }): Promise<void> {
     const removed = await this.store.deleteProvisioningClient(name);
     this.#forget();
     if (!removed) throw new ServiceError('PROVISIONING_CLIENT_NOT_FOUND', name);
+    this.#record('site-removed', name, by);
+  }
+
+  #record(type: 'site-added' | 'site-changed' | 'site-removed', name: string, by: EventContext, reason?: string): void {
+    this.events.record({ ...by, type, via: name, outcome: 'provisioning-client', reason });
   }
 
   /** Whether any client exists: SCIM answers only then. */

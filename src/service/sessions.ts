@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { SessionFilter, SessionRow, SessionWithMember, Store } from '../store/store.js';
+import type { SessionFilter, SessionRow, SessionThrough, SessionWithMember, Store } from '../store/store.js';
 import type { Clock } from './clock.js';
 import { isValidCookieDomain, normalizeCookieDomain } from './domains.js';
 import { ServiceError } from './errors.js';
@@ -35,10 +35,11 @@ export interface SessionEvents {
 /** Sessions ended by a sign-out or a revocation: one, or every one of a member. */
 export type EndedSessions = { sessionId: string } | { memberId: string };
 
-/** Where a session began: the client's address and its User-Agent, when known. */
+/** Where a session began: the client's address and its User-Agent, when known, and what it was opened through. */
 export interface SessionOrigin {
   clientAddress?: string;
   userAgent?: string;
+  through?: SessionThrough | undefined;
 }
 
 const MAX_USER_AGENT_LENGTH = 512;
@@ -183,6 +184,7 @@ export class SessionService {
       clientAddress: origin.clientAddress ?? null,
       // Browsers' own strings; a longer one is cut rather than stored whole.
       userAgent: origin.userAgent?.slice(0, MAX_USER_AGENT_LENGTH) ?? null,
+      ...(origin.through ? { through: origin.through } : {}),
     };
     return { session, cookie, token };
   }
@@ -266,16 +268,27 @@ export class SessionService {
     return { ok: true, found, token, cookie };
   }
 
-  async revoke(sessionId: string): Promise<void> {
-    if (!(await this.end(sessionId))) throw new ServiceError('SESSION_NOT_FOUND', sessionId);
+  /**
+   * Revokes one session (the CLI's `sessions revoke`): recorded as its member's sessions-ended, one, by whoever
+   * `context` says (the CLI's unless told). SESSION_NOT_FOUND when it was not there or already revoked.
+   */
+  async revoke(sessionId: string, context: EventContext & { reason?: string } = { actor: CLI_ACTOR }): Promise<void> {
+    const memberId = await this.#revoke(sessionId);
+    if (memberId === null) throw new ServiceError('SESSION_NOT_FOUND', sessionId);
+    this.recorded.record({ ...context, type: 'sessions-ended', memberId, outcome: '1' });
   }
 
   /** Revokes the session; false when it was not there or already revoked. */
   async end(sessionId: string): Promise<boolean> {
-    const revoked = await this.store.revokeSession(sessionId, this.clock());
+    return (await this.#revoke(sessionId)) !== null;
+  }
+
+  /** The revoked session's member, or null. */
+  async #revoke(sessionId: string): Promise<string | null> {
+    const memberId = await this.store.revokeSession(sessionId, this.clock());
     this.forgetCached();
-    if (revoked) this.#ended(1, { sessionId });
-    return revoked;
+    if (memberId !== null) this.#ended(1, { sessionId });
+    return memberId;
   }
 
   /**
@@ -284,7 +297,7 @@ export class SessionService {
    */
   async revokeByCookie(cookie: string, context: EventContext = {}): Promise<string | null> {
     const found = await this.store.findSessionByCookieHash(this.secrets.hash('cookie', cookie));
-    const revoked = found !== null && (await this.store.revokeSession(found.session.id, this.clock()));
+    const revoked = found !== null && (await this.store.revokeSession(found.session.id, this.clock())) !== null;
     this.forgetCached();
     if (!found || !revoked) return null;
     this.recorded.record({ ...context, type: 'signed-out', memberId: found.session.memberId });

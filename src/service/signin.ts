@@ -1,4 +1,4 @@
-import type { MemberRow, SessionRow, Store } from '../store/store.js';
+import type { MemberRow, SessionRow, SessionThrough, Store } from '../store/store.js';
 import type { Clock } from './clock.js';
 import type { EventContext, EventService } from './events.js';
 import type { FormsTickets } from './forms-tickets.js';
@@ -25,6 +25,9 @@ export interface SignedInVisit {
   session: SessionRow;
   renewed: RenewedCookie | null;
 }
+
+/** What the sessions opened here are opened through, unless another site's sign-in brought the member (`through`). */
+const SIGN_IN_PAGE: SessionThrough = { kind: 'signin-page' };
 
 /** Where a session is opened: for which cookie domain, and from which client. */
 export interface SessionPlace extends SessionOrigin, EventContext {
@@ -174,7 +177,7 @@ export class SignInService {
   /** Opens the member's session, recorded as a sign-in that succeeded after this `step`. */
   async #open(member: MemberRow, place: SessionPlace, step: 'password' | 'code' | 'setup'): Promise<IssuedSession> {
     const { cookieDomain, persistent, actor, device, via, requestId, ...origin } = place;
-    const issued = await this.sessions.create(member.id, cookieDomain, { persistent: persistent ?? false }, origin);
+    const issued = await this.sessions.create(member.id, cookieDomain, { persistent: persistent ?? false }, { ...origin, through: origin.through ?? SIGN_IN_PAGE });
     this.events.record({ actor, clientAddress: place.clientAddress, device, via, requestId, type: 'signin-succeeded', memberId: member.id, outcome: step });
     return issued;
   }

@@ -22,11 +22,11 @@ export interface SigninMetrics {
 }
 
 /**
- * The display name of the site a return address sends the member back to, when it is the step of another
- * site's sign-in request (an OpenID client's; a SAML service provider's would be named the same way), or
- * undefined: the sign-in page names it. The app hands it in from the features that know those sites.
+ * The site a return address sends the member back to, when it is the step of another site's sign-in request (an
+ * OpenID client's or a SAML service provider's, by its display name), or undefined: the sign-in page names it,
+ * and the session opened says it came through it. The app hands it in from the features that know those sites.
  */
-export type RequestingSite = (returnUrl: string) => Promise<string | undefined>;
+export type RequestingSite = (returnUrl: string) => Promise<{ kind: 'oidc-client' | 'saml-sp'; name: string } | undefined>;
 
 /**
  * Member sessions this browser has just ended, and where it was going: where to send it first (an identity
@@ -74,6 +74,8 @@ export interface PageKit extends SigninDeps {
   cookieOptions: CookieOptions;
   page(res: Response, status: number, name: PageName, view: object): void;
   requestContext(req: Request): RequestContext;
+  /** The site whose sign-in a return address continues, for the page to name and the session opened to say (undefined: none). */
+  siteOf(returnUrl: string | undefined): ReturnType<RequestingSite>;
   logAttempt(req: Request, outcome: SignInAttemptOutcome, client: string, extra?: Record<string, unknown>): void;
   /** Where the browser goes after it ended these sessions on its way to `next`: round their sites first (SignedOut), if any must be told. */
   afterSignOut(ended: EndedSessions[], next: string): Promise<string>;
@@ -138,6 +140,7 @@ export function createPageKit(deps: SigninDeps): PageKit {
       device: deviceName(req.headers['user-agent']),
       requestId: requestIdOf(req),
     }),
+    siteOf: async (returnUrl) => (returnUrl === undefined ? undefined : await deps.requestingSite?.(returnUrl)),
     logAttempt: (req, outcome, client, extra = {}) => {
       metrics?.signinAttempt(outcome);
       logger.info('sign-in', { outcome, client, ...extra, requestId: requestIdOf(req) });

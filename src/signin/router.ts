@@ -30,7 +30,7 @@ export function createSigninRouter(deps: SigninDeps): Router {
   // "Forgot your password?" only where a link can be sent (SMTP_URL).
   const forgotHref = (returnUrl: string | undefined) => (services.recovery.enabled ? withReturn(signin.recoveryPaths.request, returnUrl) : undefined);
   const showLogin = async (req: Request, res: Response, status: number, state: Omit<LoginState, 'loginAction' | 'csrfToken' | 'requestingSite'>) => {
-    const requestingSite = state.returnUrl === undefined ? undefined : await deps.requestingSite?.(state.returnUrl);
+    const requestingSite = (await kit.siteOf(state.returnUrl))?.name;
     const fixed = { loginAction: signin.loginPath, csrfToken: csrf.issue(req, res), forgotHref: forgotHref(state.returnUrl), requestingSite };
     page(res, status, 'login', loginView({ ...state, ...fixed }));
   };
@@ -80,6 +80,7 @@ export function createSigninRouter(deps: SigninDeps): Router {
         device,
         requestId,
         persistent: form.remember,
+        through: await kit.siteOf(form.returnUrl),
       });
       if (result.ok) {
         kit.logAttempt(req, 'signed-in', client, { member: result.member.id });

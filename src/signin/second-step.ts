@@ -101,7 +101,7 @@ export function createSecondStep(kit: PageKit, showLogin: ShowLogin): SecondStep
 
     async answer(req, res, form) {
       const { ownOrigin, cookieDomain, client, userAgent, device, requestId } = kit.requestContext(req);
-      const place = { cookieDomain, clientAddress: client, userAgent, device, requestId, persistent: form.remember };
+      const place = { cookieDomain, clientAddress: client, userAgent, device, requestId, persistent: form.remember, through: await kit.siteOf(form.returnUrl) };
       if (!form.code) {
         kit.logAttempt(req, 'incomplete', client, { step: form.step });
         if (form.step === 'code') return showCode(req, res, 400, form.challenge, form, { reason: 'missing' });

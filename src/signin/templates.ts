@@ -12,7 +12,7 @@ const BUILT_IN = new URL('../../templates/', import.meta.url);
 const PAGE_NAMES = [
   'home', 'login', 'signed-in', 'message', 'code', 'setup', 'recovery-codes', 'account', 'forgot', 'reset-password',
   'oidc-consent', 'oidc-logout', 'saml-post', 'admin-search', 'admin-member', 'admin-confirm',
-  'admin-manage', 'admin-issued',
+  'admin-manage', 'admin-issued', 'admin-site-form',
 ] as const;
 export type PageName = (typeof PAGE_NAMES)[number];
 /** Pieces the pages include by name (`{{> admin-form}}`): the staff console's form for a management action. */

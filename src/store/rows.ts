@@ -159,7 +159,18 @@ export interface SessionRow {
   /** Where the session began, for the member's own list: the client's address and browser, when known. */
   clientAddress: string | null;
   userAgent: string | null;
+  /**
+   * How the session was opened, written with it and read back by listSessions only: the lookups by a token or
+   * login cookie leave it out. Absent too when not known (sessions stored before it was kept, bulk seeded ones).
+   */
+  through?: SessionThrough;
 }
+
+/**
+ * How a session was opened: by a partner's call (AuthenticateUser; the caller's name), or on the sign-in page, on
+ * its own or for an OpenID client or a SAML SP (its name) whose sign-in brought the member there.
+ */
+export type SessionThrough = { kind: 'partner' | 'oidc-client' | 'saml-sp'; name: string } | { kind: 'signin-page' };
 
 /**
  * A member's second factor: a TOTP secret (RFC 6238), sealed under the server key. At most one per member;

@@ -140,10 +140,11 @@ export interface Store {
    * not stored are left out. The sessions' idle-deadline moves, written in batches (LastSeenWriter).
    */
   touchSessions(touches: ReadonlyArray<{ id: string; lastSeenAt: number }>): Promise<void>;
-  /** Returns false when no unrevoked session has this id. */
-  revokeSession(id: string, revokedAt: number): Promise<boolean>;
+  /** The revoked session's member id; null when no unrevoked session has this id. */
+  revokeSession(id: string, revokedAt: number): Promise<string | null>;
   /** Returns how many sessions were revoked. */
   revokeMemberSessions(memberId: string, revokedAt: number): Promise<number>;
+  /** In creation order, each with how it was opened when that is known. */
   listSessions(filter?: SessionFilter): Promise<SessionRow[]>;
 
   getSecondFactor(memberId: string): Promise<SecondFactorRow | null>;

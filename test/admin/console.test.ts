@@ -6,6 +6,7 @@
 import { formOf, PageClient, unescapeHtml, type Page } from '../helpers/page-client.js';
 import { BOB, REFERENCE } from '../helpers/reference-data.js';
 import { confirmedFactor, STEP } from '../helpers/second-factor.js';
+import { CALL } from '../helpers/call-context.js';
 import { runWith } from '../helpers/cli-harness.js';
 import { ConsoleApp, PASSWORD } from './console-app.js';
 
@@ -86,6 +87,39 @@ describe('finding a member', () => {
     expect(html).toMatch(/<p><strong>Since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC<\/strong><\/p>/);
     expect(html).toContain('<a class="button secondary" href="/Admin/confirm?id=member-42&action=sign-out-everywhere">Sign out everywhere</a>');
     expect((await visitor.get('/Admin/member?id=ghost')).status).toBe(404);
+  });
+});
+
+describe('what a session came through', () => {
+  /** The member's page's sessions, each as its three lines read: since, from, through (and the sites reached). */
+  const sessionsOnPage = async (visitor: PageClient) => {
+    const html = text(await visitor.get('/Admin/member?id=member-42'));
+    return [...html.matchAll(/<li>\s*<p><strong>Since [^<]*<\/strong><\/p>\s*<p>From ([^<]*)<\/p>\s*<p>Through ([^<]*)<\/p>\s*(?:<p>Signed in to ([^<]*)<\/p>)?/g)].map(
+      ([, from, through, reached]) => ({ from, through, reached }),
+    );
+  };
+
+  it('the partner whose AuthenticateUser call opened it, the sign-in page, or a session older than the record of it', async () => {
+    const visitor = await harness.staffVisitor();
+    const call = await harness.app.services.authentication.authenticateUser({ securityPassword: REFERENCE.password, username: 'ada', password: PASSWORD, authenticationToken: null }, CALL);
+    expect(call.kind).toBe('member');
+    harness.now += 1000;
+    await new PageClient(harness.app.baseUrl).signIn('ada', PASSWORD);
+    expect(await sessionsOnPage(visitor)).toEqual([
+      { from: expect.stringMatching(/^Not known, Not known\. Last seen /), through: 'a way not recorded (the session is older than the record of it).', reached: undefined },
+      expect.objectContaining({ through: 'the partner reference-client (its call signed the member in).' }),
+      { from: expect.stringMatching(/^127\.0\.0\.1, Firefox on Linux\. /), through: 'the sign-in page.', reached: undefined },
+    ]);
+  });
+
+  it('the sign-in page for an OpenID client or a SAML SP, by its name', async () => {
+    const visitor = await harness.staffVisitor();
+    await harness.app.services.sessions.revokeAllOf(REFERENCE.memberId);
+    for (const through of [{ kind: 'oidc-client', name: 'Learning' }, { kind: 'saml-sp', name: 'Journal' }] as const) {
+      harness.now += 1000;
+      await harness.app.services.sessions.create(REFERENCE.memberId, 'example.org', {}, { through });
+    }
+    expect((await sessionsOnPage(visitor)).map((session) => session.through)).toEqual(['the sign-in page, for the OpenID site Learning.', 'the sign-in page, for the SAML site Journal.']);
   });
 });
 

@@ -64,6 +64,15 @@ it('adds a partner site with a security password shown once, allows an origin, m
   expect(await harness.app.services.callers.list()).not.toContainEqual(expect.objectContaining({ name: 'shop' }));
   // Never the password in the log.
   expect(JSON.stringify(harness.app.logLines)).not.toContain(unescapeHtml(password));
+  // Each change recorded with the admin as actor, newest first.
+  const changes = (await harness.app.services.events.list({})).filter((event) => event.via === 'shop');
+  expect(changes.map(({ type, outcome, reason, actor }) => [type, outcome, reason, actor])).toEqual([
+    ['site-removed', 'partner', null, { kind: 'staff', id: BOB.id }],
+    ['site-changed', 'partner', 'new-password', { kind: 'staff', id: BOB.id }],
+    ['site-changed', 'partner', 'origin-allowed', { kind: 'staff', id: BOB.id }],
+    ['site-added', 'partner', null, { kind: 'staff', id: BOB.id }],
+  ]);
+  expect(JSON.stringify(changes)).not.toContain(unescapeHtml(password));
 });
 
 it('adds a provisioning client with its token shown once', async () => {
@@ -71,6 +80,14 @@ it('adds a provisioning client with its token shown once', async () => {
   const added = await confirmed(admin, { action: 'provisioner-add', provisioner: 'entra' });
   const token = /<input id="issued" type="text" value="([^"]+)"/.exec(added.text)?.[1] ?? '';
   await expect(harness.app.services.provisioners.authenticate(unescapeHtml(token), '192.0.2.1')).resolves.toEqual({ ok: true, client: 'entra' });
+  await confirmed(admin, { action: 'provisioner-rotate', provisioner: 'entra' });
+  await confirmed(admin, { action: 'provisioner-remove', provisioner: 'entra' });
+  const changes = (await harness.app.services.events.list({})).filter((event) => event.via === 'entra');
+  expect(changes.map(({ type, outcome, reason, actor }) => [type, outcome, reason, actor])).toEqual([
+    ['site-removed', 'provisioning-client', null, { kind: 'staff', id: BOB.id }],
+    ['site-changed', 'provisioning-client', 'new-token', { kind: 'staff', id: BOB.id }],
+    ['site-added', 'provisioning-client', null, { kind: 'staff', id: BOB.id }],
+  ]);
 });
 
 it('refuses a POST without the CSRF proof, and a form with a field left empty', async () => {

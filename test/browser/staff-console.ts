@@ -2,8 +2,9 @@
  * The staff console in Chromium, on the store given: a support staff member signs in with a TOTP code on the
  * normal sign-in page, finds a member by email, reads the member's failed sign-in and its reason, signs the member
  * out everywhere (the member's token then no longer answers AuthenticateToken over SOAP), resets the member's
- * second factor and sends a password reset link (the mail reaches a real SMTP server on 127.0.0.1); at a phone's
- * width, by label and role as a screen reader finds them. A member who is not staff gets 403.
+ * second factor and sends a password reset link (the mail reaches a real SMTP server on 127.0.0.1); an admin adds an
+ * OpenID client; at a phone's width, by label and role as a screen reader finds them. A member who is not staff
+ * gets 403.
  */
 import type { Browser, Page } from 'playwright-core';
 import { soap12AuthenticateToken } from '../helpers/asmx-calls.js';
@@ -120,6 +121,44 @@ export function staffConsoleInBrowser(store: 'sqlite' | 'postgres'): void {
           ['recovery-requested', BOB.id],
         ]),
       );
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
+  test('an admin adds an OpenID client at a phone\'s width: a mistyped URI said at its field, then the confirmation and the secret once', async () => {
+    await app.services.members.add({ id: 'member-8', username: 'dora', email: 'dora@example.org' });
+    await app.services.members.setPassword('member-8', PASSWORD);
+    await app.services.staff.grant('member-8', 'admin');
+    const { secret } = await confirmedFactor(app.services, 'member-8', clock());
+    ahead += STEP;
+    const context = await browser.newContext({ viewport: PHONE });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${origin}/Admin/manage`);
+      await signIn(page, 'dora', PASSWORD);
+      await page.getByLabel('Code from your authenticator app').fill(totpCode(secret, clock()));
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.getByRole('heading', { name: 'Manage the service' }).waitFor();
+      await page.getByRole('link', { name: 'Add the OpenID client' }).click();
+      await page.getByLabel('Name', { exact: true }).fill('Learning');
+      const uris = page.getByLabel('Redirect URIs', { exact: true });
+      await uris.fill('learn.example.org/callback');
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.getByRole('alert').getByRole('link', { name: /learn\.example\.org\/callback/ }).waitFor();
+      await expect(uris.getAttribute('aria-invalid')).resolves.toBe('true');
+      await expect(uris.evaluate((field) => field.getAttribute('aria-describedby')?.split(' ').map((id) => document.getElementById(id)?.textContent ?? '').join(' '))).resolves.toContain('must be an absolute http(s) URL');
+      await fitsPhone(page);
+      await uris.fill('https://learn.example.org/callback');
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.getByRole('heading', { name: 'Add the OpenID client?' }).waitFor();
+      expect(await app.services.oidc.clients.list()).toEqual([]);
+      await page.getByRole('button', { name: 'Add the OpenID client' }).click();
+      await page.getByRole('heading', { name: 'The OpenID client has been added.' }).waitFor();
+      const client = await app.services.oidc.clients.get('Learning');
+      const shown = await page.getByLabel('Client secret of Learning').inputValue();
+      expect(app.services.oidc.clients.secretMatches(client.secretHash ?? '', shown)).toBe(true);
+      await fitsPhone(page);
     } finally {
       await context.close();
     }

@@ -4,26 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_SAML_ATTRIBUTES } from '../../src/service/saml/index.js';
-import { selfSignedKey } from '../../src/service/saml/certificate.js';
 import { cliHarness } from '../helpers/cli-harness.js';
+import { spMetadata } from '../helpers/sp-metadata.js';
 
 const PUBLIC_URL = 'https://members.example.org';
-const POST = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST';
-
-/** One certificate serves as the SP's signing and encryption certificate: the CLI reads, it does not use them. */
-const certificate = (await selfSignedKey('sp.example.org', Date.now())).certificatePem.replace(/-----[A-Z ]+-----|\s/g, '');
-
-/** An SP's metadata; `signed`: its AuthnRequestsSigned; `encryption`: whether it has an encryption certificate. */
-function spMetadata(entityId: string, options: { signed?: boolean; encryption?: boolean } = {}): string {
-  const key = (use: string) => `<md:KeyDescriptor use="${use}"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${certificate}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>`;
-  return `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="${entityId}">
-  <md:SPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol" AuthnRequestsSigned="${options.signed ?? false}">
-    ${key('signing')}${options.encryption === false ? '' : key('encryption')}
-    <md:SingleLogoutService Binding="urn:oasis:names:tc:SAML:2.0:bindings:SOAP" Location="https://events.example.org/slo/soap"/>
-    <md:AssertionConsumerService Binding="${POST}" Location="https://events.example.org/acs" index="0" isDefault="true"/>
-  </md:SPSSODescriptor>
-</md:EntityDescriptor>`;
-}
 
 let h: Awaited<ReturnType<typeof cliHarness>>;
 let dir: string;

@@ -3,6 +3,7 @@
  * sign-in page over HTTP; one suite, run on each store.
  */
 import * as oidcClient from 'openid-client';
+import { clientsOfSession } from '../../src/oidc/session-clients.js';
 import { soap12AuthenticateToken } from '../helpers/asmx-calls.js';
 import { asmxRequest, resultText } from '../helpers/asmx-request.js';
 import { setCookie } from '../helpers/cookies.js';
@@ -127,7 +128,12 @@ export function oidcFlows(store: 'sqlite' | 'postgres'): void {
       // The page's sign-in after its code, then the client's, naming it.
       const events = await app.services.events.list({ memberId: REFERENCE.memberId });
       expect(events.find((event) => event.type === 'signin-succeeded')).toMatchObject({ outcome: 'code', clientAddress: expect.any(String) });
-      expect(events.find((event) => event.type === 'oidc-signin')).toMatchObject({ outcome: 'signed-in', via: expect.stringMatching(/\S/), requestId: expect.any(String) });
+      const oidcSignIn = events.find((event) => event.type === 'oidc-signin');
+      expect(oidcSignIn).toMatchObject({ outcome: 'signed-in', via: expect.stringMatching(/\S/), requestId: expect.any(String) });
+      // The session says it was opened for the client, and that it reached it (the staff console's member page).
+      const opened = (await app.services.sessions.list({ memberId: REFERENCE.memberId })).find((session) => session.through !== undefined);
+      expect(opened?.through).toEqual({ kind: 'oidc-client', name: oidcSignIn?.via });
+      expect(await clientsOfSession(app.services, opened?.id ?? '')).toEqual([oidcSignIn?.via]);
     });
 
     it('takes a pushed authorization request (PAR) at the endpoint discovery names, from the client authenticated, and signs the member in with it', async () => {
@@ -277,6 +283,10 @@ export function oidcFlows(store: 'sqlite' | 'postgres'): void {
       const refused = callbackUrl(await follow(browser, app, await browser.post(formOf(consent.text).action, { decision: 'deny' })));
       expect(refused.searchParams.get('error')).toBe('access_denied');
       expect(refused.searchParams.get('state')).toBe(denied.state);
+      expect(await app.services.events.list({ memberId: REFERENCE.memberId, type: 'oidc-signin' })).toEqual([
+        expect.objectContaining({ via: 'portal', outcome: 'refused', reason: 'consent-denied', clientAddress: expect.any(String), requestId: expect.any(String) }),
+        expect.objectContaining({ via: 'portal', outcome: 'signed-in' }),
+      ]);
       const allowed = await authorizationRequest(config);
       const page = await follow(browser, app, await browser.get(allowed.url.pathname + allowed.url.search));
       expect(page.text).toContain('<h1>Share your details with portal?</h1>');

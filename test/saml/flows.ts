@@ -139,6 +139,8 @@ export function samlFlows(store: 'sqlite' | 'postgres'): void {
       const { token } = await memberSession(browser);
       expect(await soap12AuthenticateToken(app.baseUrl, token)).toBe(REFERENCE.memberId);
       expect(app.logLines).toContainEqual(expect.objectContaining({ message: 'saml sign-in', outcome: 'signed-in', sp: 'Events Portal', member: REFERENCE.memberId }));
+      // The session says it was opened for the SP (the staff console's member page).
+      expect((await app.services.sessions.list({ memberId: REFERENCE.memberId })).map((session) => session.through)).toContainEqual({ kind: 'saml-sp', name: 'Events Portal' });
       const log = JSON.stringify(app.logLines);
       expect(log).not.toContain(fields['SAMLResponse']?.slice(0, 40));
       expect(log).not.toContain('relay-1');
@@ -278,6 +280,10 @@ export function samlFlows(store: 'sqlite' | 'postgres'): void {
       const request = await second.saml.validatePostRequestAsync(told.hidden);
       expect(request).toMatchObject({ loggedOut: true, profile: { nameID: REFERENCE.memberId } });
       expect(await soap12AuthenticateToken(app.baseUrl, token)).toBe('');
+      // The member's sign-out, at the SP that asked.
+      expect(await app.services.events.list({ memberId: REFERENCE.memberId, type: 'signed-out' })).toEqual([
+        expect.objectContaining({ via: 'first', outcome: 'saml-logout', actor: { kind: 'member', id: REFERENCE.memberId }, requestId: expect.any(String) }),
+      ]);
       const answer = new URL(await second.saml.getLogoutResponseUrlAsync(request.profile, told.hidden['RelayState'] ?? '', {}, true));
       const back = await open(browser, answer.pathname + answer.search);
       const response = formOf(back.text);

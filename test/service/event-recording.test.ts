@@ -103,13 +103,17 @@ describe('sign-outs and sessions ended', () => {
     await services.sessions.create('m1', 'example.org');
     await services.signin.signOut(one.cookie, { clientAddress: '198.51.100.7', requestId: 'req-2' });
     await services.signin.signOutToken(two.token, {});
+    const three = await services.sessions.create('m1', 'example.org');
+    await services.sessions.revoke(three.session.id);
     await services.sessions.revokeAllOf('m1');
     const events = await recorded();
     expect(events.map((event) => [event.type, event.actor, event.outcome])).toEqual([
       ['signed-out', { kind: 'member', id: 'm1' }, null],
       ['signed-out', { kind: 'member', id: 'm1' }, null],
       ['sessions-ended', { kind: 'cli' }, '1'],
+      ['sessions-ended', { kind: 'cli' }, '1'],
     ]);
+    expect(events[2]?.memberId).toBe('m1');
     expect(events[0]).toMatchObject({ clientAddress: '198.51.100.7', requestId: 'req-2' });
     await expectNoSecret(one.cookie, one.token, two.token);
   });
@@ -134,6 +138,26 @@ describe('the account page', () => {
     ]);
     expect(events[0]).toMatchObject({ actor: { kind: 'member', id: 'm1' }, device: 'Safari on iPhone', requestId: 'req-3' });
     await expectNoSecret(PASSWORD, 'a new horse battery', secret);
+  });
+});
+
+describe('the account page refusing a change', () => {
+  it('records a wrong current password, a wrong code and the throttle, with the change asked for', async () => {
+    const kept = await services.sessions.create('m1', 'example.org');
+    const member = await services.members.get('m1');
+    const { secret } = await services.secondFactor.beginSetup('m1', 'ada@example.org');
+    await services.secondFactor.confirmSetup('m1', totpCode(secret, now), { by: 'account', from: { client: '198.51.100.7' } });
+    expect(await services.account.changePassword(member, 'not it', 'a new horse battery', kept.session, '198.51.100.7', 'Safari on iPhone', 'req-4')).toMatchObject({ ok: false, reason: 'wrong-password' });
+    expect(await services.account.removeSecondFactor(member, PASSWORD, 'not a code', '198.51.100.7')).toMatchObject({ ok: false });
+    for (let failures = 0; failures < 10; failures++) await services.account.changePassword(member, 'not it', 'a new horse battery', kept.session, '198.51.100.7');
+    const refused = await recorded();
+    expect(refused.filter((event) => event.type === 'account-change-refused').slice(0, 2).map((event) => [event.outcome, event.reason])).toEqual([
+      ['password-change', 'wrong-password'],
+      ['second-factor-off', 'wrong-code'],
+    ]);
+    expect(refused.find((event) => event.type === 'account-change-refused')).toMatchObject({ memberId: 'm1', actor: { kind: 'member', id: 'm1' }, clientAddress: '198.51.100.7', device: 'Safari on iPhone', requestId: 'req-4' });
+    expect(refused.filter((event) => event.reason === 'throttled').length).toBeGreaterThan(0);
+    await expectNoSecret('not it', 'a new horse battery', 'not a code');
   });
 });
 
@@ -227,13 +251,14 @@ describe('partners (the ASMX operations)', () => {
     await services.authentication.deleteUserSession({ securityPassword: password, token: signedIn.session.token }, CALL);
     const events = (await services.events.list({ limit: 100 })).reverse().filter((event) => event.type !== 'member-created');
     expect(events.map((event) => [event.type, event.actor, event.via, event.outcome, event.reason])).toEqual([
+      ['site-added', { kind: 'cli' }, 'shop', 'partner', null],
       ['caller-refused', { kind: 'partner' }, null, 'AuthenticateToken', 'wrong-security-password'],
       ['caller-refused', { kind: 'partner' }, null, 'AuthenticateUser', 'missing-security-password'],
       ['signin-succeeded', { kind: 'member', id: 'm1' }, 'shop', 'AuthenticateUser', null],
       ['signin-failed', { kind: 'member', id: 'm1' }, 'shop', 'refused', 'wrong-password'],
       ['signed-out', { kind: 'partner', id: 'shop' }, 'shop', 'DeleteUserSession', null],
     ]);
-    expect(events.every((event) => event.clientAddress === '203.0.113.9' && event.requestId === 'req-7')).toBe(true);
+    expect(events.slice(1).every((event) => event.clientAddress === '203.0.113.9' && event.requestId === 'req-7')).toBe(true);
     await expectNoSecret(password, 'not the password', PASSWORD);
   });
 });

@@ -1,4 +1,4 @@
-import type { CallerOriginRow, MemberAttributes, MemberRow, SecondFactorRow, SessionRow, Store } from '../../src/store/store.js';
+import type { CallerOriginRow, MemberAttributes, MemberRow, SecondFactorRow, SessionRow, SessionThrough, Store } from '../../src/store/store.js';
 import { StoreConflictError, StoreVersionConflictError } from '../../src/store/store.js';
 import { eventStoreContract } from './contract-events.js';
 import { oidcStoreContract } from './contract-oidc.js';
@@ -1127,6 +1127,26 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect((await store.findSessionByCookieHash(session.cookieHash))?.session).toStrictEqual(session);
       });
 
+      test.each<[string, SessionThrough]>([
+        ['a partner', { kind: 'partner', name: 'Events «Portal»' }],
+        ['the sign-in page', { kind: 'signin-page' }],
+        ['an OpenID client', { kind: 'oidc-client', name: 'Learning' }],
+        ['a SAML SP', { kind: 'saml-sp', name: 'Journal' }],
+      ])('createSession() and createSessions() keep how the session was opened (through %s): listed, not read by the lookups by hash', async (_, through) => {
+        const session = aSession('s1', 'm1', { through });
+        const { through: _left, ...looked } = session;
+        await store.createSession(session);
+        await store.createSessions([aSession('s2', 'm2', { through })]);
+        expect(await store.listSessions()).toStrictEqual([session, aSession('s2', 'm2', { through })]);
+        expect((await store.findSessionByTokenHash(session.tokenHash))?.session).toStrictEqual(looked);
+        expect((await store.findSessionByCookieHash(session.cookieHash))?.session).toStrictEqual(looked);
+      });
+
+      test('a session opened without saying how is listed without it', async () => {
+        await store.createSession(aSession('s1', 'm1'));
+        expect(await sessionById('s1')).not.toHaveProperty('through');
+      });
+
       test('createSession() keeps a null clientAddress and userAgent (not known)', async () => {
         const session = aSession('s1', 'm1', { clientAddress: null, userAgent: null });
         await store.createSession(session);
@@ -1399,29 +1419,29 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect(await store.listSessions()).toEqual([session]);
       });
 
-      test('revokeSession() revokes an unrevoked session and returns true', async () => {
+      test('revokeSession() revokes an unrevoked session and returns its member\'s id', async () => {
         const session = aSession('s1', 'm1');
         await store.createSession(session);
-        expect(await store.revokeSession('s1', T0 + MINUTE)).toBe(true);
+        expect(await store.revokeSession('s1', T0 + MINUTE)).toBe('m1');
         expect(await sessionById('s1')).toEqual({ ...session, revokedAt: T0 + MINUTE });
       });
 
-      test('revokeSession() returns false for a session already revoked and keeps the first revokedAt', async () => {
+      test('revokeSession() returns null for a session already revoked and keeps the first revokedAt', async () => {
         await store.createSession(aSession('s1', 'm1'));
         await store.revokeSession('s1', T0 + MINUTE);
-        expect(await store.revokeSession('s1', T0 + 2 * MINUTE)).toBe(false);
+        expect(await store.revokeSession('s1', T0 + 2 * MINUTE)).toBeNull();
         expect((await sessionById('s1'))?.revokedAt).toBe(T0 + MINUTE);
       });
 
       test('revokeSession() revokes an expired session that was never revoked', async () => {
         await store.createSession(aSession('s1', 'm1', { expiresAt: T0 + 1 }));
-        expect(await store.revokeSession('s1', T0 + HOUR)).toBe(true);
+        expect(await store.revokeSession('s1', T0 + HOUR)).toBe('m1');
         expect((await sessionById('s1'))?.revokedAt).toBe(T0 + HOUR);
       });
 
-      test('revokeSession() returns false for an unknown id', async () => {
+      test('revokeSession() returns null for an unknown id', async () => {
         await store.createSession(aSession('s1', 'm1'));
-        expect(await store.revokeSession('unknown', T0)).toBe(false);
+        expect(await store.revokeSession('unknown', T0)).toBeNull();
         expect((await sessionById('s1'))?.revokedAt).toBeNull();
       });
 

@@ -3,6 +3,7 @@ import bodyParser from 'body-parser';
 import contentType from 'content-type';
 import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } from 'express';
 import type { Config } from '../../config/config.js';
+import { callSender } from '../../web/call-sender.js';
 import { clientAddress } from '../../web/client-address.js';
 import { sessionCookieDomain } from '../../web/endpoint-url.js';
 import { requestIdOf } from '../../web/request-id.js';
@@ -113,7 +114,8 @@ export function addHttpSidecar(app: Express, path: RegExp, handlers: { guard: Re
     const missing = operations.parameters(name).find((parameter) => read(parameter) === null);
     if (missing !== undefined) return refuse({ code: 'MISSING_PARAMETER', args: [missing] }, name);
 
-    const answer = await operations.invoke(name, read, { clientAddress: client, cookieDomain: () => sessionCookieDomain(req, config), requestId: requestIdOf(req) });
+    const context = { clientAddress: client, cookieDomain: () => sessionCookieDomain(req, config), requestId: requestIdOf(req), sender: () => callSender(req) };
+    const answer = await operations.invoke(name, read, context);
     const response: AsmxResponse = answer.ok
       ? { status: 200, contentType: CONTENT_TYPE.xml, body: stringElement(answer.result), cacheControl: 'private, max-age=0' }
       : errorResponse('http', answer.fault);

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Config } from '../../config/config.js';
+import { callSender } from '../../web/call-sender.js';
 import { clientAddress } from '../../web/client-address.js';
 import { sessionCookieDomain } from '../../web/endpoint-url.js';
 import { requestIdOf } from '../../web/request-id.js';
@@ -85,7 +86,7 @@ export function createSoapBinding(deps: SoapBindingDeps) {
       return finish(bindingOf(version), operation, 500, { refused: 'SOAP_DISABLED' });
     }
 
-    const context = { clientAddress: client, cookieDomain: () => sessionCookieDomain(req, deps.config), requestId: requestIdOf(req) };
+    const context = { clientAddress: client, cookieDomain: () => sessionCookieDomain(req, deps.config), requestId: requestIdOf(req), sender: () => callSender(req) };
     const { response, answer } = await deps.stack.reply(route, context);
     sendAsmx(res, response);
     finish(bindingOf(version), operation, response.status, callResult(answer));

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
-import { fetchSpMetadata, readSpMetadata, type SpMetadata } from '../../saml/sp-metadata.js';
-import { SAML_MEMBER_FIELDS, SAML_NAME_ID_FORMATS, samlSpSettings, type SamlAttribute, type SamlMemberField, type SamlSp, type SamlSpSettings } from '../../service/saml/index.js';
+import { fetchSpMetadata, readSpMetadata, spRegistration } from '../../saml/sp-metadata.js';
+import { SAML_MEMBER_FIELDS, SAML_NAME_ID_FORMATS, SAML_SIGNED, samlAttribute, type SamlAttribute, type SamlSp, type SamlSpSettings } from '../../service/saml/index.js';
 import { ServiceError } from '../../service/errors.js';
 import { action } from '../action.js';
 import type { CliContext } from '../context.js';
@@ -16,21 +16,15 @@ import { simpleCommand } from '../simple-command.js';
 /** The SP a command acts on, by name: `saml-sps show events`. */
 const SP: RecordArgument = { name: 'name', description: 'SAML service provider name' };
 
-const SIGNED = ['both', 'response', 'assertion'] as const;
-
 /** Why an SP just added cannot be used yet (docs/saml.md: the identity provider's entity ID is made of PUBLIC_URL). */
 const NO_PUBLIC_URL = 'PUBLIC_URL is not set: the SAML identity provider is off until it is (its entity ID is PUBLIC_URL/saml/metadata)';
 
 /** NAME=FIELD: an attribute named as the SP wants it, carrying a member field; a URN or URL name is a URI name. */
 const attribute = required('--attribute').transform((value, ctx): SamlAttribute => {
-  const at = value.lastIndexOf('=');
-  const name = value.slice(0, at).trim();
-  const field = value.slice(at + 1).trim() as SamlMemberField;
-  if (at < 1 || name === '' || !SAML_MEMBER_FIELDS.includes(field)) {
-    ctx.addIssue({ code: 'custom', message: `--attribute ${value} must be NAME=FIELD, FIELD one of ${SAML_MEMBER_FIELDS.join(', ')}` });
-    return z.NEVER;
-  }
-  return { name, nameFormat: /^(urn|https?):/i.test(name) ? 'uri' : 'basic', field };
+  const read = samlAttribute(value);
+  if (read !== null) return read;
+  ctx.addIssue({ code: 'custom', message: `--attribute ${value} must be NAME=FIELD, FIELD one of ${SAML_MEMBER_FIELDS.join(', ')}` });
+  return z.NEVER;
 });
 
 /** The metadata document of a file, or of an https URL (http only on a loopback host). */
@@ -49,7 +43,7 @@ async function metadataText(source: string): Promise<string> {
   }
 }
 
-function signedText(settings: SamlSpSettings): (typeof SIGNED)[number] {
+function signedText(settings: SamlSpSettings): (typeof SAML_SIGNED)[number] {
   if (settings.signResponse && settings.signAssertion) return 'both';
   return settings.signResponse ? 'response' : 'assertion';
 }
@@ -76,7 +70,7 @@ function add(ctx: CliContext): Command {
     attribute: z.array(attribute).optional(),
     requireSignedRequests: z.boolean().default(false),
     encrypt: z.boolean().default(true),
-    sign: z.enum(SIGNED).default('both'),
+    sign: z.enum(SAML_SIGNED).default('both'),
     json,
   });
   const command = new Command('add').description("register a site that signs members in with SAML 2.0, from its metadata (docs/saml.md)");
@@ -86,27 +80,18 @@ function add(ctx: CliContext): Command {
     .option('--attribute <name=field>', `an attribute the site wants, instead of the default set (repeat for more); FIELD: ${SAML_MEMBER_FIELDS.join(', ')}`, repeatable)
     .option('--require-signed-requests', "refuse the site's unsigned requests even if its metadata does not say it signs them")
     .option('--no-encrypt', "do not encrypt assertions, although the site's metadata has an encryption certificate")
-    .addOption(new Option('--sign <what>', 'what is signed (default both)').choices(SIGNED))
+    .addOption(new Option('--sign <what>', 'what is signed (default both)').choices(SAML_SIGNED))
     .addOption(jsonOption())
     .action(
       action(async (name: unknown, options: object) => {
         const input = schema.parse({ name, ...options });
         const xml = await metadataText(input.metadata);
-        const read = readSpMetadata(xml);
-        if (!read.ok) throw new CommandError(`--metadata ${input.metadata}: ${read.reason}`);
-        const settings = samlSpSettings(
-          { authnRequestsSigned: read.metadata.authnRequestsSigned, encryptionCertificate: read.metadata.encryptionCertificates.length > 0 },
-          {
-            ...(input.nameIdFormat && { nameIdFormat: input.nameIdFormat }),
-            ...(input.attribute && { attributes: input.attribute }),
-            ...(input.requireSignedRequests && { requireSignedRequests: true }),
-            ...(!input.encrypt && { encryptAssertion: false }),
-            signResponse: input.sign !== 'assertion',
-            signAssertion: input.sign !== 'response',
-          },
-        );
-        const sp = await ctx.withServices((s) => s.saml.sps.add({ name: input.name, entityId: read.metadata.entityId, metadataXml: xml, settings }));
-        const warnings = [...metadataWarnings(read.metadata, settings), ...(ctx.config().publicUrl === undefined ? [NO_PUBLIC_URL] : [])];
+        const { nameIdFormat, attribute: attributes, requireSignedRequests, encrypt, sign } = input;
+        const registration = spRegistration(xml, { nameIdFormat, attributes, requireSignedRequests, encrypt, sign });
+        if (!registration.ok) throw new CommandError(`--metadata ${input.metadata}: ${registration.reason}`);
+        const { entityId, settings } = registration;
+        const sp = await ctx.withServices((s) => s.saml.sps.add({ name: input.name, entityId, metadataXml: xml, settings }));
+        const warnings = [...registration.warnings, ...(ctx.config().publicUrl === undefined ? [NO_PUBLIC_URL] : [])];
         const fields = { name: sp.name, entityId: sp.entityId };
         if (input.json && warnings.length > 0) printJson(ctx.io, { ...fields, warnings });
         else printRecord(ctx.io, input.json, fields);
@@ -114,16 +99,6 @@ function add(ctx: CliContext): Command {
         return ExitCode.ok;
       }),
     );
-}
-
-/** What the admin may want to know about the SP as registered, though it is not an error. */
-function metadataWarnings(metadata: SpMetadata, settings: SamlSpSettings): string[] {
-  const warnings: string[] = [];
-  if (settings.requireSignedRequests && metadata.signingCertificates.length === 0) {
-    warnings.push('signed requests are required, but the metadata has no signing certificate: every request of the site will be refused');
-  }
-  if (metadata.encryptionCertificates.length === 0) warnings.push('the metadata has no encryption certificate: assertions are sent signed, not encrypted');
-  return warnings;
 }
 
 function list(ctx: CliContext): Command {

@@ -2,6 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { StoreConflictError, type OidcClientRow, type Store } from '../../store/store.js';
 import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
+import { CLI_ACTOR, type EventContext, type EventService } from '../events.js';
 import { randomSecret, type Secrets } from '../secrets.js';
 import type { ShortLivedCache } from '../short-lived-cache.js';
 
@@ -48,10 +49,14 @@ export class OidcClientService {
     private readonly secrets: Secrets,
     private readonly clock: Clock,
     private readonly registered: ShortLivedCache<boolean>,
+    private readonly events: EventService,
   ) {}
 
-  /** The client with its secret; OIDC_CLIENT_EXISTS when a client has this name already. */
-  async add(name: string, input: OidcClientInput): Promise<IssuedOidcClient> {
+  /**
+   * The client with its secret; OIDC_CLIENT_EXISTS when a client has this name already. Recorded as site-added,
+   * by whoever `by` says (the CLI's unless told); the secret is shown once, never recorded.
+   */
+  async add(name: string, input: OidcClientInput, by: EventContext = { actor: CLI_ACTOR }): Promise<IssuedOidcClient> {
     const secret = input.public ? null : randomSecret();
     const client: OidcClientRow = {
       id: randomBytes(16).toString('base64url'),
@@ -71,6 +76,7 @@ export class OidcClientService {
       throw error;
     }
     this.registered.clear();
+    this.events.record({ ...by, type: 'site-added', via: name, outcome: 'oidc-client' });
     return { client, secret };
   }
 
@@ -91,19 +97,21 @@ export class OidcClientService {
   }
 
   /** A new secret in place of the old one, which stops working at once; OIDC_CLIENT_PUBLIC for a public client. */
-  async rotate(name: string): Promise<IssuedOidcClient> {
+  async rotate(name: string, by: EventContext = { actor: CLI_ACTOR }): Promise<IssuedOidcClient> {
     const client = await this.get(name);
     if (client.secretHash === null) throw new ServiceError('OIDC_CLIENT_PUBLIC', name);
     const secret = randomSecret();
     const secretHash = this.#hash(secret);
     await this.store.setOidcClientSecret(client.id, secretHash);
+    this.events.record({ ...by, type: 'site-changed', via: name, outcome: 'oidc-client', reason: 'new-secret' });
     return { client: { ...client, secretHash }, secret };
   }
 
-  async remove(name: string): Promise<void> {
+  async remove(name: string, by: EventContext = { actor: CLI_ACTOR }): Promise<void> {
     const client = await this.get(name);
     await this.store.deleteOidcClient(client.id);
     this.registered.clear();
+    this.events.record({ ...by, type: 'site-removed', via: name, outcome: 'oidc-client' });
   }
 
   /** Whether any client is registered. */

@@ -1,5 +1,6 @@
 import type { OidcKeyRow, Store } from '../../store/store.js';
 import type { Clock } from '../clock.js';
+import type { EventService } from '../events.js';
 import type { Secrets } from '../secrets.js';
 import type { SessionService } from '../sessions.js';
 import { ShortLivedCache } from '../short-lived-cache.js';
@@ -30,10 +31,11 @@ export function createOidcServices(options: {
   clock: Clock;
   sessions: SessionService;
   cacheTtlMs: number;
+  events: EventService;
 }): OidcServices {
   const { store, secrets, clock } = options;
   return {
-    clients: new OidcClientService(store, secrets, clock, new ShortLivedCache<boolean>(options.cacheTtlMs)),
+    clients: new OidcClientService(store, secrets, clock, new ShortLivedCache<boolean>(options.cacheTtlMs), options.events),
     keys: new OidcKeyService(store, secrets, clock, new ShortLivedCache<OidcKeyRow[]>(options.cacheTtlMs)),
     records: new OidcRecords(store, clock),
     sessions: new OidcSessionLinks(store, options.sessions, secrets, clock),

@@ -62,6 +62,11 @@ export class OidcSessionLinks {
     return check.ok && check.found.session.id === link.memberSessionId;
   }
 
+  /** The OpenID sessions of a member session. */
+  ofSession(memberSessionId: string): Promise<OidcSessionLinkRow[]> {
+    return this.store.findOidcSessionLinks({ memberSessionId });
+  }
+
   /** The OpenID sessions of member sessions that ended. */
   ofEnded(ended: EndedSessions): Promise<OidcSessionLinkRow[]> {
     return this.store.findOidcSessionLinks('sessionId' in ended ? { memberSessionId: ended.sessionId } : ended);

@@ -63,6 +63,44 @@ export function samlSpSettings(facts: SamlSpMetadataFacts, chosen: Partial<SamlS
   };
 }
 
+/** What is signed, as the admin chooses it: the response and the assertion (the default), or one of them. */
+export const SAML_SIGNED = ['both', 'response', 'assertion'] as const;
+export type SamlSigned = (typeof SAML_SIGNED)[number];
+
+/** What the admin chose for an SP instead of the defaults, as the CLI's `saml-sps add` and the staff console's form take it. */
+export interface SamlSpChoices {
+  nameIdFormat?: SamlNameIdFormat | undefined;
+  /** Instead of the default set. */
+  attributes?: SamlAttribute[] | undefined;
+  /** Refuse its unsigned requests even if its metadata does not say it signs them. */
+  requireSignedRequests?: boolean | undefined;
+  /** false: do not encrypt assertions, although its metadata has an encryption certificate. */
+  encrypt?: boolean | undefined;
+  sign?: SamlSigned | undefined;
+}
+
+/** The settings the admin's choices set, for samlSpSettings. */
+export function chosenSettings(choices: SamlSpChoices): Partial<SamlSpSettings> {
+  const sign = choices.sign ?? 'both';
+  return {
+    ...(choices.nameIdFormat && { nameIdFormat: choices.nameIdFormat }),
+    ...(choices.attributes && { attributes: choices.attributes }),
+    ...(choices.requireSignedRequests && { requireSignedRequests: true }),
+    ...(choices.encrypt === false && { encryptAssertion: false }),
+    signResponse: sign !== 'assertion',
+    signAssertion: sign !== 'response',
+  };
+}
+
+/** NAME=FIELD: an attribute named as the SP wants it, carrying a member field (a URN or URL name is a URI name); null when it is not one. */
+export function samlAttribute(text: string): SamlAttribute | null {
+  const at = text.lastIndexOf('=');
+  const name = text.slice(0, at).trim();
+  const field = text.slice(at + 1).trim() as SamlMemberField;
+  if (at < 1 || name === '' || !SAML_MEMBER_FIELDS.includes(field)) return null;
+  return { name, nameFormat: /^(urn|https?):/i.test(name) ? 'uri' : 'basic', field };
+}
+
 const MAX_ATTRIBUTE_NAME_LENGTH = 256;
 
 /** The settings as given; SAML_SP_INVALID says what cannot be stored (the CLI checks its options first). */

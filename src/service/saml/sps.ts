@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { StoreConflictError, type SamlSpRow, type Store } from '../../store/store.js';
 import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
+import { CLI_ACTOR, type EventContext, type EventService } from '../events.js';
 import type { ShortLivedCache } from '../short-lived-cache.js';
 import { isValidText } from '../valid-text.js';
 import { checkedSettings, type SamlSpSettings } from './settings.js';
@@ -36,10 +37,14 @@ export class SamlSpService {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly registered: ShortLivedCache<boolean>,
+    private readonly events: EventService,
   ) {}
 
-  /** The SP as stored; SAML_SP_EXISTS when its name or entity id is taken, SAML_SP_INVALID for what cannot be stored. */
-  async add(input: SamlSpInput): Promise<SamlSp> {
+  /**
+   * The SP as stored; SAML_SP_EXISTS when its name or entity id is taken, SAML_SP_INVALID for what cannot be stored.
+   * Recorded as site-added, by whoever `by` says (the CLI's unless told).
+   */
+  async add(input: SamlSpInput, by: EventContext = { actor: CLI_ACTOR }): Promise<SamlSp> {
     if (input.name === '' || input.name.length > MAX_NAME_LENGTH || !isValidText(input.name)) {
       throw new ServiceError('SAML_SP_INVALID', `the name must have 1 to ${MAX_NAME_LENGTH} characters`);
     }
@@ -54,6 +59,7 @@ export class SamlSpService {
       throw error;
     }
     this.registered.clear();
+    this.events.record({ ...by, type: 'site-added', via: sp.name, outcome: 'saml-sp' });
     return sp;
   }
 
@@ -79,10 +85,12 @@ export class SamlSpService {
   }
 
   /** Removes the SP, its session participants and its pending requests; false when no SP has this name. */
-  async remove(name: string): Promise<boolean> {
+  /** Whether it was there to remove; recorded as site-removed, by whoever `by` says. */
+  async remove(name: string, by: EventContext = { actor: CLI_ACTOR }): Promise<boolean> {
     const row = await this.store.getSamlSpByName(name);
     const removed = row !== null && (await this.store.deleteSamlSp(row.id));
     this.registered.clear();
+    if (removed) this.events.record({ ...by, type: 'site-removed', via: name, outcome: 'saml-sp' });
     return removed;
   }
 

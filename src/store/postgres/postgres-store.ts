@@ -163,7 +163,7 @@ class PostgresDriver implements SqlDriver {
     return (error as { code?: unknown }).code === CONFLICT_CODE;
   }
 
-  /** As many as the parameter limit lets one statement carry (5,041 sessions), to save round trips. */
+  /** As many as the parameter limit lets one statement carry (4,369 sessions), to save round trips. */
   rowsPerInsert(columns: number): number {
     return Math.floor(MAX_PARAMETERS / columns);
   }

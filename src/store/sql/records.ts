@@ -12,6 +12,7 @@ import type {
   RecoveryTokenRow,
   SecondFactorRow,
   SessionRow,
+  SessionThrough,
   SessionWithMember,
   ThrottleRow,
 } from '../store.js';
@@ -105,6 +106,8 @@ export interface SessionRecord {
   user_agent: string | null;
 }
 
+export type ListedSessionRecord = SessionRecord & { through_kind: string | null; through_name: string | null };
+
 /** A session and its member in one row (joinedMemberSelect): the member's columns but its id as member_<column>. */
 export type SessionMemberRecord = SessionRecord & { [Column in JoinedMemberColumn as `member_${Column}`]: MemberRecord[Column] };
 type JoinedMemberColumn = Exclude<keyof MemberRecord, 'id'>;
@@ -150,6 +153,8 @@ export const THROTTLE_COLUMNS = 'key, failures, window_started_at, locked_until'
 export const SESSION_COLUMNS =
   'id, member_id, cookie_domain, cookie_hash, token_hash, token_sealed, cookie_sealed, created_at, last_seen_at, expires_at, revoked_at, ' +
   'client_address, user_agent';
+/** A session's columns as written and listed: SESSION_COLUMNS and how it was opened (which the lookups by hash do not read). */
+export const LISTED_SESSION_COLUMNS = `${SESSION_COLUMNS}, through_kind, through_name`;
 export const SECOND_FACTOR_COLUMNS = 'member_id, secret_sealed, created_at, confirmed_at, last_step';
 
 /** The select list of a session's member, from the members table aliased as `table`, each column as member_<column>. */
@@ -229,8 +234,9 @@ export function toThrottle(record: ThrottleRecord): ThrottleRow {
   };
 }
 
-/** A session's values in SESSION_COLUMNS order, as an INSERT of those columns numbers them. */
+/** A session's values in LISTED_SESSION_COLUMNS order, as an INSERT of those columns numbers them. */
 export function sessionValues(session: SessionRow): unknown[] {
+  const { through } = session;
   return [
     session.id,
     session.memberId,
@@ -245,6 +251,8 @@ export function sessionValues(session: SessionRow): unknown[] {
     session.revokedAt,
     session.clientAddress,
     session.userAgent,
+    through?.kind ?? null,
+    through !== undefined && through.kind !== 'signin-page' ? through.name : null,
   ];
 }
 
@@ -264,6 +272,18 @@ export function toSession(record: SessionRecord): SessionRow {
     clientAddress: record.client_address,
     userAgent: record.user_agent,
   };
+}
+
+/** A session as listed: with how it was opened, when that is known. */
+export function toListedSession(record: ListedSessionRecord): SessionRow {
+  const through = toThrough(record.through_kind, record.through_name);
+  return through === undefined ? toSession(record) : { ...toSession(record), through };
+}
+
+function toThrough(kind: string | null, name: string | null): SessionThrough | undefined {
+  if (kind === 'signin-page') return { kind };
+  if ((kind === 'partner' || kind === 'oidc-client' || kind === 'saml-sp') && name !== null) return { kind, name };
+  return undefined;
 }
 
 export function toSecondFactor(record: SecondFactorRecord): SecondFactorRow {

@@ -1,7 +1,7 @@
 import type { Store } from '../store.js';
 import { rethrowConflict, type SqlDriver } from './driver.js';
 import { insertRows, insertSql, type InsertTarget } from './insert-rows.js';
-import { flagRecordMappers, joinedMemberSelect, mapOrNull, SESSION_COLUMNS, type SessionMemberRecord, type SessionRecord, sessionValues, toSession } from './records.js';
+import { flagRecordMappers, joinedMemberSelect, LISTED_SESSION_COLUMNS, type ListedSessionRecord, mapOrNull, SESSION_COLUMNS, type SessionMemberRecord, sessionValues, toListedSession } from './records.js';
 
 /**
  * One read for the hot path: verification needs the session and its member together. `where` matches the hash
@@ -14,12 +14,12 @@ function sessionWithMemberSql(where: string): string {
     WHERE ${where}`;
 }
 
-/** Sessions in creation order; `where` is empty or a WHERE clause. */
+/** Sessions in creation order, with how each was opened; `where` is empty or a WHERE clause. */
 function sessionListSql(where: string): string {
-  return `SELECT ${SESSION_COLUMNS} FROM sessions ${where} ORDER BY created_at, id`;
+  return `SELECT ${LISTED_SESSION_COLUMNS} FROM sessions ${where} ORDER BY created_at, id`;
 }
 
-const SESSIONS: InsertTarget = { table: 'sessions', columns: SESSION_COLUMNS };
+const SESSIONS: InsertTarget = { table: 'sessions', columns: LISTED_SESSION_COLUMNS };
 
 const SQL = {
   insertSession: insertSql(SESSIONS, 1),
@@ -32,7 +32,7 @@ const SQL = {
   ),
   renewSessionCookie: `UPDATE sessions SET previous_cookie_hash = cookie_hash, cookie_hash = $1, cookie_sealed = $2
     WHERE id = $3 AND cookie_hash = $4 AND revoked_at IS NULL AND expires_at > $5`,
-  revokeSession: 'UPDATE sessions SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL',
+  revokeSession: 'UPDATE sessions SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING member_id',
   revokeMemberSessions: 'UPDATE sessions SET revoked_at = $1 WHERE member_id = $2 AND revoked_at IS NULL AND expires_at > $1',
   sessions: sessionListSql(''),
   sessionsOfMember: sessionListSql('WHERE member_id = $1'),
@@ -79,7 +79,7 @@ export function sessionMethods(db: SqlDriver) {
     },
 
     async revokeSession(id, revokedAt) {
-      return (await db.changes(SQL.revokeSession, [revokedAt, id])) > 0;
+      return (await db.row<{ member_id: string }>(SQL.revokeSession, [revokedAt, id]))?.member_id ?? null;
     },
 
     revokeMemberSessions(memberId, revokedAt) {
@@ -96,7 +96,7 @@ export function sessionMethods(db: SqlDriver) {
           : liveAt === undefined
             ? [SQL.sessionsOfMember, [memberId]]
             : [SQL.liveSessionsOfMember, [memberId, liveAt]];
-      return (await db.rows<SessionRecord>(sql, values)).map(toSession);
+      return (await db.rows<ListedSessionRecord>(sql, values)).map(toListedSession);
     },
   } satisfies Partial<Store>;
 }

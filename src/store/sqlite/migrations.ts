@@ -330,6 +330,17 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 16,
+    name: 'how sessions were opened',
+    // Through a partner's call (its caller's name), the sign-in page, or the sign-in page for an OpenID client or a
+    // SAML SP (its name): the staff console's member page says it. Written with the session, never read by the
+    // lookups of a token or login cookie. NULL for sessions stored before this version.
+    sql: `
+      ALTER TABLE sessions ADD COLUMN through_kind TEXT;
+      ALTER TABLE sessions ADD COLUMN through_name TEXT;
+    `,
+  },
 ];
 
 const CREATE_SCHEMA_MIGRATIONS = `
