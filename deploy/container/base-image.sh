@@ -20,9 +20,14 @@ node_major=${1:-24}
 npm_major=11   # the npm that Node.js 24 ships with
 platform=$(node -p 'process.platform + "-" + process.arch')
 
-# The newest release of a package within a major version, from the npm registry.
+# The newest release of a package within a major version, from the npm registry (which lists them in the order
+# they were published, not by version).
 newest() {
-  npm view "$1@$2" version --json | node -e 'const v = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log([].concat(v).pop())'
+  npm view "$1@$2" version --json | node -e '
+    const versions = [].concat(JSON.parse(require("fs").readFileSync(0, "utf8")));
+    const parts = (version) => version.split(".").map(Number);
+    versions.sort((a, b) => parts(a).reduce((order, part, i) => order || part - parts(b)[i], 0));
+    console.log(versions.pop());'
 }
 node_version=$(newest "node-$platform" "$node_major")
 npm_version=$(newest npm "$npm_major")
