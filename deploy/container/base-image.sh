@@ -12,8 +12,8 @@
 #
 # Prints the image's tag, localhost/authentication-asmx-base:node<version>-npm<version>-<hash>, the hash of this
 # script and the added authorities. An image with that tag is reused, so a second run builds nothing; a newer
-# Node.js or npm release, or a change to this script or the authorities, makes a new one. Needs root (mmdebstrap), podman, mmdebstrap, node and npm; CONTAINERS_CONF is
-# passed through to podman.
+# Node.js or npm release, or a change to this script or the authorities, makes a new one. Needs root (mmdebstrap
+# chroots), podman, mmdebstrap, node and npm; CONTAINERS_CONF is passed through to podman.
 set -euo pipefail
 
 node_major=${1:-24}
@@ -41,6 +41,11 @@ if podman image exists "$tag"; then
   exit 0
 fi
 
+# The authorities this machine adds, into the image's list (update-ca-certificates rebuilds it there).
+ca_hooks=()
+if [ ${#local_cas[@]} -gt 0 ]; then
+  ca_hooks=(--customize-hook="cp ${local_cas[*]@Q} \"\$1/usr/local/share/ca-certificates/\" && chroot \"\$1\" update-ca-certificates >&2")
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 echo "building $tag" >&2
@@ -48,7 +53,7 @@ mmdebstrap --quiet --variant=minbase --include=ca-certificates \
   --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
   --dpkgopt='path-include=/usr/share/doc/*/copyright' --dpkgopt='path-exclude=/usr/share/locale/*' \
   --customize-hook="npm install --global --prefix \"\$1/usr/local\" --no-audit --no-fund --loglevel=error node-$platform@$node_version npm@$npm_version >&2" \
-  --customize-hook='cp /usr/local/share/ca-certificates/*.crt "$1/usr/local/share/ca-certificates/" 2>/dev/null; chroot "$1" update-ca-certificates >&2' \
+  "${ca_hooks[@]}" \
   --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*' \
   bookworm "$work/rootfs.tar" \
   'deb http://deb.debian.org/debian bookworm main' \

@@ -10,7 +10,7 @@ import { createTestDatabase, request, type TestDatabase } from '../helpers/proce
 import { describeRequiring } from '../helpers/requirements.js';
 import { waitUntil } from '../helpers/wait.js';
 import { authenticateToken, slowCall, type Endpoint } from './asmx-client.js';
-import { IMAGE, MMDEBSTRAP, podman, PODMAN, RUNC, startContainer, type Podman, type ServiceContainer } from './podman.js';
+import { IMAGE, MMDEBSTRAP, podman, PODMAN, ROOT_USER, RUNC, startContainer, type Podman, type ServiceContainer } from './podman.js';
 
 /**
  * The Dockerfile's image, built here with Debian's podman on a base image made from Debian's packages and the
@@ -53,7 +53,7 @@ async function expectServing(container: ServiceContainer, securityPassword: stri
   expect(result).toMatchObject({ status: 'Success', contactid: MEMBER.id });
 }
 
-describeRequiring([PODMAN, RUNC, MMDEBSTRAP, POSTGRES], 'the container image', () => {
+describeRequiring([PODMAN, RUNC, MMDEBSTRAP, ROOT_USER, POSTGRES], 'the container image', () => {
   let engine: Podman;
   let database: TestDatabase | undefined;
   let secrets: string | undefined;
@@ -101,14 +101,17 @@ describeRequiring([PODMAN, RUNC, MMDEBSTRAP, POSTGRES], 'the container image', (
       volume = await engine.volume();
       securityPassword = randomBytes(24).toString('base64url');
       await seed(engine, ['--volume', `${volume}:/data`], securityPassword);
-      container = await startContainer(engine, await freePort(), ['--volume', `${volume}:/data`]);
+      // The drain waits up to SHUTDOWN_TIMEOUT for the request the test holds in flight while it looks around.
+      container = await startContainer(engine, await freePort(), ['--volume', `${volume}:/data`, '--env', 'SHUTDOWN_TIMEOUT=30s']);
       token = await sessionToken(container);
     }, 180_000);
 
     test('answers ?wsdl, /readyz and AuthenticateToken over SOAP with a session the CLI made in the container', async () => {
       await expectServing(container, securityPassword, token);
-      // The HEALTHCHECK, as the engine runs it.
+      // The HEALTHCHECK, as the engine runs it; and its command where nothing answers (another PORT): unhealthy.
       expect(await engine.status(['healthcheck', 'run', container.name])).toMatchObject({ code: 0 });
+      const elsewhere = await engine.status(['exec', '--env', `PORT=${await freePort()}`, container.name, 'node', '/app/deploy/container/healthcheck.mjs']);
+      expect(elsewhere).toMatchObject({ code: 1, stdout: expect.stringMatching(/^\/readyz: fetch failed/) });
     }, 60_000);
 
     test('the service is node itself, as the unprivileged user; it writes only to the volume: the store and the key made on first start', async () => {
@@ -130,7 +133,7 @@ describeRequiring([PODMAN, RUNC, MMDEBSTRAP, POSTGRES], 'the container image', (
       // One request in flight when the signal comes: its body is still arriving.
       const inFlight = slowCall(container.port, securityPassword, token);
       await inFlight.read();
-      const stopped = engine.run(['stop', '--time', '30', container.name]);
+      const stopped = engine.run(['stop', '--time', '60', container.name]);
       await waitUntil(async () => (await container.logs()).includes('stopping: draining'), 'the container to log its stop', { timeoutMs: 30_000, intervalMs: 100 });
       await waitUntil(async () => (await tryConnect(container.port)) === 'ECONNREFUSED', 'the container to refuse new connections');
       const finished = await inFlight.finish();

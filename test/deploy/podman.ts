@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from '../helpers/processes.js';
-import { program } from '../helpers/requirements.js';
+import { program, type Requirement } from '../helpers/requirements.js';
 import { waitUntil } from '../helpers/wait.js';
 
 /**
@@ -16,11 +16,16 @@ import { waitUntil } from '../helpers/wait.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BASE_IMAGE_SCRIPT = join(ROOT, 'deploy', 'container', 'base-image.sh');
-const INSTALL = 'apt-get install podman runc mmdebstrap uidmap slirp4netns fuse-overlayfs';
+const INSTALL = 'apt-get install podman runc mmdebstrap';
 
 export const PODMAN = program('podman', '/usr/bin/podman', INSTALL);
 export const RUNC = program('runc', '/usr/sbin/runc', INSTALL);
 export const MMDEBSTRAP = program('mmdebstrap', '/usr/bin/mmdebstrap', INSTALL);
+/** mmdebstrap makes the base image's system in a chroot, and podman runs rootful: both as root. */
+export const ROOT_USER: Requirement = {
+  what: 'root',
+  missing: process.getuid?.() === 0 ? undefined : 'the container test builds its base image with mmdebstrap and runs podman as root; run the tests as root',
+};
 
 /** The image the test builds; a rebuild moves the tag, and the image it leaves is removed. */
 export const IMAGE = 'localhost/authentication-asmx:test';
