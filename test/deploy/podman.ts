@@ -31,8 +31,9 @@ export const ROOT_USER: Requirement = {
 export const IMAGE = 'localhost/authentication-asmx:test';
 
 /**
- * runc as the runtime (Debian's default, crun, is not what this machine runs), and no default ulimits: the
- * machine's containers may not raise them (podman's default asks for nproc and nofile limits beyond its own).
+ * runc as the runtime (the one .ci/run installs; podman would take crun where both are), and no default ulimits:
+ * podman's default raises the open-files limit, which this machine does not let it (runc: "error setting rlimit
+ * type 7: operation not permitted").
  */
 const CONTAINERS_CONF = '[containers]\ndefault_ulimits = []\n\n[engine]\nruntime = "runc"\n';
 
