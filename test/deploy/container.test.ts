@@ -181,6 +181,8 @@ describeRequiring([PODMAN, RUNC, MMDEBSTRAP, ROOT_USER, POSTGRES], 'the containe
       const logs = await container.logs();
       expect(logs).toContain('"store":"postgresql"');
       expect(logs).toContain('"SECRET_KEY":{"value":"(hidden)","source":"SECRET_KEY_FILE"}');
+      // Nothing of its own in DATA_DIR: the store is PostgreSQL's, the key the file's.
+      expect(await engine.run(['exec', container.name, 'ls', '-A', '/data'])).toBe('');
       await engine.run(['stop', '--time', '30', container.name]);
       expect((await engine.run(['inspect', '--format', '{{.State.ExitCode}}', container.name])).trim()).toBe('0');
     }, 60_000);
