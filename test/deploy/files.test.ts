@@ -131,3 +131,23 @@ describe('deploy/iis/web.config', () => {
     expect(Number(limits.maxAllowedContentLength)).toBe(defaults.maxBodyBytes);
   });
 });
+
+describe('deploy/container/compose.yaml', () => {
+  const compose = read('container/compose.yaml');
+
+  test('the instances listen on the nginx file’s upstream servers, on loopback in nginx’s network namespace', () => {
+    const upstreams = [...read('nginx/authentication-asmx.conf').matchAll(/^\s*server 127\.0\.0\.1:(\d+) /gm)].map((m) => Number(m[1]));
+    const ports = [...compose.matchAll(/^\s+PORT: (\d+)$/gm)].map((m) => Number(m[1]));
+    expect(upstreams.length).toBeGreaterThan(1);
+    expect(ports).toEqual(upstreams);
+    expect(compose).toMatch(/^\s+network_mode: service:nginx$/m);
+    expect(compose).toMatch(/^\s+HOST: 127\.0\.0\.1$/m);
+    expect(compose).toMatch(/^\s+TRUST_PROXY: 127\.0\.0\.1$/m);
+  });
+
+  test('a stop can finish: stop_grace_period is above the default SHUTDOWN_TIMEOUT', () => {
+    const grace = /^\s+stop_grace_period: (\S+)$/m.exec(compose)?.[1];
+    expect(grace).toBeDefined();
+    expect(parseDurationSeconds(grace!)).toBeGreaterThan(defaults.shutdownTimeoutSeconds + 5);
+  });
+});

@@ -21,12 +21,10 @@ import {
   type TestDatabase,
 } from '../helpers/processes.js';
 import { POSTGRES } from '../helpers/postgres.js';
-import { rawRequest, sendPartly } from '../helpers/raw-http.js';
 import { describeRequiring } from '../helpers/requirements.js';
 import { operationElement, soapEnvelope } from '../helpers/soap-envelopes.js';
-import { unreadBytes } from '../helpers/tcp-queue.js';
 import { waitUntil } from '../helpers/wait.js';
-import { authenticateCookie, authenticateToken, BINDINGS, type Binding, type Endpoint } from './asmx-client.js';
+import { authenticateCookie, authenticateToken, BINDINGS, slowCall, type Binding, type Endpoint } from './asmx-client.js';
 
 /**
  * Two instances of the built service on their own loopback ports, sharing one PostgreSQL database and one
@@ -44,32 +42,6 @@ const CACHE_TTL_MS = 1000;
 
 /** The instances' call log lines: they arrive through a pipe, a moment after the response (wait for them with waitUntil). */
 const calls = (instance: ServiceProcess) => instance.logLines.filter((line) => line.message === 'call');
-
-/**
- * A SOAP 1.1 AuthenticateToken call straight to an instance whose body arrives in two parts: the headers and
- * half the body now, the rest when finish() is called. In between, the instance has a request in flight.
- */
-function slowCall(port: number, securityPassword: string, token: string) {
-  const body = soapEnvelope('1.1', operationElement('http://tempuri.org/', 'AuthenticateToken', { securityPassword, token }));
-  const headers = { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: '"http://tempuri.org/AuthenticateToken"' };
-  const call = sendPartly(port, rawRequest(port, { method: 'POST', target: '/Authentication.asmx', headers, body }), Buffer.byteLength(body) >> 1);
-  return {
-    /**
-     * Resolves once the instance has read what was sent: the request is in flight there. The instance is
-     * another process, so what shows it is its socket's queue of bytes not yet read, empty.
-     */
-    async read(): Promise<void> {
-      const clientPort = await call.written;
-      await waitUntil(() => unreadBytes(port, clientPort) === 0, 'the instance to read the request so far');
-    },
-    async finish(): Promise<{ status: number; body: string }> {
-      // The instance closes the connection after answering (Connection: close while it stops).
-      call.finish();
-      const text = await call.received;
-      return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), body: text.slice(text.indexOf('\r\n\r\n') + 4) };
-    },
-  };
-}
 
 describeRequiring([NGINX, OPENSSL, POSTGRES], 'two instances behind nginx', () => {
   let database: TestDatabase;
