@@ -71,6 +71,8 @@ const EVENT_LABELS: Readonly<Record<EventType, string>> = {
   'caller-refused': 'Partner refused',
   'staff-granted': 'Staff role granted',
   'staff-revoked': 'Staff role taken away',
+  'passkey-added': 'Passkey added',
+  'passkey-removed': 'Passkey removed',
 };
 
 /** Who did it, as staff read it: the member, a staff member (by id), the CLI, a provisioning client or partner (by name). */

@@ -28,6 +28,8 @@ export const EVENT_TYPES = [
   'caller-refused',
   'staff-granted',
   'staff-revoked',
+  'passkey-added',
+  'passkey-removed',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -13,6 +13,7 @@ import { createOidcServices, type OidcServices } from './oidc/index.js';
 import { ProvisioningClientService } from './provisioning-clients.js';
 import { ProvisioningService } from './provisioning.js';
 import { RecoveryService } from './recovery.js';
+import { PasskeyService } from './passkeys.js';
 import { createSamlServices, type SamlServices } from './saml/index.js';
 import { ReturnUrlPolicy } from './return-urls.js';
 import { SecondFactorService } from './second-factor.js';
@@ -47,6 +48,8 @@ export interface Services {
   events: EventService;
   /** Who may use the staff console, and as what (support, admin). */
   staff: StaffService;
+  /** Members' passkeys: added on the account page, signing in on the sign-in page. */
+  passkeys: PasskeyService;
   /** How often each call-path cache (CACHE_TTL_MS) answered, and how often it went to the store. */
   cacheLookups(): Record<CallPathCache, CacheLookups>;
 }
@@ -132,6 +135,7 @@ export function createServices(options: {
     saml: createSamlServices({ store, secrets, clock, cacheTtlMs: settings.cacheTtlMs, idpHost: settings.samlIdpHost }),
     events,
     staff: new StaffService(store, clock, signIn, events),
+    passkeys: new PasskeyService(store, sessions, signinThrottle, secrets, clock, events, notices, settings.signin.totpIssuer),
     cacheLookups: () => ({ callers: caches.callers.lookups, sessions: caches.sessions.lookups, caller_throttle: caches.caller_throttle.lookups }),
   };
 }
