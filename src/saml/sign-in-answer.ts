@@ -71,7 +71,8 @@ export async function answerStatus(
 export async function answerSignIn(req: Request, res: Response, deps: AnswerDeps, sp: SamlSp, metadata: SpMetadata, pending: PendingSignIn, signedIn: MemberSignIn): Promise<void> {
   const { services } = deps;
   // A sign-in with a second factor's code was made with the password too: it meets a request for either class.
-  const achieved = signedIn.secondFactor ? [MULTI_FACTOR_CONTEXT, PASSWORD_CONTEXT] : [PASSWORD_CONTEXT];
+  // A passkey's is multi-factor (the device, and the PIN or biometric it verified) without a password.
+  const achieved = signedIn.passkey ? [MULTI_FACTOR_CONTEXT] : signedIn.secondFactor ? [MULTI_FACTOR_CONTEXT, PASSWORD_CONTEXT] : [PASSWORD_CONTEXT];
   const context = pending.authnContexts === undefined ? achieved[0] : achieved.find((reached) => pending.authnContexts?.includes(reached));
   const refuse = (second: string, reason: string) =>
     answerStatus(req, res, deps, sp, { acsUrl: pending.acsUrl, inResponseTo: pending.inResponseTo, relayState: pending.relayState, status: { top: STATUS.responder, second }, reason });

@@ -8,7 +8,8 @@ import {
   type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import type { MemberRow, PasskeyChallengeRow, PasskeyRow, Store } from '../store/store.js';
+import { COSEALG } from '@simplewebauthn/server/helpers';
+import type { MemberRow, PasskeyChallengeRow, PasskeyRow, SessionRow, Store } from '../store/store.js';
 import { StoreConflictError } from '../store/store.js';
 import type { Clock } from './clock.js';
 import type { EventContext, EventService } from './events.js';
@@ -38,7 +39,7 @@ export type PasskeySignIn =
   | { ok: false; reason: Exclude<PasskeyRefusal, 'throttled'> }
   | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
 
-export type PasskeyAdded = { ok: true; passkey: PasskeyRow } | { ok: false; reason: 'expired' | 'refused' | 'exists' };
+export type PasskeyAdded = { ok: true; passkey: PasskeyRow } | { ok: false; reason: 'not-recent' | 'expired' | 'refused' | 'exists' };
 
 /** How long a ceremony may take: the browser's own time-out, and a little for the round trips. */
 const CHALLENGE_TTL_MS = 5 * 60_000;
@@ -46,6 +47,16 @@ const BROWSER_TIMEOUT_MS = 4 * 60_000;
 /** A credential id is at most 1023 bytes (WebAuthn L3): 1364 characters of base64url. */
 const MAX_CREDENTIAL_ID_LENGTH = 1364;
 export const MAX_PASSKEY_NAME_LENGTH = 60;
+/**
+ * The key types a passkey may have: Ed25519, P-256 and RSA, which every authenticator offers. Not the library's
+ * default ML-DSA-44, whose checks Node.js still marks experimental.
+ */
+const ALGORITHMS = [COSEALG.EdDSA, COSEALG.ES256, COSEALG.RS256];
+/**
+ * How recent a sign-in must be to add a passkey: one left signed in on a shared computer must not let someone add a
+ * way in of their own (a password change asks for the current password for the same reason; a member may have none).
+ */
+export const RECENT_SIGN_IN_MS = 10 * 60_000;
 
 /** The WebAuthn user handle of a member: the id's bytes, which name the member and nothing else about them. */
 function userHandle(memberId: string): string {
@@ -79,8 +90,17 @@ export class PasskeyService {
     private readonly rpName: string,
   ) {}
 
-  /** Options for adding a passkey for the member: a discoverable credential, user verification required. */
-  async registrationOptions(member: MemberRow, rp: RelyingParty): Promise<Ceremony<PublicKeyCredentialCreationOptionsJSON>> {
+  /** Whether the session began recently enough to add a passkey with (RECENT_SIGN_IN_MS). */
+  isRecent(session: SessionRow): boolean {
+    return this.clock() - session.createdAt <= RECENT_SIGN_IN_MS;
+  }
+
+  /**
+   * Options for adding a passkey for the member: a discoverable credential, user verification required; null when
+   * the session is not recent enough.
+   */
+  async registrationOptions(member: MemberRow, session: SessionRow, rp: RelyingParty): Promise<Ceremony<PublicKeyCredentialCreationOptionsJSON> | null> {
+    if (!this.isRecent(session)) return null;
     const existing = await this.store.listPasskeys(member.id);
     const options = await generateRegistrationOptions({
       rpName: this.rpName,
@@ -92,6 +112,7 @@ export class PasskeyService {
       attestationType: 'none',
       excludeCredentials: existing.map((passkey) => ({ id: passkey.id, transports: passkey.transports })),
       authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+      supportedAlgorithmIDs: ALGORITHMS,
     });
     return { nonce: await this.#challenge('register', member.id, options.challenge), options };
   }
@@ -100,8 +121,9 @@ export class PasskeyService {
    * Adds the passkey the browser made for this ceremony, named `name`. The member is told by mail, and the event
    * recorded, with where it came from.
    */
-  async register(member: MemberRow, nonce: string, response: unknown, rp: RelyingParty, name: string, change: Change<'account'>): Promise<PasskeyAdded> {
+  async register(member: MemberRow, session: SessionRow, nonce: string, response: unknown, rp: RelyingParty, name: string, change: Change<'account'>): Promise<PasskeyAdded> {
     const challenge = await this.#take(nonce, 'register');
+    if (!this.isRecent(session)) return { ok: false, reason: 'not-recent' };
     if (!challenge || challenge.memberId !== member.id) return { ok: false, reason: 'expired' };
     let info;
     try {
@@ -111,6 +133,7 @@ export class PasskeyService {
         expectedOrigin: rp.origin,
         expectedRPID: rp.id,
         requireUserVerification: true,
+        supportedAlgorithmIDs: ALGORITHMS,
       });
       if (!verified.verified) return { ok: false, reason: 'refused' };
       info = verified.registrationInfo;
