@@ -2,12 +2,15 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /** WEBAUTHN_RP_ID: a domain name; browsers refuse passkeys on an IP address, so one is refused here, at start-up. */
+/** Whether the host is an IP address (v4, v6 with or without its brackets). */
+export const isAddress = (v: string): boolean => isIP(v.replace(/^\[|\]$/g, '')) !== 0;
+
 export const rpIdSetting = z
   .string()
   .trim()
   .toLowerCase()
-  .refine((v) => isIP(v.replace(/^\[|\]$/g, '')) === 0, 'must be a domain name, not an IP address: browsers refuse passkeys on an IP address (use localhost to try them on one machine)')
-  .refine((v) => /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(v), 'must be a domain name such as example.org');
+  .refine((v) => !isAddress(v), 'must be a domain name, not an IP address: browsers refuse passkeys on an IP address (use localhost to try them on one machine)')
+  .refine((v) => isAddress(v) || /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(v), 'must be a domain name such as example.org');
 
 /** Whether `host` is `domain` or a name under it: the hosts a relying-party id may stand for. */
 export function isUnderDomain(host: string, domain: string): boolean {
@@ -21,7 +24,7 @@ export function isUnderDomain(host: string, domain: string): boolean {
  */
 export function passkeyRpId(given: { rpId: string | undefined; cookieDomain: string | undefined; publicUrl: string | undefined }): string | undefined {
   const derived = given.rpId ?? given.cookieDomain?.replace(/^\./, '').toLowerCase() ?? (given.publicUrl === undefined ? undefined : new URL(given.publicUrl).hostname);
-  return derived === undefined || isIP(derived.replace(/^\[|\]$/g, '')) !== 0 ? undefined : derived;
+  return derived === undefined || isAddress(derived) ? undefined : derived;
 }
 
 /**

@@ -1,6 +1,5 @@
-import { isIP } from 'node:net';
 import type { Config } from '../config/config.js';
-import { isUnderDomain } from '../config/passkey-settings.js';
+import { isAddress, isUnderDomain } from '../config/passkey-settings.js';
 import type { RelyingParty } from '../service/passkeys.js';
 
 /**
@@ -12,6 +11,6 @@ import type { RelyingParty } from '../service/passkeys.js';
 export function relyingParty(config: Config, ownOrigin: string): RelyingParty | undefined {
   const host = new URL(ownOrigin).hostname;
   const id = config.signin.passkeyRpId ?? host;
-  if (isIP(host.replace(/^\[|\]$/g, '')) !== 0 || !isUnderDomain(host, id)) return undefined;
+  if (isAddress(host) || !isUnderDomain(host, id)) return undefined;
   return { id, origin: ownOrigin };
 }

@@ -6,7 +6,9 @@ import { soap11AuthenticateCookie } from '../helpers/asmx-calls.js';
 import { describeWithBrowser, launchBrowser } from '../helpers/browser.js';
 import { describeWithPostgres } from '../helpers/postgres.js';
 import { adaAndBobWithPassword, REFERENCE } from '../helpers/reference-data.js';
+import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp-server.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { waitUntil } from '../helpers/wait.js';
 
 const PASSWORD = 'correct horse battery staple';
 /** Browsers refuse passkeys on an IP address: the pages are opened at localhost, the relying-party id. */
@@ -69,9 +71,11 @@ function passkeysInBrowser(store: 'sqlite' | 'postgres'): void {
   let requiredOrigin: string;
   /** Where a page of another origin is served, as a phishing site would be. */
   let elsewhere: Server;
+  let smtp: TestSmtpServer;
 
   beforeAll(async () => {
-    app = await startTestApp({ store, env: { ORGANIZATION_NAME: 'Example Society' } });
+    smtp = await startSmtpServer();
+    app = await startTestApp({ store, env: { ORGANIZATION_NAME: 'Example Society', SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, MAIL_FROM: 'no-reply@example.org' } });
     required = await startTestApp({ store: async () => ({ store: app.store, cleanup: async () => {} }), seed: false, secretKey: app.secretKey, env: { MFA: 'required' } });
     await adaAndBobWithPassword(app.services, PASSWORD);
     origin = `http://${HOST}:${app.port}`;
@@ -85,6 +89,7 @@ function passkeysInBrowser(store: 'sqlite' | 'postgres'): void {
     elsewhere?.close();
     await required?.close();
     await app?.close();
+    await smtp?.stop();
   });
 
   /** One browser, one tab and its authenticator: the member's device through the tests that follow. */
@@ -125,6 +130,9 @@ function passkeysInBrowser(store: 'sqlite' | 'postgres'): void {
     const [passkey] = await app.services.passkeys.list(REFERENCE.memberId);
     expect(passkey).toMatchObject({ id: credentials[0]!.credentialId.replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_'), lastUsedAt: null });
     await page.getByRole('region', { name: 'Passkeys' }).locator('strong', { hasText: passkey!.name }).waitFor();
+    await waitUntil(() => smtp.delivered.length === 1, 'the mail that a passkey was added');
+    expect(smtp.delivered[0]!.mail.subject).toBe('A passkey was added to your Example Society account');
+    expect(smtp.delivered[0]!.mail.text).toContain(`A passkey named "${passkey!.name}" was added`);
 
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.waitForLoadState();

@@ -100,6 +100,7 @@ test('each kind is delivered: a text and an HTML part, From, Reply-To and Subjec
   const subjects = server.delivered.map(({ mail }) => mail.subject);
   expect(subjects.sort()).toEqual(
     [
+      'A passkey was added to your Example Society account',
       'A recovery code was used to sign in to your Example Society account',
       'Reset your Example Society password',
       'Two-step verification was turned off for your Example Society account',
