@@ -5,7 +5,7 @@ import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { soap11AuthenticateCookie } from '../helpers/asmx-calls.js';
 import { describeWithBrowser, launchBrowser } from '../helpers/browser.js';
 import { describeWithPostgres } from '../helpers/postgres.js';
-import { adaAndBobWithPassword, REFERENCE } from '../helpers/reference-data.js';
+import { adaAndBobWithPassword, BOB, REFERENCE } from '../helpers/reference-data.js';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp-server.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -200,6 +200,23 @@ function passkeysInBrowser(store: 'sqlite' | 'postgres'): void {
       expect(await loginCookieOf(context)).toBeUndefined();
     } finally {
       await app.services.members.setEnabled(REFERENCE.memberId, true);
+    }
+  });
+
+  test('a passkey is refused where the authenticator says another device type, or another member, than was stored', async () => {
+    const [stored] = await app.services.passkeys.list(REFERENCE.memberId);
+    for (const changed of [{ deviceType: 'multiDevice' as const, backedUp: true }, { memberId: BOB.id }]) {
+      await app.store.deletePasskey(REFERENCE.memberId, stored!.id);
+      await app.store.createPasskey({ ...stored!, ...changed });
+      try {
+        await page.goto(`${origin}/Logout`);
+        await signInWithPasskey(origin);
+        await page.getByText('This passkey could not be checked').first().waitFor();
+        expect(await loginCookieOf(context)).toBeUndefined();
+      } finally {
+        await app.store.deletePasskey(changed.memberId ?? REFERENCE.memberId, stored!.id);
+        await app.store.createPasskey(stored!);
+      }
     }
   });
 
