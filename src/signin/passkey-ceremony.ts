@@ -14,9 +14,10 @@ const NONCE_MAX_AGE_MS = 5 * 60_000;
 export interface PasskeyCeremony {
   /**
    * Answers the options for the browser as JSON (`{ options }`), the ceremony's nonce in an HttpOnly cookie; a
-   * refusal as `{ error }`: a form not checked (403), passkeys not offered at this address (404).
+   * refusal as `{ error }`: a form not checked (403), passkeys not offered at this address (404), or what `begin`
+   * refused the ceremony for, in its words (403).
    */
-  options(begin: (req: Request, res: Response, rp: RelyingParty) => Promise<Ceremony<object>>): RequestHandler;
+  options(begin: (req: Request, res: Response, rp: RelyingParty) => Promise<Ceremony<object> | { refused: string }>): RequestHandler;
   /** The nonce this browser holds (then forgotten: a ceremony is answered once), or ''. */
   takeNonce(req: Request, res: Response): string;
   /** The browser's answer (the `response` field: the helper's JSON), or undefined when it is not JSON of an object. */
@@ -38,7 +39,7 @@ export function passkeyCeremony(kit: PageKit, options: { cookieName: string; pat
       const rp = relyingParty(kit.config, ownOrigin);
       if (!rp) return res.status(404).json({ error: 'Passkeys cannot be used at this address.' });
       const ceremony = await begin(req, res, rp);
-      if (res.headersSent) return;
+      if ('refused' in ceremony) return res.status(403).json({ error: ceremony.refused });
       res.cookie(cookieName, ceremony.nonce, { ...cookie, maxAge: NONCE_MAX_AGE_MS });
       res.json({ options: ceremony.options });
     },

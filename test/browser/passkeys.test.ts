@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { soap11AuthenticateCookie } from '../helpers/asmx-calls.js';
 import { describeWithBrowser, launchBrowser } from '../helpers/browser.js';
+import { cookieHeader, postForm } from '../helpers/form-post.js';
 import { describeWithPostgres } from '../helpers/postgres.js';
 import { adaAndBobWithPassword, BOB, REFERENCE } from '../helpers/reference-data.js';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp-server.js';
@@ -36,30 +37,15 @@ async function withoutAutofill(page: Page): Promise<void> {
 
 const loginCookieOf = async (context: BrowserContext) => (await context.cookies()).find((c) => c.name === '.ASPXAUTH')?.value;
 
-/** A form post as a browser makes it, from the service's own origin, with the cookies it holds. */
-function postForm(origin: string, path: string, fields: Record<string, string>, cookie: string): Promise<Response> {
-  return fetch(`${origin}${path}`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: origin, Cookie: cookie },
-    body: new URLSearchParams(fields).toString(),
-  });
-}
-
-/** The name=value pairs of the Set-Cookie headers of a response, as a Cookie header. */
-function cookiesOf(res: Response): string {
-  return res.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ');
-}
-
 /** A sign-in form's CSRF proof and nonce cookie, then a passkey ceremony's options and nonce cookie, from the service. */
 async function signInCeremony(origin: string): Promise<{ csrf: string; cookie: string; options: object }> {
   const page = await fetch(`${origin}/Login`);
   const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
-  const csrfCookie = cookiesOf(page);
+  const csrfCookie = cookieHeader(page);
   const res = await postForm(origin, '/Login/passkey/options', { csrf }, csrfCookie);
   expect(res.status).toBe(200);
   const { options } = (await res.json()) as { options: object };
-  return { csrf, cookie: `${csrfCookie}; ${cookiesOf(res)}`, options };
+  return { csrf, cookie: `${csrfCookie}; ${cookieHeader(res)}`, options };
 }
 
 function passkeysInBrowser(store: 'sqlite' | 'postgres'): void {
@@ -172,7 +158,7 @@ function passkeysInBrowser(store: 'sqlite' | 'postgres'): void {
     const replay = await postForm(origin, '/Login/passkey', Object.fromEntries(new URLSearchParams(sent!.body)), sent!.cookie);
     expect(replay.status).toBe(400);
     expect(await replay.text()).toContain('took too long, or the page was too old');
-    expect(cookiesOf(replay)).not.toContain('.ASPXAUTH=');
+    expect(cookieHeader(replay)).not.toContain('.ASPXAUTH=');
   });
 
   test('an answer made on another origin is refused', async () => {
@@ -188,7 +174,7 @@ function passkeysInBrowser(store: 'sqlite' | 'postgres'): void {
     const res = await postForm(origin, '/Login/passkey', { csrf, response: answer }, cookie);
     expect(res.status).toBe(401);
     expect(await res.text()).toContain('This passkey could not be checked');
-    expect(cookiesOf(res)).not.toContain('.ASPXAUTH=');
+    expect(cookieHeader(res)).not.toContain('.ASPXAUTH=');
   });
 
   test('a disabled member\'s passkey is refused, saying so', async () => {

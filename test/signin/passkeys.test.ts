@@ -4,6 +4,7 @@
  * rule, the scripts' cache, and the pages at an IP address, which offer no passkeys. The browser's own ceremonies
  * are test/browser/passkeys.test.ts.
  */
+import { cookieHeader, postForm } from '../helpers/form-post.js';
 import { adaAndBobWithPassword, REFERENCE } from '../helpers/reference-data.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -20,17 +21,8 @@ afterAll(() => app?.close());
 /** The service at localhost, where passkeys can be used (the test app listens on 127.0.0.1). */
 const origin = () => `http://localhost:${app.port}`;
 
-function cookiesOf(res: Response): string {
-  return res.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ');
-}
-
 function post(path: string, fields: Record<string, string>, cookie: string, at = origin()): Promise<Response> {
-  return fetch(`${at}${path}`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: at, Cookie: cookie },
-    body: new URLSearchParams(fields).toString(),
-  });
+  return postForm(at, path, fields, cookie);
 }
 
 /** A page's HTML with the entities Mustache writes in attributes read back. */
@@ -41,7 +33,7 @@ async function formOf(path: string, cookie = '', at = origin()): Promise<{ csrf:
   const res = await fetch(`${at}${path}`, { headers: { Cookie: cookie } });
   const html = unescaped(await res.text());
   const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-  return { csrf, cookie: [cookie, cookiesOf(res)].filter(Boolean).join('; '), html };
+  return { csrf, cookie: [cookie, cookieHeader(res)].filter(Boolean).join('; '), html };
 }
 
 /** A sign-in ceremony begun: the CSRF proof, and the cookies (CSRF nonce and ceremony nonce). */
@@ -51,14 +43,14 @@ async function ceremony(): Promise<{ csrf: string; cookie: string; options: { ch
   expect(res.status).toBe(200);
   expect(res.headers.get('cache-control')).toBe('no-store');
   const { options } = (await res.json()) as { options: { challenge: string; rpId: string; userVerification: string } };
-  return { csrf: form.csrf, cookie: `${form.cookie}; ${cookiesOf(res)}`, options };
+  return { csrf: form.csrf, cookie: `${form.cookie}; ${cookieHeader(res)}`, options };
 }
 
 async function signedInAda(): Promise<string> {
   const form = await formOf('/Login');
   const res = await post('/Login', { csrf: form.csrf, login: 'ada', password: PASSWORD }, form.cookie);
   expect(res.status).toBe(303);
-  return cookiesOf(res);
+  return cookieHeader(res);
 }
 
 const failures = async () => (await app.services.events.list({ type: 'signin-failed' })).map((event) => event.reason);
@@ -122,7 +114,7 @@ describe('signing in with a passkey, over HTTP', () => {
       const res = await post('/Login/passkey', { csrf, response: JSON.stringify(answer) }, cookie);
       expect(res.status).toBe(401);
       expect(await res.text()).toContain('This passkey is not known here');
-      expect(cookiesOf(res)).not.toContain('.ASPXAUTH=');
+      expect(cookieHeader(res)).not.toContain('.ASPXAUTH=');
     }
     expect((await failures()).filter((reason) => reason === 'passkey-unknown-passkey')).toHaveLength(answers.length);
   });
@@ -174,7 +166,7 @@ describe('adding a passkey on the account page, over HTTP', () => {
     expect(later.html).toContain(`href="/Login?ReturnUrl=%2FAccount&prompt=login">Sign in again to add a passkey</a>`);
     const stale = await post('/Account/passkeys/options', { csrf: later.csrf }, later.cookie);
     expect(stale.status).toBe(403);
-    const added = await post('/Account/passkeys/add', { csrf: later.csrf, response: '{"id":"x"}' }, `${later.cookie}; ${cookiesOf(fresh)}`);
+    const added = await post('/Account/passkeys/add', { csrf: later.csrf, response: '{"id":"x"}' }, `${later.cookie}; ${cookieHeader(fresh)}`);
     expect(added.status).toBe(400);
     expect(await added.text()).toContain('adding a passkey needs a fresh sign-in');
     expect(await app.services.passkeys.list(REFERENCE.memberId)).toEqual([]);
@@ -194,7 +186,7 @@ describe('adding a passkey on the account page, over HTTP', () => {
     expect((await app.services.passkeys.list(REFERENCE.memberId))[0]?.name).toBe('Work phone');
 
     const bob = await formOf('/Login');
-    const bobSession = cookiesOf(await post('/Login', { csrf: bob.csrf, login: 'bob', password: PASSWORD }, bob.cookie));
+    const bobSession = cookieHeader(await post('/Login', { csrf: bob.csrf, login: 'bob', password: PASSWORD }, bob.cookie));
     const bobPage = await formOf('/Account', bobSession);
     expect((await post('/Account/passkeys/remove', { csrf: bobPage.csrf, passkey: 'Y3JlZA' }, bobPage.cookie)).status).toBe(400);
     expect((await post('/Account/passkeys/remove', { csrf: page.csrf, passkey: 'Y3JlZA' }, page.cookie)).headers.get('location')).toBe('/Account?done=passkey-removed');

@@ -15,10 +15,8 @@ export function passkeyOptions(account: AccountKit, ceremony: PasskeyCeremony): 
   const { pages, signedOf } = account;
   return ceremony.options(async (_req, res, rp) => {
     const { member, session } = signedOf(res);
-    const options = await pages.services.passkeys.registrationOptions(member, session, rp);
-    if (options) return options;
-    res.status(403).json({ error: 'For your security, adding a passkey needs a fresh sign-in. Reload the page to sign in again.' });
-    return { nonce: '', options: {} };
+    const ceremony = await pages.services.passkeys.registrationOptions(member, session, rp);
+    return ceremony ?? { refused: 'For your security, adding a passkey needs a fresh sign-in. Reload the page to sign in again.' };
   });
 }
 
