@@ -1,5 +1,6 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { PasskeySignIn } from '../service/passkeys.js';
+import { isSameOrigin } from './csrf.js';
 import { finishSignIn } from './finish.js';
 import { returnParameter, text } from './form.js';
 import { exactPath, subPath, type PageKit } from './pages.js';
@@ -54,7 +55,7 @@ export function createPasskeySignIn(kit: PageKit, showLogin: ShowLogin): Passkey
       const nonce = ceremony.takeNonce(req, res);
       const rp = relyingParty(config, ownOrigin);
       const answer = ceremony.answer(req);
-      if (!kit.loginCsrf.verify(req, text(req.body, 'csrf')) || !rp || answer === undefined) {
+      if (!isSameOrigin(req, ownOrigin) || !kit.loginCsrf.verify(req, text(req.body, 'csrf')) || !rp || answer === undefined) {
         kit.logAttempt(req, 'incomplete', client, { step: 'passkey' });
         return showLogin(req, res, refusalStatus('unreadable'), { ...kept, problem: { reason: 'passkey', refusal: 'unreadable' } });
       }

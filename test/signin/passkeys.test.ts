@@ -140,11 +140,20 @@ describe('signing in with a passkey, over HTTP', () => {
     expect(await res.text()).toContain('took too long');
   });
 
-  it('refuses an answer without the sign-in form\'s CSRF proof', async () => {
-    const { cookie } = await ceremony();
-    const res = await post('/Login/passkey', { csrf: 'forged', response: '{}' }, cookie);
-    expect(res.status).toBe(400);
-    expect(await res.text()).toContain('could not be read');
+  it('refuses an answer without the sign-in form\'s CSRF proof, or from another origin', async () => {
+    const { csrf, cookie } = await ceremony();
+    const forged = await post('/Login/passkey', { csrf: 'forged', response: '{}' }, cookie);
+    expect(forged.status).toBe(400);
+    expect(await forged.text()).toContain('could not be read');
+    const crossSite = await fetch(`${origin()}/Login/passkey`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: 'https://elsewhere.example', Cookie: cookie },
+      body: new URLSearchParams({ csrf, response: '{"id":"eA"}' }).toString(),
+    });
+    expect(crossSite.status).toBe(400);
+    // Refused before the service took the ceremony: it still answers, once, from the service's own origin.
+    expect((await post('/Login/passkey', { csrf, response: '{"id":"eA"}' }, cookie)).status).toBe(401);
   });
 });
 
