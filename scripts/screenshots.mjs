@@ -74,7 +74,7 @@ async function signIn(page, login, password) {
   await page.goto(`${origin}/Login`);
   await page.getByLabel('Username or email').fill(login);
   await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.waitForLoadState();
 }
 
@@ -148,6 +148,26 @@ try {
     await shot(visit, 'account-phone');
   }
 
+  // Passkeys (docs/passkeys.md): ada adds one on the account page, through a virtual authenticator of the browser's
+  // own (a device that verifies its user), and the page lists it; the section again at a phone's width.
+  const passkey = await newPage();
+  await signIn(passkey, 'ada', PASSWORD);
+  await passkey.getByLabel('Code from your authenticator app').fill(nextCode(secret));
+  await passkey.getByRole('button', { name: 'Continue' }).click();
+  await passkey.getByRole('heading', { name: 'You are signed in' }).waitFor();
+  const cdp = await passkey.context().newCDPSession(passkey);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+  });
+  await passkey.goto(`${origin}/Account`);
+  await passkey.getByRole('button', { name: 'Add a passkey' }).click();
+  await passkey.getByText('Your passkey has been added').waitFor();
+  await shot(passkey, 'passkey-added-desktop');
+  await passkey.setViewportSize(PHONE);
+  await passkey.getByRole('region', { name: 'Passkeys' }).screenshot({ path: new URL('passkey-section-phone.png', DOCS).pathname });
+  await passkey.context().close();
+
   // The staff console (docs/staff.md): ada, staff, finds bob by email after bob signed in on his phone and failed
   // to at a desktop, and opens his page.
   await instance.services.staff.grant('10042', 'support');
@@ -161,7 +181,7 @@ try {
   await staff.goto(`${origin}/Admin`);
   await staff.getByLabel('Username or email').fill('ada');
   await staff.getByLabel('Password').fill(PASSWORD);
-  await staff.getByRole('button', { name: 'Sign in' }).click();
+  await staff.getByRole('button', { name: 'Sign in', exact: true }).click();
   await staff.getByLabel('Code from your authenticator app').fill(nextCode(secret));
   await staff.getByRole('button', { name: 'Continue' }).click();
   await staff.getByLabel('Member id, username, email or name').fill('bob@example.org');

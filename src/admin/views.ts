@@ -100,6 +100,8 @@ const EVENT_LABELS: Readonly<Record<EventType, string>> = {
   'site-added': 'Site registered',
   'site-changed': 'Site changed',
   'site-removed': 'Site removed',
+  'passkey-added': 'Passkey added',
+  'passkey-removed': 'Passkey removed',
 };
 
 /** Who did it, as staff read it: the member, a staff member (by id), the CLI, a provisioning client or partner (by name). */

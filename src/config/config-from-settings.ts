@@ -3,6 +3,7 @@ import { OPERATION_PARAMETERS, type OperationName } from '../service/wsdl-types.
 import type { Config } from './config-type.js';
 import type { FormsCookieConfig } from './forms-cookie-settings.js';
 import { OPERATION_NAMES } from './operation-settings.js';
+import { passkeyRpId } from './passkey-settings.js';
 import { proxyTrust } from './proxy-trust.js';
 import type { ParsedSettings } from './schema.js';
 import type { Setting } from './settings.js';
@@ -65,6 +66,7 @@ export function configFrom(s: ParsedSettings, settings: readonly Setting[], trus
       mfa: s.MFA,
       defaultReturnPath: s.DEFAULT_RETURN_PATH ?? s.LOGIN_PATH,
       cookieDomain: s.COOKIE_DOMAIN?.toLowerCase(),
+      passkeyRpId: passkeyRpId({ rpId: s.WEBAUTHN_RP_ID, cookieDomain: s.COOKIE_DOMAIN, publicUrl: s.PUBLIC_URL }),
       cookieName: formsCookie ? s.FORMS_COOKIE_NAME : s.LOGIN_COOKIE_NAME,
       tokenCookieName: s.TOKEN_COOKIE_NAME,
       cookieSecure: s.COOKIE_SECURE,

@@ -126,6 +126,11 @@ export interface SigninConfig {
   readonly defaultReturnPath: string;
   /** Domain attribute of the login cookie, e.g. '.example.org'; undefined gives a host-only cookie. */
   readonly cookieDomain: string | undefined;
+  /**
+   * The passkeys' relying-party id (src/config/passkey-settings.ts): WEBAUTHN_RP_ID, COOKIE_DOMAIN or PUBLIC_URL's
+   * host; undefined: each request's host (where that is a domain name, not an IP address).
+   */
+  readonly passkeyRpId: string | undefined;
   /** LOGIN_COOKIE_NAME, or FORMS_COOKIE_NAME when the site's keys are set (the login cookie is its Forms ticket then). */
   readonly cookieName: string;
   /** TOKEN_COOKIE_NAME: also set the session token in this cookie on sign-in (ISGweb's `Token`), or undefined. */

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { formsCookieProblems } from './forms-cookie-settings.js';
 import { mailLogProblems, mailProblems } from './mail-settings.js';
+import { passkeyProblems } from './passkey-settings.js';
 import { schema, type Environment } from './schema.js';
 
 /** Rules between settings, checked on whichever of them parsed, so that every problem is listed at once. */
@@ -47,5 +48,6 @@ export function crossFieldProblems(env: Environment, nodeEnv: string | undefined
   problems.push(
     ...mailLogProblems({ mailLog: field('MAIL_LOG'), smtpUrlSet: env.SMTP_URL !== undefined, publicUrl: field('PUBLIC_URL'), allowedHostsSet: env.ALLOWED_HOSTS !== undefined, nodeEnv }),
   );
+  problems.push(...passkeyProblems({ rpId: field('WEBAUTHN_RP_ID'), publicUrl: field('PUBLIC_URL'), allowedHosts: field('ALLOWED_HOSTS') }));
   return problems;
 }

@@ -4,6 +4,7 @@ import { fieldList } from './field-list.js';
 import { bareMailAddress, mailAddress, smtpUrl } from './mail-settings.js';
 import { FORMS_UNKNOWN_MEMBER_POLICIES, MACHINE_KEY_COMPATIBILITIES, MACHINE_KEY_DECRYPTIONS, MACHINE_KEY_VALIDATIONS, machineKeyHex } from './forms-cookie-settings.js';
 import { DEFAULT_OPERATIONS, operationDocumentation, operationList } from './operation-settings.js';
+import { rpIdSetting } from './passkey-settings.js';
 import { PROFILE_NAMES } from './profiles.js';
 import { trustedProxies } from './proxy-trust.js';
 import { DEFAULT_JSON_FIELDS, IBRIDGE_ATTRIBUTE_NAMES, IBRIDGE_CORE_ATTRIBUTES, JSON_FIELD_NAMES } from './result-fields.js';
@@ -71,6 +72,7 @@ export const schema = z.object({
     .trim()
     .regex(/^\.?([A-Za-z0-9-]{1,63}\.)*[A-Za-z0-9-]{1,63}$/, 'must be a domain such as .example.org')
     .optional(),
+  WEBAUTHN_RP_ID: rpIdSetting.optional(),
   LOGIN_COOKIE_NAME: cookieName.default('.ASPXAUTH'),
   TOKEN_COOKIE_NAME: cookieName.optional(),
   COOKIE_SECURE: bool.default(true),

@@ -1,5 +1,5 @@
 /** Every mail the service sends, by the name its templates, logs and metrics use. */
-export const MAIL_KINDS = ['recovery', 'password_changed', 'two_step_enabled', 'two_step_disabled', 'recovery_code_used'] as const;
+export const MAIL_KINDS = ['recovery', 'password_changed', 'two_step_enabled', 'two_step_disabled', 'recovery_code_used', 'passkey_added'] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];
 
 /** When and from where the member (or an administrator) did what a mail reports. */
@@ -39,6 +39,11 @@ export type Mail =
       kind: 'recovery_code_used';
       /** Recovery codes the member has left. */
       remaining: number;
+    })
+  | (MailTo & {
+      kind: 'passkey_added';
+      /** The name the passkey was given (the device it was added on, unless the member named it). */
+      passkeyName: string;
     });
 
 /**

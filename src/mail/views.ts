@@ -41,6 +41,8 @@ export function mailView(mail: Mail, branding: MailBranding): Record<string, unk
       return { ...common, byAccount: mail.by === 'account', byRecovery: mail.by === 'recovery', byAdmin: mail.by === 'admin' };
     case 'recovery_code_used':
       return { ...common, remaining: mail.remaining, oneLeft: mail.remaining === 1, noneLeft: mail.remaining === 0 };
+    case 'passkey_added':
+      return { ...common, passkeyName: mail.passkeyName };
   }
 }
 

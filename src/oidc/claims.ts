@@ -1,6 +1,6 @@
 import type { MemberRow } from '../service/index.js';
 
-/** What the provider's sessions record when a second factor's code was given (acr), and the methods used (amr). */
+/** What the provider's sessions record when a second factor's code, or a passkey, was given (acr), and the methods used (amr). */
 export const MULTI_FACTOR_ACR = 'http://schemas.openid.net/pape/policies/2007/06/multi-factor';
 
 /**
@@ -29,7 +29,12 @@ export function memberClaims(member: MemberRow): Record<string, unknown> {
   };
 }
 
-/** How the member signed in, as the ID token says it (RFC 8176 methods). */
-export function authenticationMethods(secondFactor: boolean): { amr: string[]; acr?: string } {
-  return secondFactor ? { amr: ['pwd', 'otp'], acr: MULTI_FACTOR_ACR } : { amr: ['pwd'] };
+/**
+ * How the member signed in, as the ID token says it (RFC 8176 methods): a password, with a one-time code, or a
+ * passkey: a key held by an authenticator (`hwk`) used after it verified the member (`user`: presence and its
+ * PIN or biometric), two factors (`mfa`), which meets the multi-factor acr.
+ */
+export function authenticationMethods(signedIn: { secondFactor: boolean; passkey: boolean }): { amr: string[]; acr?: string } {
+  if (signedIn.passkey) return { amr: ['hwk', 'user', 'mfa'], acr: MULTI_FACTOR_ACR };
+  return signedIn.secondFactor ? { amr: ['pwd', 'otp'], acr: MULTI_FACTOR_ACR } : { amr: ['pwd'] };
 }

@@ -93,7 +93,7 @@ export function createInteractionRouter(deps: InteractionDeps): Router {
       return res.redirect(303, `${config.signin.loginPath}?${query}`);
     }
     logger.info('oidc sign-in', { outcome: 'signed-in', member: signedIn.member.id, requestId: requestIdOf(req) });
-    const login = { accountId: signedIn.member.id, ts: Math.floor(signedIn.signedInAt / 1000), remember: false, ...authenticationMethods(signedIn.secondFactor) };
+    const login = { accountId: signedIn.member.id, ts: Math.floor(signedIn.signedInAt / 1000), remember: false, ...authenticationMethods(signedIn) };
     // The session the member signed in again in place of is ended once the OpenID session moved to the new one.
     return finish(req, res, provider, signedInSince && typeof before === 'string' ? { login, [REPLACED_SESSION]: before } : { login });
   });

@@ -70,8 +70,10 @@ export async function answerStatus(
  */
 export async function answerSignIn(req: Request, res: Response, deps: AnswerDeps, sp: SamlSp, metadata: SpMetadata, pending: PendingSignIn, signedIn: MemberSignIn): Promise<void> {
   const { services } = deps;
-  // A sign-in with a second factor's code was made with the password too: it meets a request for either class.
-  const achieved = signedIn.secondFactor ? [MULTI_FACTOR_CONTEXT, PASSWORD_CONTEXT] : [PASSWORD_CONTEXT];
+  // A sign-in with a second factor's code was made with the password too: it meets a request for either class. A
+  // passkey's is multi-factor (the device, and the PIN or biometric it verified), and meets a request for the
+  // password's class too, which it is stronger than: SPs ask for that one by default (node-saml, exactly).
+  const achieved = signedIn.secondFactor || signedIn.passkey ? [MULTI_FACTOR_CONTEXT, PASSWORD_CONTEXT] : [PASSWORD_CONTEXT];
   const context = pending.authnContexts === undefined ? achieved[0] : achieved.find((reached) => pending.authnContexts?.includes(reached));
   const refuse = (second: string, reason: string) =>
     answerStatus(req, res, deps, sp, { acsUrl: pending.acsUrl, inResponseTo: pending.inResponseTo, relayState: pending.relayState, status: { top: STATUS.responder, second }, reason });

@@ -32,6 +32,8 @@ export const EVENT_TYPES = [
   'site-added',
   'site-changed',
   'site-removed',
+  'passkey-added',
+  'passkey-removed',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -13,6 +13,7 @@ import { createOidcServices, type OidcServices } from './oidc/index.js';
 import { ProvisioningClientService } from './provisioning-clients.js';
 import { ProvisioningService } from './provisioning.js';
 import { RecoveryService } from './recovery.js';
+import { PasskeyService } from './passkeys.js';
 import { createSamlServices, type SamlServices } from './saml/index.js';
 import { ReturnUrlPolicy } from './return-urls.js';
 import { SecondFactorService } from './second-factor.js';
@@ -47,6 +48,8 @@ export interface Services {
   events: EventService;
   /** Who may use the staff console, and as what (support, admin). */
   staff: StaffService;
+  /** Members' passkeys: added on the account page, signing in on the sign-in page. */
+  passkeys: PasskeyService;
   /** How often each call-path cache (CACHE_TTL_MS) answered, and how often it went to the store. */
   cacheLookups(): Record<CallPathCache, CacheLookups>;
 }
@@ -59,7 +62,7 @@ export type { FormsCookieSettings } from './forms-tickets.js';
 export type { ServiceSettings, SigninSettings } from './settings.js';
 export type { CacheLookups } from './short-lived-cache.js';
 /** The records the services hand out, as the store keeps them. */
-export type { MemberAttributes, MemberRow, SessionRow, SessionThrough } from '../store/store.js';
+export type { MemberAttributes, MemberRow, PasskeyRow, SessionRow, SessionThrough } from '../store/store.js';
 /** The store cannot be written or opened (a full disk, a read-only or locked database): every caller's to tell apart. */
 export { STORE_UNAVAILABLE_REASONS, StoreUnavailableError, type StoreUnavailableReason } from '../store/unavailable.js';
 export type { EventWriteOutcomes } from './event-writer.js';
@@ -133,6 +136,7 @@ export function createServices(options: {
     saml: createSamlServices({ store, secrets, clock, cacheTtlMs: settings.cacheTtlMs, idpHost: settings.samlIdpHost, events }),
     events,
     staff: new StaffService(store, clock, signIn, events),
+    passkeys: new PasskeyService(store, sessions, signinThrottle, secrets, clock, events, notices, settings.signin.totpIssuer),
     cacheLookups: () => ({ callers: caches.callers.lookups, sessions: caches.sessions.lookups, caller_throttle: caches.caller_throttle.lookups }),
   };
 }

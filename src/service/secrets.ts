@@ -32,6 +32,7 @@ export class Secrets {
       | 'recovery-code'
       | 'recovery-token'
       | 'signin-challenge'
+      | 'passkey-challenge'
       | 'oidc-client-secret'
       | 'oidc-cookie-key',
     value: string,

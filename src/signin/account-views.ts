@@ -1,5 +1,6 @@
-import type { MemberRow, SessionRow } from '../service/index.js';
+import type { MemberRow, PasskeyRow, SessionRow } from '../service/index.js';
 import type { SecondFactorStatus } from '../service/second-factor.js';
+import { MAX_PASSKEY_NAME_LENGTH } from '../service/passkeys.js';
 import { deviceName } from './user-agent.js';
 import { errorSummary, fieldView, memberName, newPasswordText, throttledText, type FieldView } from './views.js';
 
@@ -12,6 +13,10 @@ export interface AccountPaths {
   remove: string;
   endSession: string;
   endOthers: string;
+  passkeyOptions: string;
+  addPasskey: string;
+  renamePasskey: string;
+  removePasskey: string;
   logout: string;
 }
 
@@ -21,7 +26,18 @@ export type AccountProblem =
   | { form: 'remove'; reason: 'missing-password' | 'missing-code' | 'missing-both' | 'wrong-password'; recovery: boolean }
   | { form: 'remove'; reason: 'wrong-code'; recovery: boolean }
   | { form: 'password' | 'remove'; reason: 'throttled'; retryAfterSeconds: number; recovery?: boolean }
-  | { form: 'sessions'; reason: 'not-found' };
+  | { form: 'sessions'; reason: 'not-found' }
+  | { form: 'passkeys'; reason: 'not-recent' | 'expired' | 'refused' | 'exists' | 'unreadable' | 'not-found' }
+  | { form: 'passkey-name'; passkey: string; reason: 'name-missing' | 'name-too-long' };
+
+const PASSKEY_PROBLEMS = {
+  'not-recent': 'For your security, adding a passkey needs a fresh sign-in. Sign in again, then add it.',
+  expired: 'Adding the passkey took too long, or the page was too old. Try again.',
+  refused: 'The passkey could not be checked, so it was not added. Try again.',
+  exists: 'This passkey is added already.',
+  unreadable: 'What the browser sent for the passkey could not be read. Reload the page and try again.',
+  'not-found': 'That passkey is not one of yours, or it has been removed already.',
+} as const;
 
 /** What a successful change says when the page comes back (`?done=…`): fixed texts, never the query's. */
 const NOTICES = {
@@ -30,6 +46,9 @@ const NOTICES = {
   'sessions-ended': 'All your other sessions have been signed out.',
   'two-step-on': 'Two-step verification is on.',
   'two-step-off': 'Two-step verification is off.',
+  'passkey-added': 'Your passkey has been added. You can now sign in with it, without your password.',
+  'passkey-renamed': 'Your passkey has been renamed.',
+  'passkey-removed': 'That passkey has been removed: it no longer signs you in.',
 } as const;
 export type Notice = keyof typeof NOTICES;
 
@@ -49,6 +68,8 @@ export interface AccountState {
   paths: AccountPaths;
   notice?: Notice | undefined;
   problem?: AccountProblem | undefined;
+  /** The member's passkeys, where passkeys can be used at this address: the list, the scripts, whether one may be added now. */
+  passkeys?: { list: readonly PasskeyRow[]; scripts: readonly string[]; recent: boolean; signInAgainHref: string } | undefined;
 }
 
 const WRONG_PASSWORD = 'Your password is not correct';
@@ -64,6 +85,8 @@ export function accountView(state: AccountState): object {
   const offCode = field('off-code');
   const offRecovery = field('off-recovery');
   const sessionsError = errors['sessions-title'];
+  const passkeysError = errors['passkeys-title'];
+  const passkeys = state.passkeys && passkeysView(state.passkeys, state.problem);
   const summary = errorSummary([
     ['current-password', currentPassword],
     ['new-password', newPassword],
@@ -71,6 +94,8 @@ export function accountView(state: AccountState): object {
     ['off-code', offCode],
     ['off-recovery', offRecovery],
     ['sessions-title', sessionsError ? { error: sessionsError } : {}],
+    ['passkeys-title', passkeysError ? { error: passkeysError } : {}],
+    ...(passkeys?.list ?? []).flatMap((passkey): Array<[string, FieldView]> => (passkey.nameField.error ? [[passkey.nameId, passkey.nameField]] : [])),
   ]);
   const sessions = state.sessions.map((session) => sessionView(session, session.id === state.currentSessionId));
   const left = state.twoStep.recoveryCodesLeft;
@@ -93,6 +118,9 @@ export function accountView(state: AccountState): object {
     sessionsError,
     sessions,
     hasOthers: sessions.some((session) => !session.current),
+    passkeys,
+    passkeysError,
+    scripts: state.passkeys?.scripts,
     ...summary,
   };
 }
@@ -135,7 +163,33 @@ function fieldErrors(state: AccountState): Record<string, string> {
         return { [codeField]: WRONG_CODE };
     }
   }
+  if (problem.form === 'passkeys') return { 'passkeys-title': PASSKEY_PROBLEMS[problem.reason] };
+  if (problem.form === 'passkey-name') return {};
   return { 'sessions-title': 'That session is not one of your other sessions, or it has ended already' };
+}
+
+/** The passkeys' section: each with its name (and the rename field's error, if it is the one renamed), when added and last used. */
+function passkeysView(state: NonNullable<AccountState['passkeys']>, problem: AccountProblem | undefined) {
+  const list = state.list.map((passkey, index) => {
+    const nameId = `passkey-name-${index + 1}`;
+    const renamed = problem?.form === 'passkey-name' && problem.passkey === passkey.id ? problem : undefined;
+    const error = renamed && (renamed.reason === 'name-missing' ? 'Enter a name for the passkey' : `A passkey's name can have at most ${MAX_PASSKEY_NAME_LENGTH} characters`);
+    const added = new Date(passkey.createdAt);
+    const used = passkey.lastUsedAt === null ? undefined : new Date(passkey.lastUsedAt);
+    return {
+      id: passkey.id,
+      name: passkey.name,
+      nameId,
+      nameField: fieldView(nameId, error),
+      renameOpen: error !== undefined,
+      addedIso: added.toISOString(),
+      added: readableUtc(added),
+      usedIso: used?.toISOString(),
+      used: used && readableUtc(used),
+      synced: passkey.backedUp,
+    };
+  });
+  return { list, hasAny: list.length > 0, recent: state.recent, signInAgainHref: state.signInAgainHref, maxNameLength: MAX_PASSKEY_NAME_LENGTH };
 }
 
 /** One session as the list shows it: when and from where it began, and whether it is this one. */

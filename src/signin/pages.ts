@@ -11,6 +11,7 @@ import { createHostPolicy } from '../web/host-policy.js';
 import { requestIdOf } from '../web/request-id.js';
 import { loginCookieOptions } from './cookies.js';
 import { CsrfGuard } from './csrf.js';
+import { relyingParty } from './passkey-party.js';
 import { securityHeaders } from './security-headers.js';
 import { loadTemplates, type PageName } from './templates.js';
 import { deviceName } from './user-agent.js';
@@ -123,9 +124,11 @@ export function createPageKit(deps: SigninDeps): PageKit {
   };
   const parseForm = bodyParser.urlencoded({ extended: false, limit: FORM_LIMIT });
 
+  const ownOrigin = (req: Request) => new URL(endpointUrl(req, config)).origin;
   return {
     ...deps,
-    headers: securityHeaders(signin.branding.logoUrl),
+    // Where passkeys can be used, the pages load their scripts, under the response's nonce.
+    headers: securityHeaders(signin.branding.logoUrl, { passkeys: (req) => relyingParty(config, ownOrigin(req)) !== undefined }),
     ownHost,
     readableQuery: readableText,
     readForm: (req, res, next) => parseForm(req, res, (error?: unknown) => (error ? next(error) : readableText(req, res, next))),
@@ -133,7 +136,7 @@ export function createPageKit(deps: SigninDeps): PageKit {
     cookieOptions: loginCookieOptions(signin),
     page,
     requestContext: (req) => ({
-      ownOrigin: new URL(endpointUrl(req, config)).origin,
+      ownOrigin: ownOrigin(req),
       cookieDomain: sessionCookieDomain(req, config),
       client: clientAddress(req, config.trustProxy),
       userAgent: req.headers['user-agent'],

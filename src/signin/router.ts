@@ -9,6 +9,7 @@ import { loginForm, returnParameter, stepForm, text } from './form.js';
 import { createPageKit, exactPath, type SigninDeps } from './pages.js';
 import { createRecoveryRouter, PASSWORD_RESET_NOTICE, withReturn } from './recovery-router.js';
 import { setRenewedLoginCookie } from '../web/login-cookie.js';
+import { createPasskeySignIn } from './passkey-signin.js';
 import { createSecondStep } from './second-step.js';
 import { unavailablePage } from './unavailable.js';
 import { loginView, messageView, signedInView, type LoginState } from './views.js';
@@ -31,10 +32,11 @@ export function createSigninRouter(deps: SigninDeps): Router {
   const forgotHref = (returnUrl: string | undefined) => (services.recovery.enabled ? withReturn(signin.recoveryPaths.request, returnUrl) : undefined);
   const showLogin = async (req: Request, res: Response, status: number, state: Omit<LoginState, 'loginAction' | 'csrfToken' | 'requestingSite'>) => {
     const requestingSite = (await kit.siteOf(state.returnUrl))?.name;
-    const fixed = { loginAction: signin.loginPath, csrfToken: csrf.issue(req, res), forgotHref: forgotHref(state.returnUrl), requestingSite };
+    const fixed = { loginAction: signin.loginPath, csrfToken: csrf.issue(req, res), forgotHref: forgotHref(state.returnUrl), requestingSite, passkeys: passkeys.offer(req) };
     page(res, status, 'login', loginView({ ...state, ...fixed }));
   };
   const secondStep = createSecondStep(kit, showLogin);
+  const passkeys = createPasskeySignIn(kit, showLogin);
 
   const router = express.Router();
 
@@ -119,8 +121,9 @@ export function createSigninRouter(deps: SigninDeps): Router {
     .get((req, res) => signOut(req, res, returnParameter(req.query)))
     .post(readForm, (req, res) => signOut(req, res, returnParameter(req.body)));
 
+  router.use(passkeys.router);
   router.use(createHomePage(kit));
-  router.use(createAccountRouter(kit));
+  router.use(createAccountRouter(kit, passkeys.scripts));
   router.use(createRecoveryRouter(kit));
   router.use(unavailablePage(kit));
 

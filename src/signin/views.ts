@@ -6,7 +6,16 @@ export type LoginProblem =
   | { reason: 'invalid' }
   | { reason: 'throttled'; retryAfterSeconds: number }
   /** The second step's challenge was too old, or not one the service made: the password is asked again. */
-  | { reason: 'expired' };
+  | { reason: 'expired' }
+  /** A passkey did not sign in (src/service/passkeys.ts says why), or its answer could not be read. */
+  | { reason: 'passkey'; refusal: 'expired' | 'unknown-passkey' | 'member-disabled' | 'refused' | 'unreadable' };
+
+/** What a page needs to offer passkeys: the scripts it loads, where the browser asks for options and posts its answer. */
+export interface PasskeyOffer {
+  scripts: readonly string[];
+  options: string;
+  action: string;
+}
 
 export interface LoginState {
   loginAction: string;
@@ -22,6 +31,8 @@ export interface LoginState {
   forgotHref?: string | undefined;
   /** The display name of the site the member signs in for (src/signin/pages.ts, RequestingSite), if any. */
   requestingSite?: string | undefined;
+  /** Passkeys, where they can be used at this address. */
+  passkeys?: PasskeyOffer | undefined;
 }
 
 export interface FieldView {
@@ -33,6 +44,13 @@ export interface FieldView {
 
 const INVALID = 'The username, email address or password is not correct';
 const EXPIRED = 'Signing in took too long, or the page was too old. Sign in again.';
+const PASSKEY_REFUSALS = {
+  expired: 'Signing in with the passkey took too long, or the page was too old. Try again.',
+  'unknown-passkey': 'This passkey is not known here: it was removed, or added for another site. Sign in with your password, then add a passkey again on your account page.',
+  'member-disabled': 'This account is disabled. Contact us to have it enabled again.',
+  refused: 'This passkey could not be checked. Try again, or sign in with your password.',
+  unreadable: 'What the browser sent for the passkey could not be read. Reload the page and try again.',
+} as const;
 
 /** The login template's view: field errors, and the summary at the top that links to each field. */
 export function loginView(state: LoginState): object {
@@ -52,9 +70,11 @@ export function loginView(state: LoginState): object {
   } else if (problem?.reason === 'expired') {
     Object.assign(login, { error: EXPIRED, describedBy: 'login-error' });
   }
+  const passkeyError = problem?.reason === 'passkey' ? PASSKEY_REFUSALS[problem.refusal] : undefined;
   const errors = [
     ...(login.error ? [{ field: 'login', message: login.error }] : []),
     ...(password.error ? [{ field: 'password', message: password.error }] : []),
+    ...(passkeyError ? [{ field: 'passkey-button', message: passkeyError }] : []),
   ];
   return {
     title: 'Sign in',
@@ -65,6 +85,9 @@ export function loginView(state: LoginState): object {
     notice: state.notice,
     forgotHref: state.forgotHref,
     requestingSite: state.requestingSite,
+    passkeys: state.passkeys,
+    scripts: state.passkeys?.scripts,
+    passkeyError,
     login,
     password,
     errors,

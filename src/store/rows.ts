@@ -389,3 +389,48 @@ export interface StaffRoleRow {
   role: StaffRole;
   grantedAt: number;
 }
+
+/** Whether a passkey lives on one device or is synced between devices (WebAuthn's backup eligibility). */
+export type PasskeyDeviceType = 'singleDevice' | 'multiDevice';
+
+/** A member's passkey: a WebAuthn credential, of which only the public key is held. */
+export interface PasskeyRow {
+  /** The credential's id as the authenticator made it, base64url. */
+  id: string;
+  memberId: string;
+  /** The credential's public key (COSE), base64url. */
+  publicKey: string;
+  /** The signature counter last seen: a sign-in must show a higher one, unless the authenticator keeps none (0). */
+  counter: number;
+  /** How the browser may reach the authenticator (internal, hybrid, usb…), as it said when the passkey was added. */
+  transports: string[];
+  /** Fixed for the credential's life: a sign-in claiming the other one is refused. */
+  deviceType: PasskeyDeviceType;
+  /** Whether the passkey is backed up (synced) now, as the last ceremony said. */
+  backedUp: boolean;
+  /** The member's name for it. */
+  name: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+}
+
+/** What a passkey's use changes: the counter (written only while it is still `previousCounter`), the backup flag, the time. */
+export interface PasskeyUse {
+  previousCounter: number;
+  counter: number;
+  backedUp: boolean;
+  usedAt: number;
+}
+
+/**
+ * A WebAuthn challenge handed to one browser: `id` is the keyed hash of the nonce that browser holds in a
+ * cookie, so that the row answers only that browser. Taken once (deleted as it is read), good until expiresAt.
+ */
+export interface PasskeyChallengeRow {
+  id: string;
+  /** `register`: adding a passkey for memberId; `sign-in`: signing in with one (no member yet). */
+  purpose: 'register' | 'sign-in';
+  memberId: string | null;
+  challenge: string;
+  expiresAt: number;
+}

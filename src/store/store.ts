@@ -1,4 +1,4 @@
-import type { CallerRow, CallerPasswordRow, MemberRow, MemberChanges, NewMember, MemberCondition, MemberPage, MemberReplacement, MemberReplaced, NewMemberOutcome, MemberCredentials, CallerOriginRow, ThrottleRow, SessionRow, SecondFactorRow, RecoveryTokenRow, ProvisioningClientRow, SessionWithMember, SessionFilter, SessionCookieRenewal, OidcClientRow, OidcKeyRow, OidcPayloadRow, OidcSessionLinkRow, OidcSessionLinkFilter, SamlSpRow, SamlKeyRow, SamlParticipantRow, SamlParticipantFilter, SamlRequestRow, EventRow, EventFilter, EventCursor, StaffRoleRow } from './rows.js';
+import type { CallerRow, CallerPasswordRow, MemberRow, MemberChanges, NewMember, MemberCondition, MemberPage, MemberReplacement, MemberReplaced, NewMemberOutcome, MemberCredentials, CallerOriginRow, ThrottleRow, SessionRow, SecondFactorRow, RecoveryTokenRow, ProvisioningClientRow, SessionWithMember, SessionFilter, SessionCookieRenewal, OidcClientRow, OidcKeyRow, OidcPayloadRow, OidcSessionLinkRow, OidcSessionLinkFilter, SamlSpRow, SamlKeyRow, SamlParticipantRow, SamlParticipantFilter, SamlRequestRow, EventRow, EventFilter, EventCursor, StaffRoleRow, PasskeyRow, PasskeyUse, PasskeyChallengeRow } from './rows.js';
 
 export type * from './rows.js';
 
@@ -303,6 +303,30 @@ export interface Store {
   listStaffRoles(): Promise<StaffRoleRow[]>;
   /** False when the member had no role. */
   deleteStaffRole(memberId: string): Promise<boolean>;
+
+  /** Adds a member's passkey. Throws StoreConflictError when its credential id is stored already (any member's). */
+  createPasskey(row: PasskeyRow): Promise<void>;
+  /** The passkey with this credential id, whoever's it is, or null. */
+  findPasskey(id: string): Promise<PasskeyRow | null>;
+  /** The member's passkeys, oldest first. */
+  listPasskeys(memberId: string): Promise<PasskeyRow[]>;
+  /**
+   * Records a sign-in with the passkey: its counter, backup flag and last use, only while its counter is still
+   * `use.previousCounter` (two sign-ins racing with one counter: one wins). False when nothing was written.
+   */
+  usePasskey(id: string, use: PasskeyUse): Promise<boolean>;
+  /** Renames the member's passkey; false when the member has no passkey of this id. */
+  renamePasskey(memberId: string, id: string, name: string): Promise<boolean>;
+  /** Removes the member's passkey; false when the member has no passkey of this id. */
+  deletePasskey(memberId: string, id: string): Promise<boolean>;
+  /** Stores a challenge (replacing one of the same id), and deletes those expired at `now`. */
+  createPasskeyChallenge(row: PasskeyChallengeRow, now: number): Promise<void>;
+  /** The challenge of this id, deleted as it is read, so that it is taken once; null when there is none (expired or not, the caller checks). */
+  takePasskeyChallenge(id: string): Promise<PasskeyChallengeRow | null>;
+  /** Records that the member session was opened with this passkey; it goes with the session. */
+  recordPasskeySession(sessionId: string, passkeyId: string): Promise<void>;
+  /** Whether the member session was opened with a passkey. */
+  isPasskeySession(sessionId: string): Promise<boolean>;
 }
 
 export class StoreConflictError extends Error {

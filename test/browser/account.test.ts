@@ -27,7 +27,7 @@ async function signIn(page: Page, origin: string, login: string, password: strin
   await page.goto(`${origin}/Login`);
   await page.getByLabel('Username or email').fill(login);
   await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.waitForLoadState();
 }
 
@@ -185,7 +185,7 @@ describeWithBrowser('the account page and the second factor in Chromium', () => 
 
     await elsewhere.page.goto(`${origin}/Account`);
     expect(new URL(elsewhere.page.url()).pathname).toBe('/Login');
-    await expect(elsewhere.page.getByRole('button', { name: 'Sign in' }).isVisible()).resolves.toBe(true);
+    await expect(elsewhere.page.getByRole('button', { name: 'Sign in', exact: true }).isVisible()).resolves.toBe(true);
     await here.page.reload();
     expect(new URL(here.page.url()).pathname).toBe('/Account');
   });

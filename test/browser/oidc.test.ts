@@ -64,7 +64,7 @@ describeWithBrowser('a sign-in through an OpenID client in Chromium', () => {
     await page.getByText('Sign in to continue to Members forum.').waitFor();
     await page.getByLabel('Username or email').fill('ada');
     await page.getByLabel('Password').fill(PASSWORD);
-    await Promise.all([page.waitForURL(callback), page.getByRole('button', { name: 'Sign in' }).click()]);
+    await Promise.all([page.waitForURL(callback), page.getByRole('button', { name: 'Sign in', exact: true }).click()]);
     await page.getByText('Back at the client').waitFor();
     expect(violations).toEqual([]);
     expect(posted).toHaveLength(1);

@@ -72,7 +72,7 @@ describeWithBrowser('password recovery in Chromium', () => {
       await fitsWidth(page, viewport.width);
       await page.getByLabel('Username or email').fill(login);
       await page.getByLabel('Password').fill(NEW_PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       // The return address came along the whole way: the sign-in goes on to the account page.
       await page.getByRole('heading', { name: 'Your account' }).waitFor();
       expect(new URL(page.url()).pathname).toBe('/Account');

@@ -71,7 +71,7 @@ describeWithBrowser('a sign-in through a SAML service provider in Chromium', () 
     await page.getByText('Sign in to continue to events.').waitFor();
     await page.getByLabel('Username or email').fill('ada');
     await page.getByLabel('Password').fill(PASSWORD);
-    await Promise.all([page.waitForURL(sp.acsUrl), page.getByRole('button', { name: 'Sign in' }).click()]);
+    await Promise.all([page.waitForURL(sp.acsUrl), page.getByRole('button', { name: 'Sign in', exact: true }).click()]);
     await page.getByText(`Signed in as ${REFERENCE.memberId}`).waitFor();
     await page.getByText('RelayState relay-1').waitFor();
 

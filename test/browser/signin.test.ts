@@ -51,7 +51,7 @@ describeWithBrowser('member sign-in in Chromium', () => {
     await page.goto(`${loginOrigin}/Login${query}`);
     await page.getByLabel('Username or email').fill(login);
     await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForLoadState();
   }
   const loginCookie = async () => (await context.cookies()).find((c) => c.name === '.ASPXAUTH');
@@ -71,7 +71,7 @@ describeWithBrowser('member sign-in in Chromium', () => {
     await page.getByLabel('Username or email').fill('ada');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByLabel('Keep me signed in').check();
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForLoadState();
     expect((await loginCookie())?.expires).toBeGreaterThan(Date.now() / 1000 + 3600);
   });
@@ -94,7 +94,7 @@ describeWithBrowser('member sign-in in Chromium', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForLoadState();
     expect(await loginCookie()).toBeUndefined();
-    await expect(page.getByRole('button', { name: 'Sign in' }).isVisible()).resolves.toBe(true);
+    await expect(page.getByRole('button', { name: 'Sign in', exact: true }).isVisible()).resolves.toBe(true);
     expect(await soap11AuthenticateCookie(app.baseUrl, cookie, COOKIE_DOMAIN)).toBe('');
     expect(await soap12AuthenticateToken(app.baseUrl, token)).toBe('');
     expect(await httpGetAuthenticateToken(app.baseUrl, token)).toBe('');
@@ -144,7 +144,7 @@ describeWithBrowser('member sign-in in Chromium', () => {
     await page.setViewportSize({ width: 375, height: 740 });
     await page.goto(`${loginOrigin}/Login`);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
-    for (const control of [page.getByLabel('Username or email'), page.getByLabel('Password'), page.getByRole('button', { name: 'Sign in' })]) {
+    for (const control of [page.getByLabel('Username or email'), page.getByLabel('Password'), page.getByRole('button', { name: 'Sign in', exact: true })]) {
       const box = await control.boundingBox();
       expect(box).not.toBeNull();
       expect(box!.x).toBeGreaterThanOrEqual(0);
@@ -153,7 +153,7 @@ describeWithBrowser('member sign-in in Chromium', () => {
     }
     await page.getByLabel('Username or email').fill('ada');
     await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'You are signed in' }).waitFor({ timeout: 5000 });
   });
 });

@@ -54,7 +54,7 @@ export function staffConsoleInBrowser(store: 'sqlite' | 'postgres'): void {
   async function signIn(page: Page, login: string, password: string): Promise<void> {
     await page.getByLabel('Username or email').fill(login);
     await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForLoadState();
   }
 

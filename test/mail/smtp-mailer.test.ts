@@ -46,6 +46,7 @@ const MAILS: Record<MailKind, Mail> = {
   two_step_enabled: { kind: 'two_step_enabled', to: TO, by: 'account', origin: ORIGIN },
   two_step_disabled: { kind: 'two_step_disabled', to: TO, by: 'admin', origin: { at: ORIGIN.at } },
   recovery_code_used: { kind: 'recovery_code_used', to: TO, remaining: 3, origin: ORIGIN },
+  passkey_added: { kind: 'passkey_added', to: TO, passkeyName: 'Chrome on Linux', origin: ORIGIN },
 };
 
 interface Harness {
@@ -99,6 +100,7 @@ test('each kind is delivered: a text and an HTML part, From, Reply-To and Subjec
   const subjects = server.delivered.map(({ mail }) => mail.subject);
   expect(subjects.sort()).toEqual(
     [
+      'A passkey was added to your Example Society account',
       'A recovery code was used to sign in to your Example Society account',
       'Reset your Example Society password',
       'Two-step verification was turned off for your Example Society account',

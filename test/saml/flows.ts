@@ -168,6 +168,25 @@ export function samlFlows(store: 'sqlite' | 'postgres'): void {
       expect(profile?.getAssertionXml?.()).toContain(PASSWORD_CONTEXT);
     });
 
+    it('asserts the multi-factor context for a member session a passkey opened, and the password one to an SP that asks exactly for it', async () => {
+      await start();
+      const browser = new PageClient(app.baseUrl);
+      await browser.signIn('ada', PASSWORD);
+      // The passkey's ceremony is test/browser/passkeys.test.ts's: here the store records the session as a passkey's.
+      await app.store.recordPasskeySession((await memberSession(browser)).found.session.id, 'cGFzc2tleQ');
+      const asserted = async (name: string, saml: object) => {
+        const sp = await registerSp(app, name, { saml: { authnRequestBinding: 'HTTP-POST', ...saml } });
+        const form = formOf((await sp.saml.getAuthorizeFormAsync('relay-post', undefined, {})).replace(/" \/>/g, '">'));
+        const fields = postedToAcs(sp, await follow(browser, app, await browser.post('/saml/sso', form.hidden)));
+        const { profile } = await sp.saml.validatePostResponseAsync({ SAMLResponse: fields['SAMLResponse'] ?? '' });
+        return profile?.getAssertionXml?.() ?? '';
+      };
+      const unasked = await asserted('portal', { disableRequestedAuthnContext: true });
+      expect(unasked).toContain(MFA_CONTEXT);
+      expect(unasked).not.toContain(PASSWORD_CONTEXT);
+      expect(await asserted('forum', {})).toContain(PASSWORD_CONTEXT);
+    });
+
     it("signs in at the identity provider's initiative, after the sign-in page, to the SP named", async () => {
       await start();
       const sp = await registerSp(app, 'learning', { encrypt: false });

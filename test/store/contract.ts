@@ -2,6 +2,7 @@ import type { CallerOriginRow, MemberAttributes, MemberRow, SecondFactorRow, Ses
 import { StoreConflictError, StoreVersionConflictError } from '../../src/store/store.js';
 import { eventStoreContract } from './contract-events.js';
 import { oidcStoreContract } from './contract-oidc.js';
+import { passkeyStoreContract } from './contract-passkeys.js';
 import { provisioningStoreContract } from './contract-provisioning.js';
 import { recoveryStoreContract } from './contract-recovery.js';
 import { samlStoreContract } from './contract-saml.js';
@@ -1772,6 +1773,7 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
     samlStoreContract(() => store, aSession);
     eventStoreContract(() => store);
     staffStoreContract(() => store);
+    passkeyStoreContract(() => store, aSession);
 
     describe('maintenance', () => {
       test('ping() resolves on a working store', async () => {

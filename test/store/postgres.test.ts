@@ -24,7 +24,7 @@ import {
 const LATEST = Math.max(...MIGRATIONS.map((m) => m.version));
 
 /** Children before parents, although ON DELETE CASCADE would manage either way. */
-const TABLES = ['events', 'saml_requests', 'saml_session_sps', 'saml_keys', 'saml_sps', 'oidc_session_links', 'oidc_payloads', 'oidc_keys', 'oidc_clients', 'provisioning_clients', 'sessions', 'member_recovery_codes', 'member_second_factors', 'members', 'caller_origins', 'caller_passwords', 'callers', 'throttles'];
+const TABLES = ['events', 'saml_requests', 'saml_session_sps', 'saml_keys', 'saml_sps', 'oidc_session_links', 'oidc_payloads', 'oidc_keys', 'oidc_clients', 'provisioning_clients', 'passkey_sessions', 'passkey_challenges', 'passkeys', 'sessions', 'member_recovery_codes', 'member_second_factors', 'members', 'caller_origins', 'caller_passwords', 'callers', 'throttles'];
 
 /** DATABASE_URL with the schema as every connection's search_path, as an operator could write it. */
 function urlWithSchema(schema: string): string {
@@ -99,7 +99,7 @@ describeWithPostgres('PostgresStore', () => {
       expect(await tableNames(schema.schema)).toEqual(
         [
           'caller_origins', 'caller_passwords', 'callers', 'deployment_settings', 'events', 'member_recovery_codes', 'member_second_factors', 'members',
-          'oidc_clients', 'oidc_keys', 'oidc_payloads', 'oidc_session_links', 'provisioning_clients', 'recovery_tokens', 'saml_keys', 'saml_requests', 'saml_session_sps', 'saml_sps',
+          'oidc_clients', 'oidc_keys', 'oidc_payloads', 'oidc_session_links', 'passkey_challenges', 'passkey_sessions', 'passkeys', 'provisioning_clients', 'recovery_tokens', 'saml_keys', 'saml_requests', 'saml_session_sps', 'saml_sps',
           'schema_migrations', 'schema_migrations_lock', 'sessions', 'staff_roles', 'throttles',
         ],
       );

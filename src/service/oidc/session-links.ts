@@ -14,6 +14,8 @@ export interface MemberSignIn {
   ageSeconds: number;
   /** Whether a code of the member's second factor was given to open it. */
   secondFactor: boolean;
+  /** Whether it was opened with a passkey (then without a password or a code). */
+  passkey: boolean;
 }
 
 /**
@@ -34,11 +36,11 @@ export class OidcSessionLinks {
     const live = await this.#live(cookies, cookieDomain);
     if (!live) return null;
     const { session, member } = live.found;
-    const factor = await this.store.getSecondFactor(member.id);
-    // Every way of opening a session asks a member with a confirmed factor for a code; a factor confirmed
-    // after the session began (on the account page) was not asked for by it.
-    const secondFactor = factor?.confirmedAt != null && factor.confirmedAt <= session.createdAt;
-    return { member, sessionId: session.id, signedInAt: session.createdAt, ageSeconds: (this.clock() - session.createdAt) / 1000, secondFactor };
+    const [factor, passkey] = await Promise.all([this.store.getSecondFactor(member.id), this.store.isPasskeySession(session.id)]);
+    // Every password sign-in asks a member with a confirmed factor for a code; a factor confirmed after the
+    // session began (on the account page) was not asked for by it, nor by a passkey's sign-in.
+    const secondFactor = !passkey && factor?.confirmedAt != null && factor.confirmedAt <= session.createdAt;
+    return { member, sessionId: session.id, signedInAt: session.createdAt, ageSeconds: (this.clock() - session.createdAt) / 1000, secondFactor, passkey };
   }
 
   /**

@@ -8,6 +8,7 @@ import { CsrfGuard, isSameOrigin } from '../csrf.js';
 import { text } from '../form.js';
 import { subPath, type PageKit } from '../pages.js';
 import { setRenewedLoginCookie } from '../../web/login-cookie.js';
+import { relyingParty } from '../passkey-party.js';
 import { messageView } from '../views.js';
 
 /** The signed-in member and the session of this request, once `signedIn` has found them. */
@@ -40,7 +41,8 @@ export interface AccountKit {
   doneEnding(res: Response, notice: Notice, ended: EndedSessions[]): Promise<void>;
 }
 
-export function createAccountKit(pages: PageKit): AccountKit {
+/** `passkeyScripts`: the scripts the page loads where passkeys can be used (src/signin/passkey-assets.ts). */
+export function createAccountKit(pages: PageKit, passkeyScripts: readonly string[]): AccountKit {
   const { config, services, logger, page } = pages;
   const { signin } = config;
   const base = signin.accountPath.replace(/\/+$/, '') || '/';
@@ -52,10 +54,16 @@ export function createAccountKit(pages: PageKit): AccountKit {
     remove: subPath(base, 'two-step/off'),
     endSession: subPath(base, 'sessions/end'),
     endOthers: subPath(base, 'sessions/end-others'),
+    passkeyOptions: subPath(base, 'passkeys/options'),
+    addPasskey: subPath(base, 'passkeys/add'),
+    renamePasskey: subPath(base, 'passkeys/rename'),
+    removePasskey: subPath(base, 'passkeys/remove'),
     logout: signin.logoutPath,
   };
   const csrf = new CsrfGuard({ path: base, cookieName: 'account-csrf', secure: signin.cookieSecure, proof: (nonce) => services.signin.formProof(nonce) });
   const signInHref = `${signin.loginPath}?ReturnUrl=${encodeURIComponent(signin.accountPath)}`;
+  // Adding a passkey needs a recent sign-in: the sign-in page asks again even of a member signed in.
+  const signInAgainHref = `${signInHref}&prompt=login`;
 
   const signedOf = (res: Response): Signed => res.locals.account as Signed;
 
@@ -86,7 +94,12 @@ export function createAccountKit(pages: PageKit): AccountKit {
 
   const showAccount: AccountKit['showAccount'] = async (req, res, status, extra) => {
     const { member, session } = signedOf(res);
-    const [sessions, twoStep] = await Promise.all([services.account.liveSessions(member.id), services.secondFactor.status(member.id)]);
+    const passkeysHere = relyingParty(config, pages.requestContext(req).ownOrigin) !== undefined;
+    const [sessions, twoStep, passkeys] = await Promise.all([
+      services.account.liveSessions(member.id),
+      services.secondFactor.status(member.id),
+      passkeysHere ? services.passkeys.list(member.id) : undefined,
+    ]);
     const view = accountView({
       member,
       currentSessionId: session.id,
@@ -97,6 +110,7 @@ export function createAccountKit(pages: PageKit): AccountKit {
       maxPasswordLength: MAX_PASSWORD_LENGTH,
       csrfToken: csrf.issue(req, res),
       paths,
+      passkeys: passkeys && { list: passkeys, scripts: passkeyScripts, recent: services.passkeys.isRecent(session), signInAgainHref },
       ...extra,
     });
     if (extra.problem?.reason === 'throttled') res.setHeader('Retry-After', String(extra.problem.retryAfterSeconds));

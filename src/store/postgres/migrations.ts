@@ -343,6 +343,39 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE sessions ADD COLUMN through_name TEXT;
     `,
   },
+  {
+    version: 16,
+    name: 'passkeys, their challenges and the sessions they opened',
+    // A passkey goes with its member; a challenge is deleted as it is taken, and expired ones as new ones are
+    // stored (through passkey_challenges_expires_at); a session's passkey row goes with its session.
+    sql: `
+      CREATE TABLE passkeys (
+        id TEXT NOT NULL PRIMARY KEY,
+        member_id TEXT NOT NULL REFERENCES members (id) ON DELETE CASCADE,
+        public_key TEXT NOT NULL,
+        counter BIGINT NOT NULL,
+        transports TEXT NOT NULL,
+        device_type TEXT NOT NULL,
+        backed_up BOOLEAN NOT NULL,
+        name TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        last_used_at BIGINT
+      );
+      CREATE INDEX passkeys_member_id ON passkeys (member_id);
+      CREATE TABLE passkey_challenges (
+        id TEXT NOT NULL PRIMARY KEY,
+        purpose TEXT NOT NULL,
+        member_id TEXT REFERENCES members (id) ON DELETE CASCADE,
+        challenge TEXT NOT NULL,
+        expires_at BIGINT NOT NULL
+      );
+      CREATE INDEX passkey_challenges_expires_at ON passkey_challenges (expires_at);
+      CREATE TABLE passkey_sessions (
+        session_id TEXT NOT NULL PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+        passkey_id TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

@@ -5,6 +5,7 @@ import { eventMethods } from './events.js';
 import { memberSearchMethods } from './member-search.js';
 import { memberMethods } from './members.js';
 import { oidcMethods } from './oidc.js';
+import { passkeyMethods } from './passkeys.js';
 import { provisioningClientMethods } from './provisioning-clients.js';
 import { purgeMethods } from './purge.js';
 import { recoveryTokenMethods } from './recovery-tokens.js';
@@ -52,7 +53,7 @@ export interface SqlStore extends Store {}
 
 /**
  * The store over a SQL database: every method written once, its SQL in the files of its job (callers, members,
- * member search, sessions, throttles, second factors, provisioning clients, purge, OpenID, recovery tokens, SAML, events), run by the dialect's
+ * member search, sessions, throttles, second factors, provisioning clients, purge, OpenID, recovery tokens, SAML, events, staff, passkeys), run by the dialect's
  * driver (src/store/sql/driver.ts), which holds only what the dialects do differently: src/store/sqlite/
  * (embedded) and src/store/postgres/ (shared by several instances). The errors that mean the database cannot be used are mapped here, once (withUnavailableErrors).
  */
@@ -73,6 +74,7 @@ export class SqlStore {
       ...samlMethods(driver),
       ...eventMethods(driver),
       ...staffMethods(driver),
+      ...passkeyMethods(driver),
     };
     Object.assign(this, withUnavailableErrors(driver, methods));
   }
