@@ -141,7 +141,7 @@ describeWithPostgres('store copy', () => {
     const url = await emptyDatabase();
     const report = await copy({ sqlite: await filledSqlite() }, { postgresql: url }, { withoutSessions: true });
     const skipped = report.tables.filter((table) => table.skipped).map((table) => table.name);
-    expect(skipped.sort()).toEqual(['oidc_session_links', 'saml_session_sps', 'sessions']);
+    expect(skipped.sort()).toEqual(['oidc_session_links', 'passkey_sessions', 'saml_session_sps', 'sessions']);
     await withStore({ databaseUrl: url }, async (store) => {
       expect(await store.listSessions()).toEqual([]);
       expect(await store.getMember('m1')).toMatchObject({ username: 'zoë' });

@@ -43,6 +43,7 @@ export async function fillEveryTable(store: Store): Promise<void> {
     revokedAt: null,
     clientAddress: '2001:db8::1',
     userAgent: 'Mozilla/5.0 (X11; Linux x86_64)',
+    through: { kind: 'partner', name: 'partner "one" \\ ✓' },
   });
   await store.recordFailure('signin:zoë', AT, 60_000);
   await store.replaceSecondFactor({ memberId: 'm1', secretSealed: 'sealed-secret', createdAt: AT, confirmedAt: null, lastStep: null });
@@ -68,6 +69,20 @@ export async function fillEveryTable(store: Store): Promise<void> {
   await store.openSamlRequest({ handle: 'handle-1', spId: 'sp-1', requestId: 'request-1', kind: 'authn', payloadSealed: 'sealed-request', createdAt: AT, expiresAt: AT + 300_000, consumedAt: null });
   await store.insertEvents([signInEvent('event-1', AT)]);
   await store.setStaffRole({ memberId: 'm1', role: 'admin', grantedAt: AT });
+  await store.createPasskey({
+    id: 'credential-1',
+    memberId: 'm1',
+    publicKey: 'cose-public-key',
+    counter: 2_147_483_648,
+    transports: ['internal', 'hybrid'],
+    deviceType: 'multiDevice',
+    backedUp: true,
+    name: 'Zoë’s "phone"',
+    createdAt: AT,
+    lastUsedAt: null,
+  });
+  await store.createPasskeyChallenge({ id: 'challenge-1', purpose: 'register', memberId: 'm1', challenge: 'challenge', expiresAt: AT + 300_000 }, AT);
+  await store.recordPasskeySession('s1', 'credential-1');
 }
 
 /** Member m1's sign-in on the page, as an event row. */
