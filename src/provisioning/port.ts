@@ -3,7 +3,7 @@
  * and the provisioning clients' tokens. The wiring implements it over the member service and the store; the
  * router (router.ts) only translates SCIM to these calls and back.
  */
-import type { EventContext, MemberAttributes } from '../service/index.js';
+import type { EventContext, MemberAttributes, MemberFilter, MemberSearch } from '../service/index.js';
 
 /** The fields of a member that SCIM reads and writes. */
 export interface MemberData {
@@ -39,18 +39,10 @@ export interface MemberFields extends MemberData {
   password?: string | null;
 }
 
-/**
- * One condition of a member query. userName and email compare ignoring case (as sign-in compares them), id as
- * the service looks ids up, externalId exactly.
- */
-export interface MemberCondition {
-  field: 'id' | 'userName' | 'externalId' | 'email';
-  value: string;
-}
-
-/** Members meeting every condition; with none, every member. */
+/** Members meeting the filter (every member without one), sorted (by creation without a sort). */
 export interface MemberQuery {
-  conditions: readonly MemberCondition[];
+  filter?: MemberFilter;
+  sort?: MemberSearch['sort'];
 }
 
 export interface MemberPage {

@@ -14,16 +14,31 @@ interface AttributeOptions {
   mutability?: 'readOnly' | 'readWrite' | 'writeOnly';
   returned?: 'always' | 'never' | 'default';
   uniqueness?: 'none' | 'server';
-  subAttributes?: object[];
+  subAttributes?: AttributeDefinition[];
   canonicalValues?: string[];
 }
 
-function attribute(name: string, description: string, options: AttributeOptions = {}): object {
+/** An attribute as /Schemas describes it (RFC 7643 §7). */
+export interface AttributeDefinition {
+  name: string;
+  type: 'string' | 'boolean' | 'complex';
+  multiValued: boolean;
+  description: string;
+  required: boolean;
+  caseExact: boolean;
+  mutability: 'readOnly' | 'readWrite' | 'writeOnly';
+  returned: 'always' | 'never' | 'default';
+  uniqueness: 'none' | 'server';
+  subAttributes?: AttributeDefinition[];
+  canonicalValues?: string[];
+}
+
+function attribute(name: string, description: string, options: AttributeOptions = {}): AttributeDefinition {
   const { type = 'string', multiValued = false, required = false, caseExact = false, mutability = 'readWrite', returned = 'default', uniqueness = 'none', ...rest } = options;
   return { name, type, multiValued, description, required, caseExact, mutability, returned, uniqueness, ...rest };
 }
 
-const USER_ATTRIBUTES = [
+const USER_ATTRIBUTES: AttributeDefinition[] = [
   attribute('userName', "The member's username, unique ignoring case; members sign in with it.", { required: true, uniqueness: 'server' }),
   attribute('name', "The member's name.", {
     type: 'complex',
@@ -61,7 +76,7 @@ const TEXT_DESCRIPTIONS: Record<(typeof TEXT_ATTRIBUTES)[number], string> = {
   priceLevelName: "The name of the member's price level (CRM4M defaultpricelevelid).",
 };
 
-const MEMBERSHIP_ATTRIBUTES = [
+const MEMBERSHIP_ATTRIBUTES: AttributeDefinition[] = [
   attribute('isMember', 'Whether the person is a member, as the membership system says (CRM4M pa_member).', { type: 'boolean' }),
   ...TEXT_ATTRIBUTES.map((key) => attribute(key, TEXT_DESCRIPTIONS[key], { caseExact: true })),
   attribute('extra', 'Free-form attributes, one text each; their names (letters, digits, _, . and -, starting with a letter or _) are the sub-attributes, kept as written.', {
@@ -72,7 +87,7 @@ const MEMBERSHIP_ATTRIBUTES = [
 ];
 
 export function schemaDocuments(baseUrl: string): Array<Record<string, unknown>> {
-  const schema = (id: string, name: string, description: string, attributes: object[]) => ({
+  const schema = (id: string, name: string, description: string, attributes: AttributeDefinition[]) => ({
     schemas: [SCHEMA_SCHEMA],
     id,
     name,
@@ -84,4 +99,15 @@ export function schemaDocuments(baseUrl: string): Array<Record<string, unknown>>
     schema(USER_SCHEMA, 'User', 'A member of the membership system.', USER_ATTRIBUTES),
     schema(MEMBER_EXTENSION, 'Member', 'The membership attributes that partner integrations read.', MEMBERSHIP_ATTRIBUTES),
   ];
+}
+
+/** Names compared ignoring case (RFC 7643 §2.1), in a Map so that `constructor` finds nothing. */
+const byName = (attributes: readonly AttributeDefinition[]) => new Map(attributes.map((definition) => [definition.name.toLowerCase(), definition]));
+const DECLARED = { core: byName(USER_ATTRIBUTES), extension: byName(MEMBERSHIP_ATTRIBUTES) };
+
+/** The attribute /Schemas declares under this name (and sub-attribute); undefined when it declares none. */
+export function declaredAttribute(schema: 'core' | 'extension', name: string, sub?: string): AttributeDefinition | undefined {
+  const found = DECLARED[schema].get(name.toLowerCase());
+  if (sub === undefined || found === undefined) return found;
+  return found.subAttributes?.find((definition) => definition.name.toLowerCase() === sub.toLowerCase());
 }

@@ -144,10 +144,10 @@ function subName(sub: string, attribute: MultiName, scimType: ScimType): SubName
   return known;
 }
 
-/** The comparisons of a value filter, which compares only sub-attributes of the attribute, with eq. */
+/** The comparisons of a PATCH path's value filter, which compares sub-attributes of the attribute with eq, joined by and. */
 function elementTerms(filter: Filter, attribute: MultiName): ElementTerm[] {
   return conjuncts(filter).map((term) => {
-    if (term.kind !== 'eq') throw badRequest('invalidFilter', `a filter on ${attribute} compares its sub-attributes`);
+    if (term.kind !== 'compare' || term.operator !== 'eq') throw badRequest('invalidFilter', `a PATCH path's filter on ${attribute} compares its sub-attributes with eq, joined by and`);
     return { sub: subName(term.attribute, attribute, 'invalidFilter'), value: term.value };
   });
 }

@@ -115,10 +115,10 @@ export function createUsersRouter({ members, logger, baseUrl, readBody }: UsersD
 
   router.get('/Users', async (req, res) => {
     const filter = queryParameter(req.query.filter, 'filter');
-    const query = filter === undefined ? { conditions: [] } : memberQueryOf(parseFilter(filter));
+    const query = memberQueryOf(filter === undefined ? undefined : parseFilter(filter), req.query);
     const page = pageOf(req.query);
     const projection = projectionOf(req.query);
-    const found = query === null ? { total: 0, members: [] } : await members.list(query, { offset: page.offset, limit: page.limit });
+    const found = await members.list(query, { offset: page.offset, limit: page.limit });
     const resources = found.members.map((member) => project(userResource(member, locationOf(req, member.id)), projection));
     sendScim(req, res, 200, { schemas: [LIST_RESPONSE], totalResults: found.total, startIndex: page.startIndex, itemsPerPage: resources.length, Resources: resources });
   });

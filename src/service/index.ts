@@ -59,7 +59,7 @@ export type { FormsCookieSettings } from './forms-tickets.js';
 export type { ServiceSettings, SigninSettings } from './settings.js';
 export type { CacheLookups } from './short-lived-cache.js';
 /** The records the services hand out, as the store keeps them. */
-export type { MemberAttributes, MemberRow, SessionRow } from '../store/store.js';
+export type { MemberAttributes, MemberFilter, MemberRow, MemberSearch, MemberSearchField, MemberSearchOperator, SessionRow } from '../store/store.js';
 /** The store cannot be written or opened (a full disk, a read-only or locked database): every caller's to tell apart. */
 export { STORE_UNAVAILABLE_REASONS, StoreUnavailableError, type StoreUnavailableReason } from '../store/unavailable.js';
 export type { EventWriteOutcomes } from './event-writer.js';

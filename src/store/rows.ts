@@ -83,6 +83,61 @@ export interface MemberCondition {
   value: string;
 }
 
+/**
+ * A member's field as searchMembers compares it. Texts stored empty count as absent. `fullName` is the full name
+ * as written (formatted_name), else the first and last names joined with a space; `shownName` is the display name,
+ * else `fullName`. isMember and the texts are the member's attributes of those names; `roleId` and `roleName` are
+ * a role's, inside `anyRole` only.
+ */
+export type MemberSearchField =
+  | 'id'
+  | 'externalId'
+  | 'username'
+  | 'email'
+  | 'firstName'
+  | 'lastName'
+  | 'fullName'
+  | 'shownName'
+  | 'enabled'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'isMember'
+  | 'contactNumber'
+  | 'labelName'
+  | 'organisationId'
+  | 'organisationName'
+  | 'priceLevelId'
+  | 'priceLevelName'
+  | 'roleId'
+  | 'roleName';
+
+export type MemberSearchOperator = 'eq' | 'ne' | 'co' | 'sw' | 'ew' | 'gt' | 'ge' | 'lt' | 'le';
+
+/**
+ * What searchMembers asks of a member, in two-valued logic: a comparison with an absent field is false (`ne` is
+ * `not eq`, so true). Texts compare by code point, ignoring ASCII case unless `caseExact` (PostgreSQL's lower()
+ * folds other letters too, by its locale); co, sw and ew take texts; flags compare eq and ne only; times are epoch
+ * milliseconds. `anyRole`: some role of the member meets the filter (which compares roleId and roleName only).
+ */
+export type MemberFilter =
+  | { kind: 'compare'; field: MemberSearchField; operator: MemberSearchOperator; value: string | number | boolean; caseExact: boolean }
+  | { kind: 'present'; field: MemberSearchField }
+  | { kind: 'and' | 'or'; filters: MemberFilter[] }
+  | { kind: 'not'; filter: MemberFilter }
+  | { kind: 'constant'; value: boolean }
+  | { kind: 'anyRole'; filter: MemberFilter };
+
+/**
+ * searchMembers' question: the members meeting `filter` (every member without one), `limit` of them from `offset`
+ * on, sorted by `sort` (absent values last, ignoring ASCII case unless caseExact) then by creation and id.
+ */
+export interface MemberSearch {
+  filter?: MemberFilter;
+  sort?: { field: Exclude<MemberSearchField, 'roleId' | 'roleName'>; descending: boolean; caseExact: boolean };
+  offset: number;
+  limit: number;
+}
+
 /** A page of findMembers: how many members meet the conditions in all, and those of the page. */
 export interface MemberPage {
   total: number;

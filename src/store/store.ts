@@ -1,4 +1,4 @@
-import type { CallerRow, CallerPasswordRow, MemberRow, MemberChanges, NewMember, MemberCondition, MemberPage, MemberReplacement, MemberReplaced, NewMemberOutcome, MemberCredentials, CallerOriginRow, ThrottleRow, SessionRow, SecondFactorRow, RecoveryTokenRow, ProvisioningClientRow, SessionWithMember, SessionFilter, SessionCookieRenewal, OidcClientRow, OidcKeyRow, OidcPayloadRow, OidcSessionLinkRow, OidcSessionLinkFilter, SamlSpRow, SamlKeyRow, SamlParticipantRow, SamlParticipantFilter, SamlRequestRow, EventRow, EventFilter, EventCursor, StaffRoleRow } from './rows.js';
+import type { CallerRow, CallerPasswordRow, MemberRow, MemberChanges, NewMember, MemberCondition, MemberPage, MemberSearch, MemberReplacement, MemberReplaced, NewMemberOutcome, MemberCredentials, CallerOriginRow, ThrottleRow, SessionRow, SecondFactorRow, RecoveryTokenRow, ProvisioningClientRow, SessionWithMember, SessionFilter, SessionCookieRenewal, OidcClientRow, OidcKeyRow, OidcPayloadRow, OidcSessionLinkRow, OidcSessionLinkFilter, SamlSpRow, SamlKeyRow, SamlParticipantRow, SamlParticipantFilter, SamlRequestRow, EventRow, EventFilter, EventCursor, StaffRoleRow } from './rows.js';
 
 export type * from './rows.js';
 
@@ -87,6 +87,8 @@ export interface Store {
    * creation then id, and how many meet them in all.
    */
   findMembers(conditions: readonly MemberCondition[], offset: number, limit: number): Promise<MemberPage>;
+  /** SCIM's searches (src/store/sql/member-filter.ts compiles them): a page of the members meeting the search, and how many do. */
+  searchMembers(search: MemberSearch): Promise<MemberPage>;
   /**
    * Members whose username or email equals login, ignoring case (ASCII letters in every store; PostgreSQL
    * also folds other letters by its locale); usernames first, at most two rows. Two rows mean the login is

@@ -1,0 +1,161 @@
+/**
+ * searchMembers' filters as SQL: one compiler for both dialects, whose differences are the driver's SqlDialect.
+ * Every value is a parameter; the SQL text holds only the store's own names. Each comparison is two-valued (an
+ * absent field makes it false, never NULL), so that `not` turns exactly the members it meets into those it does
+ * not. co, sw and ew are written with position() and substr() rather than LIKE, so that a client's % and _ are
+ * plain characters. The common lookups are written as the indexes are: lower(username), lower(email), id,
+ * external_id and lower(display name shown) (the migrations' expression indexes).
+ */
+import type { MemberFilter, MemberSearch, MemberSearchField, MemberSearchOperator } from '../store.js';
+import type { SqlDialect } from './driver.js';
+import type { FlagCodec } from './records.js';
+
+type FieldType = 'text' | 'number' | 'flag';
+
+interface FieldSql {
+  sql: string;
+  type: FieldType;
+}
+
+/** The alias of a role in anyRole's subquery. */
+const ROLE = 'member_role';
+
+/** The full name as written, else the names joined (src/provisioning/resource.ts shows the same). */
+const FULL_NAME = `COALESCE(members.formatted_name, CASE WHEN members.first_name = '' THEN members.last_name WHEN members.last_name = '' THEN members.first_name ELSE members.first_name || ' ' || members.last_name END)`;
+
+const COLUMNS: Partial<Record<MemberSearchField, FieldSql>> = {
+  id: { sql: 'members.id', type: 'text' },
+  externalId: { sql: 'members.external_id', type: 'text' },
+  username: { sql: 'members.username', type: 'text' },
+  email: { sql: 'members.email', type: 'text' },
+  firstName: { sql: 'members.first_name', type: 'text' },
+  lastName: { sql: 'members.last_name', type: 'text' },
+  fullName: { sql: FULL_NAME, type: 'text' },
+  shownName: { sql: `COALESCE(members.display_name, ${FULL_NAME})`, type: 'text' },
+  enabled: { sql: 'members.enabled', type: 'flag' },
+  createdAt: { sql: 'members.created_at', type: 'number' },
+  updatedAt: { sql: 'members.updated_at', type: 'number' },
+};
+
+const ATTRIBUTE_TEXTS: ReadonlySet<MemberSearchField> = new Set(['contactNumber', 'labelName', 'organisationId', 'organisationName', 'priceLevelId', 'priceLevelName']);
+const ROLE_KEYS: Partial<Record<MemberSearchField, string>> = { roleId: 'id', roleName: 'name' };
+
+/** Thrown for a filter the store's type allows but the compiler cannot mean (a role's field outside anyRole…). */
+export class MemberFilterError extends Error {}
+
+/** The statement's parameters, numbered in order from `first`. */
+class Parameters {
+  readonly values: unknown[] = [];
+
+  add(value: unknown, cast: 'TEXT' | 'BIGINT' | 'BOOLEAN'): string {
+    this.values.push(value);
+    return `CAST($${this.values.length} AS ${cast})`;
+  }
+}
+
+const ORDERINGS: Partial<Record<MemberSearchOperator, string>> = { gt: '>', ge: '>=', lt: '<', le: '<=' };
+
+class Compiler {
+  readonly parameters = new Parameters();
+  #inRole = false;
+
+  constructor(
+    private readonly dialect: SqlDialect,
+    private readonly flags: FlagCodec,
+  ) {}
+
+  field(field: MemberSearchField): FieldSql {
+    const column = COLUMNS[field];
+    if (column !== undefined) return column;
+    if (field === 'isMember') return { sql: this.dialect.jsonFlag('members.attributes', 'isMember'), type: 'flag' };
+    if (ATTRIBUTE_TEXTS.has(field)) return { sql: this.dialect.jsonText('members.attributes', field), type: 'text' };
+    const key = ROLE_KEYS[field];
+    if (key === undefined || !this.#inRole) throw new MemberFilterError(`${field} is compared inside anyRole only`);
+    return { sql: this.dialect.elementText(ROLE, key), type: 'text' };
+  }
+
+  /** Whether the field has a value: texts stored empty have none. */
+  present({ sql, type }: FieldSql): string {
+    return type === 'text' ? `(${sql} IS NOT NULL AND ${sql} <> '')` : `${sql} IS NOT NULL`;
+  }
+
+  /** The comparison alone, for a field that has a value. */
+  #comparison(field: FieldSql, operator: Exclude<MemberSearchOperator, 'ne'>, value: string | number | boolean, caseExact: boolean): string {
+    if (field.type === 'flag') {
+      if (operator !== 'eq' || typeof value !== 'boolean') throw new MemberFilterError('a flag is compared with eq or ne and true or false');
+      return `${field.sql} = ${this.parameters.add(this.flags.fromBoolean(value), 'BOOLEAN')}`;
+    }
+    if (field.type === 'number') {
+      const ordering = operator === 'eq' ? '=' : ORDERINGS[operator];
+      if (ordering === undefined || typeof value !== 'number') throw new MemberFilterError('a time is compared with eq, ne, gt, ge, lt or le and a number');
+      return `${field.sql} ${ordering} ${this.parameters.add(value, 'BIGINT')}`;
+    }
+    if (typeof value !== 'string') throw new MemberFilterError('a text is compared with a text');
+    const left = caseExact ? field.sql : `lower(${field.sql})`;
+    const parameter = this.parameters.add(value, 'TEXT');
+    const right = caseExact ? parameter : `lower(${parameter})`;
+    switch (operator) {
+      case 'eq':
+        return `${left} = ${right}`;
+      case 'co':
+        return `${this.dialect.position(left, right)} > 0`;
+      case 'sw':
+        return `substr(${left}, 1, length(${right})) = ${right}`;
+      case 'ew':
+        return `length(${left}) >= length(${right}) AND substr(${left}, length(${left}) - length(${right}) + 1) = ${right}`;
+      default:
+        return `${this.dialect.byCodePoint(left)} ${ORDERINGS[operator] as string} ${right}`;
+    }
+  }
+
+  filter(filter: MemberFilter): string {
+    switch (filter.kind) {
+      case 'constant':
+        return filter.value ? '1 = 1' : '1 = 0';
+      case 'present':
+        return this.present(this.field(filter.field));
+      case 'compare': {
+        const field = this.field(filter.field);
+        const { operator, value, caseExact } = filter;
+        const equal = `(${this.present(field)} AND ${this.#comparison(field, operator === 'ne' ? 'eq' : operator, value, caseExact)})`;
+        return operator === 'ne' ? `NOT ${equal}` : equal;
+      }
+      case 'and':
+      case 'or':
+        if (filter.filters.length === 0) return filter.kind === 'and' ? '1 = 1' : '1 = 0';
+        return `(${filter.filters.map((inner) => this.filter(inner)).join(` ${filter.kind.toUpperCase()} `)})`;
+      case 'not':
+        return `NOT (${this.filter(filter.filter)})`;
+      case 'anyRole': {
+        if (this.#inRole) throw new MemberFilterError('anyRole cannot hold another');
+        this.#inRole = true;
+        const inner = this.filter(filter.filter);
+        this.#inRole = false;
+        return `EXISTS (SELECT 1 FROM ${this.dialect.jsonElements('members.attributes', 'roles', ROLE)} WHERE ${inner})`;
+      }
+    }
+  }
+}
+
+export interface CompiledSearch {
+  /** `WHERE …`, or '' for every member. */
+  where: string;
+  /** `ORDER BY …`, ending with creation and id so that pages stay put. */
+  orderBy: string;
+  values: unknown[];
+}
+
+/** The WHERE and ORDER BY of a search, with their parameters ($1 on); LIMIT and OFFSET are the caller's to add. */
+export function compileSearch(search: Pick<MemberSearch, 'filter' | 'sort'>, dialect: SqlDialect, flags: FlagCodec): CompiledSearch {
+  const compiler = new Compiler(dialect, flags);
+  const where = search.filter === undefined ? '' : `WHERE ${compiler.filter(search.filter)}`;
+  const { sort } = search;
+  let orderBy = 'ORDER BY members.created_at, members.id';
+  if (sort !== undefined) {
+    const field = compiler.field(sort.field);
+    const key = field.type === 'text' ? dialect.byCodePoint(sort.caseExact ? field.sql : `lower(${field.sql})`) : field.sql;
+    const direction = sort.descending ? 'DESC' : 'ASC';
+    orderBy = `ORDER BY CASE WHEN ${compiler.present(field)} THEN 0 ELSE 1 END, ${key} ${direction}, members.created_at, members.id`;
+  }
+  return { where, orderBy, values: compiler.parameters.values };
+}
