@@ -30,9 +30,12 @@ const refused = (detail: string) => badRequest('invalidFilter', detail);
 /** By lower-cased name, in Maps: a name such as `constructor` finds nothing. */
 const CORE_FIELDS = new Map<string, MemberSearchField>([
   ['username', 'username'],
-  ['externalid', 'externalId'],
   ['displayname', 'shownName'],
   ['active', 'enabled'],
+]);
+const COMMON_FIELDS = new Map<string, MemberSearchField>([
+  ['id', 'id'],
+  ['externalid', 'externalId'],
 ]);
 const NAME_FIELDS = new Map<string, MemberSearchField>([
   ['formatted', 'fullName'],
@@ -68,8 +71,10 @@ function singleField({ schema, name, sub, label }: AttributeName): Field | undef
   }
   if (schema !== 'core') throw cannot();
   if (name === 'emails' || name === 'roles') return undefined;
-  // The common attributes (RFC 7643 §3.1): the id as issued, the times as the meta shows them.
-  if (name === 'id' && sub === undefined) return { field: 'id', type: 'string', caseExact: true };
+  // The common attributes (RFC 7643 §3.1), which /Schemas does not list: id and externalId compared exactly, the
+  // times as the meta shows them.
+  const common = COMMON_FIELDS.get(name);
+  if (common !== undefined && sub === undefined) return { field: common, type: 'string', caseExact: true };
   if (name === 'meta') {
     const field = META_FIELDS.get(sub?.toLowerCase() ?? '');
     if (field === undefined) throw cannot();
