@@ -1,7 +1,7 @@
 /**
- * What /ServiceProviderConfig and /ResourceTypes say (RFC 7643 §5, §6), truthfully: PATCH, filters (eq and and,
- * at most MAX_RESULTS a page), password changes and ETags are supported; bulk operations and sorting are not;
- * clients authenticate with a bearer token.
+ * What /ServiceProviderConfig and /ResourceTypes say (RFC 7643 §5, §6), truthfully: PATCH, filters (the whole
+ * filter language, at most MAX_RESULTS a page), sorting, password changes and ETags are supported; bulk operations
+ * are not; clients authenticate with a bearer token.
  */
 import { MAX_RESULTS } from './paging.js';
 import { MEMBER_EXTENSION, RESOURCE_TYPE_SCHEMA, SERVICE_PROVIDER_CONFIG_SCHEMA, USER_SCHEMA } from './urns.js';
@@ -13,7 +13,7 @@ export function serviceProviderConfig(baseUrl: string): Record<string, unknown> 
     bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
     filter: { supported: true, maxResults: MAX_RESULTS },
     changePassword: { supported: true },
-    sort: { supported: false },
+    sort: { supported: true },
     etag: { supported: true },
     authenticationSchemes: [
       {

@@ -205,7 +205,7 @@ describe('discovery', () => {
       bulk: { supported: false },
       filter: { supported: true, maxResults: 200 },
       changePassword: { supported: true },
-      sort: { supported: false },
+      sort: { supported: true },
       etag: { supported: true },
       authenticationSchemes: [{ type: 'oauthbearertoken', primary: true }],
       meta: { location: 'https://ams.example/scim/v2/ServiceProviderConfig' },

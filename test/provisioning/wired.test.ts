@@ -209,6 +209,25 @@ function suite(store: 'sqlite' | 'postgres'): void {
     });
   });
 
+  describe('the filter language and sorting', () => {
+    test("the filters Microsoft's SCIM validation sends (displayName eq, sw, a grouped or, meta.created gt) and sortBy answer from the store", async () => {
+      const ada = await created(entraUser('ada@example.com'));
+      const grace = await created({ ...oktaUser('grace@example.com'), password: undefined });
+      const ids = async (query: string) => ((await scim.get(`/Users?${query}`)).body.Resources as Array<{ id: string }>).map((user) => user.id);
+      const filtered = (filter: string, more = '') => ids(`filter=${encodeURIComponent(filter)}${more}`);
+      // The reference member has no display name: its names joined are shown, and found.
+      expect(await filtered('displayName eq "ada lovelace"')).toEqual([REFERENCE.memberId, ada.id]);
+      expect(await filtered('userName sw "GRACE@"')).toEqual([grace.id]);
+      expect(await filtered('(userName eq "ada@example.com" or userName eq "grace@example.com") and active eq true', '&sortBy=userName&sortOrder=descending')).toEqual([grace.id, ada.id]);
+      expect(await filtered(`meta.created gt "${ada.body.meta && (ada.body.meta as { created: string }).created}" and not (emails co "ada")`)).toEqual(
+        grace.body.meta && (grace.body.meta as { created: string }).created > (ada.body.meta as { created: string }).created ? [grace.id] : [],
+      );
+      expect(await filtered('emails[type eq "work" and value ew "@example.com"] and externalId pr', '&sortBy=name.familyName')).toEqual([grace.id, ada.id]);
+      expectScimError(await scim.get(`/Users?sortBy=roles`), 400, 'invalidValue');
+      expect((await scim.get('/ServiceProviderConfig')).body.sort).toEqual({ supported: true });
+    });
+  });
+
   describe('values the member keeps as they are', () => {
     test('a PUT or a PATCH whose values differ from the stored ones only as the service trims them writes nothing', async () => {
       const { id } = await created({ ...oktaUser('grace@example.com'), externalId: 'ext-1', [MEMBER_EXTENSION]: { organisationId: 'O-1', extra: { dept: 'Navy' } } });
