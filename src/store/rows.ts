@@ -114,18 +114,20 @@ export type MemberSearchField =
 export type MemberSearchOperator = 'eq' | 'ne' | 'co' | 'sw' | 'ew' | 'gt' | 'ge' | 'lt' | 'le';
 
 /**
- * What searchMembers asks of a member, in two-valued logic: a comparison with an absent field is false (`ne` is
- * `not eq`, so true). Texts compare by code point, ignoring ASCII case unless `caseExact` (PostgreSQL's lower()
+ * What searchMembers asks of a member (searchRoles of a role, without anyRole), in two-valued logic: a comparison
+ * with an absent field is false (`ne` is `not eq`, so true). Texts compare by code point, ignoring ASCII case unless `caseExact` (PostgreSQL's lower()
  * folds other letters too, by its locale); co, sw and ew take texts; flags compare eq and ne only; times are epoch
  * milliseconds. `anyRole`: some role of the member meets the filter (which compares roleId and roleName only).
  */
-export type MemberFilter =
-  | { kind: 'compare'; field: MemberSearchField; operator: MemberSearchOperator; value: string | number | boolean; caseExact: boolean }
-  | { kind: 'present'; field: MemberSearchField }
-  | { kind: 'and' | 'or'; filters: MemberFilter[] }
-  | { kind: 'not'; filter: MemberFilter }
+export type SearchFilter<Field extends string> =
+  | { kind: 'compare'; field: Field; operator: MemberSearchOperator; value: string | number | boolean; caseExact: boolean }
+  | { kind: 'present'; field: Field }
+  | { kind: 'and' | 'or'; filters: Array<SearchFilter<Field>> }
+  | { kind: 'not'; filter: SearchFilter<Field> }
   | { kind: 'constant'; value: boolean }
-  | { kind: 'anyRole'; filter: MemberFilter };
+  | { kind: 'anyRole'; filter: SearchFilter<Field> };
+
+export type MemberFilter = SearchFilter<MemberSearchField>;
 
 /**
  * searchMembers' question: the members meeting `filter` (every member without one), `limit` of them from `offset`
@@ -136,6 +138,37 @@ export interface MemberSearch {
   sort?: { field: Exclude<MemberSearchField, 'roleId' | 'roleName'>; descending: boolean; caseExact: boolean };
   offset: number;
   limit: number;
+}
+
+/**
+ * One of the association's roles (member types, committees, chapters: CRM4M's pa_webroles), as SCIM shows it as a
+ * Group. Its members are the members whose attributes hold a role of its id; each of them also holds its name.
+ * A role that members hold but that was never written as a Group (given by the CLI or an import) has version 0 and
+ * the times 0, and no external id.
+ */
+export interface RoleRow {
+  id: string;
+  name: string;
+  /** A provisioning client's key for the role (SCIM externalId); null when none was given. */
+  externalId: string | null;
+  createdAt: number;
+  updatedAt: number;
+  version: number;
+}
+
+export type RoleSearchField = 'id' | 'name' | 'externalId' | 'createdAt' | 'updatedAt';
+export type RoleFilter = SearchFilter<RoleSearchField>;
+
+/** searchRoles' question: the roles meeting `filter` (every role without one), by creation then id. */
+export interface RoleSearch {
+  filter?: RoleFilter;
+  offset: number;
+  limit: number;
+}
+
+export interface RolePage {
+  total: number;
+  roles: RoleRow[];
 }
 
 /** A page of findMembers: how many members meet the conditions in all, and those of the page. */

@@ -342,6 +342,22 @@ export const MIGRATIONS: readonly Migration[] = [
         CASE WHEN first_name = '' THEN last_name WHEN last_name = '' THEN first_name ELSE first_name || ' ' || last_name END))));
     `,
   },
+  {
+    version: 18,
+    name: 'roles written as SCIM Groups',
+    // The members keep holding their roles in their attributes, as before; a role written through /Groups (its name,
+    // its external id, its version) is kept here as well, so that a Group without members is kept too.
+    sql: `
+      CREATE TABLE roles (
+        id TEXT NOT NULL PRIMARY KEY,
+        name TEXT NOT NULL,
+        external_id TEXT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        version INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

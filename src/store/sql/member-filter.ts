@@ -1,12 +1,12 @@
 /**
- * searchMembers' filters as SQL: one compiler for both dialects, whose differences are the driver's SqlDialect.
+ * searchMembers' and searchRoles' filters as SQL: one compiler for both dialects, whose differences are the driver's SqlDialect.
  * Every value is a parameter; the SQL text holds only the store's own names. Each comparison is two-valued (an
  * absent field makes it false, never NULL), so that `not` turns exactly the members it meets into those it does
  * not. co, sw and ew are written with position() and substr() rather than LIKE, so that a client's % and _ are
  * plain characters. The common lookups are written as the indexes are: lower(username), lower(email), id,
  * external_id and lower(display name shown) (the migrations' expression indexes).
  */
-import type { MemberFilter, MemberSearch, MemberSearchField, MemberSearchOperator } from '../store.js';
+import type { MemberSearch, MemberSearchField, MemberSearchOperator, RoleSearchField, SearchFilter } from '../store.js';
 import type { SqlDialect } from './driver.js';
 import type { FlagCodec } from './records.js';
 
@@ -55,23 +55,44 @@ class Parameters {
 
 const ORDERINGS: Partial<Record<MemberSearchOperator, string>> = { gt: '>', ge: '>=', lt: '<', le: '<=' };
 
-class Compiler {
+/** The SQL of a field; `inRole` inside anyRole's subquery. */
+type FieldResolver<Field extends string> = (field: Field, inRole: boolean) => FieldSql;
+
+/** The members' fields, in the statement `FROM members`. */
+function memberFields(dialect: SqlDialect): FieldResolver<MemberSearchField> {
+  return (field, inRole) => {
+    const column = COLUMNS[field];
+    if (column !== undefined) return column;
+    if (field === 'isMember') return { sql: dialect.jsonFlag('members.attributes', 'isMember'), type: 'flag' };
+    if (ATTRIBUTE_TEXTS.has(field)) return { sql: dialect.jsonText('members.attributes', field), type: 'text' };
+    const key = ROLE_KEYS[field];
+    if (key === undefined || !inRole) throw new MemberFilterError(`${field} is compared inside anyRole only`);
+    return { sql: dialect.elementText(ROLE, key), type: 'text' };
+  };
+}
+
+const ROLE_COLUMNS: Record<RoleSearchField, FieldSql> = {
+  id: { sql: 'role_rows.id', type: 'text' },
+  name: { sql: 'role_rows.name', type: 'text' },
+  externalId: { sql: 'role_rows.external_id', type: 'text' },
+  createdAt: { sql: 'role_rows.created_at', type: 'number' },
+  updatedAt: { sql: 'role_rows.updated_at', type: 'number' },
+};
+
+class Compiler<Field extends string> {
   readonly parameters = new Parameters();
   #inRole = false;
 
   constructor(
     private readonly dialect: SqlDialect,
     private readonly flags: FlagCodec,
+    private readonly resolve: FieldResolver<Field>,
+    /** Whether anyRole may be compiled: in a member search. */
+    private readonly membersHaveRoles: boolean,
   ) {}
 
-  field(field: MemberSearchField): FieldSql {
-    const column = COLUMNS[field];
-    if (column !== undefined) return column;
-    if (field === 'isMember') return { sql: this.dialect.jsonFlag('members.attributes', 'isMember'), type: 'flag' };
-    if (ATTRIBUTE_TEXTS.has(field)) return { sql: this.dialect.jsonText('members.attributes', field), type: 'text' };
-    const key = ROLE_KEYS[field];
-    if (key === undefined || !this.#inRole) throw new MemberFilterError(`${field} is compared inside anyRole only`);
-    return { sql: this.dialect.elementText(ROLE, key), type: 'text' };
+  field(field: Field): FieldSql {
+    return this.resolve(field, this.#inRole);
   }
 
   /** Whether the field has a value: texts stored empty have none. */
@@ -108,7 +129,7 @@ class Compiler {
     }
   }
 
-  filter(filter: MemberFilter): string {
+  filter(filter: SearchFilter<Field>): string {
     switch (filter.kind) {
       case 'constant':
         return filter.value ? '1 = 1' : '1 = 0';
@@ -127,7 +148,7 @@ class Compiler {
       case 'not':
         return `NOT (${this.filter(filter.filter)})`;
       case 'anyRole': {
-        if (this.#inRole) throw new MemberFilterError('anyRole cannot hold another');
+        if (this.#inRole || !this.membersHaveRoles) throw new MemberFilterError('anyRole is a filter of members, and cannot hold another');
         this.#inRole = true;
         const inner = this.filter(filter.filter);
         this.#inRole = false;
@@ -145,9 +166,9 @@ export interface CompiledSearch {
   values: unknown[];
 }
 
-/** The WHERE and ORDER BY of a search, with their parameters ($1 on); LIMIT and OFFSET are the caller's to add. */
+/** The WHERE and ORDER BY of a member search, with their parameters ($1 on); LIMIT and OFFSET are the caller's to add. */
 export function compileSearch(search: Pick<MemberSearch, 'filter' | 'sort'>, dialect: SqlDialect, flags: FlagCodec): CompiledSearch {
-  const compiler = new Compiler(dialect, flags);
+  const compiler = new Compiler(dialect, flags, memberFields(dialect), true);
   const where = search.filter === undefined ? '' : `WHERE ${compiler.filter(search.filter)}`;
   const { sort } = search;
   let orderBy = 'ORDER BY members.created_at, members.id';
@@ -158,4 +179,11 @@ export function compileSearch(search: Pick<MemberSearch, 'filter' | 'sort'>, dia
     orderBy = `ORDER BY CASE WHEN ${compiler.present(field)} THEN 0 ELSE 1 END, ${key} ${direction}, members.created_at, members.id`;
   }
   return { where, orderBy, values: compiler.parameters.values };
+}
+
+/** The WHERE of a role search over `role_rows` (src/store/sql/roles.ts), with its parameters ($1 on). */
+export function compileRoleFilter(filter: SearchFilter<RoleSearchField> | undefined, dialect: SqlDialect, flags: FlagCodec): { where: string; values: unknown[] } {
+  const compiler = new Compiler<RoleSearchField>(dialect, flags, (field) => ROLE_COLUMNS[field], false);
+  const where = filter === undefined ? '' : `WHERE ${compiler.filter(filter)}`;
+  return { where, values: compiler.parameters.values };
 }

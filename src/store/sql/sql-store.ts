@@ -8,6 +8,7 @@ import { oidcMethods } from './oidc.js';
 import { provisioningClientMethods } from './provisioning-clients.js';
 import { purgeMethods } from './purge.js';
 import { recoveryTokenMethods } from './recovery-tokens.js';
+import { roleMethods } from './roles.js';
 import { samlMethods } from './saml.js';
 import { staffMethods } from './staff.js';
 import { secondFactorMethods } from './second-factors.js';
@@ -59,6 +60,7 @@ export class SqlStore {
       ...callerMethods(driver),
       ...memberMethods(driver),
       ...memberSearchMethods(driver),
+      ...roleMethods(driver),
       ...sessionMethods(driver),
       ...throttleMethods(driver),
       ...secondFactorMethods(driver),
