@@ -4,7 +4,7 @@
  * are not; clients authenticate with a bearer token.
  */
 import { MAX_RESULTS } from './paging.js';
-import { MEMBER_EXTENSION, RESOURCE_TYPE_SCHEMA, SERVICE_PROVIDER_CONFIG_SCHEMA, USER_SCHEMA } from './urns.js';
+import { GROUP_SCHEMA, MEMBER_EXTENSION, RESOURCE_TYPE_SCHEMA, SERVICE_PROVIDER_CONFIG_SCHEMA, USER_SCHEMA } from './urns.js';
 
 export function serviceProviderConfig(baseUrl: string): Record<string, unknown> {
   return {
@@ -40,3 +40,21 @@ export function userResourceType(baseUrl: string): Record<string, unknown> {
     meta: { resourceType: 'ResourceType', location: `${baseUrl}/ResourceTypes/User` },
   };
 }
+
+export function groupResourceType(baseUrl: string): Record<string, unknown> {
+  return {
+    schemas: [RESOURCE_TYPE_SCHEMA],
+    id: 'Group',
+    name: 'Group',
+    endpoint: '/Groups',
+    description: "One of the association's roles and the members holding it.",
+    schema: GROUP_SCHEMA,
+    meta: { resourceType: 'ResourceType', location: `${baseUrl}/ResourceTypes/Group` },
+  };
+}
+
+/** The resource types by id. */
+export const RESOURCE_TYPES: ReadonlyMap<string, (baseUrl: string) => Record<string, unknown>> = new Map([
+  ['User', userResourceType],
+  ['Group', groupResourceType],
+]);

@@ -7,7 +7,7 @@
  * instants. Attributes the service does not keep (those of other schemas, password, the extras) cannot be filtered
  * on: 400 invalidFilter, as for any text that is not a filter.
  */
-import type { MemberFilter, MemberSearchField, MemberSearchOperator } from '../service/index.js';
+import type { MemberFilter, MemberSearchField, MemberSearchOperator, SearchFilter } from '../service/index.js';
 import { attributeName, type AttributeName } from './attribute-names.js';
 import { badRequest } from './errors.js';
 import type { Filter, Literal, Operator } from './filter-syntax.js';
@@ -18,14 +18,14 @@ import { queryParameter } from './values.js';
 
 type ValueType = 'string' | 'boolean' | 'dateTime';
 
-/** A member field as a filter compares it. */
-interface Field {
-  field: MemberSearchField;
+/** A store's field (a member's unless said otherwise) as a filter compares it. */
+export interface Field<Name extends string = MemberSearchField> {
+  field: Name;
   type: ValueType;
   caseExact: boolean;
 }
 
-const refused = (detail: string) => badRequest('invalidFilter', detail);
+export const refused = (detail: string) => badRequest('invalidFilter', detail);
 
 /** By lower-cased name, in Maps: a name such as `constructor` finds nothing. */
 const CORE_FIELDS = new Map<string, MemberSearchField>([
@@ -54,11 +54,11 @@ const ROLE_FIELDS = new Map<string, MemberSearchField>([
   ['display', 'roleName'],
 ]);
 
-/** The declared attribute's field: its type and case-exactness as /Schemas says. */
-function declared(field: MemberSearchField, schema: 'core' | 'extension', name: string, sub?: string): Field {
+/** The declared attribute's field: its type and case-exactness as /Schemas says (a reference is a string). */
+export function declared<Name extends string = MemberSearchField>(field: Name, schema: 'core' | 'extension' | 'group', name: string, sub?: string): Field<Name> {
   const definition = declaredAttribute(schema, name, sub);
   if (definition === undefined || definition.type === 'complex') throw refused(`"${sub === undefined ? name : `${name}.${sub}`}" cannot be filtered on`);
-  return { field, type: definition.type, caseExact: definition.caseExact };
+  return { field, type: definition.type === 'reference' ? 'string' : definition.type, caseExact: definition.caseExact };
 }
 
 /** The field of a single-valued attribute; undefined for emails and roles, which are multi-valued. */
@@ -110,7 +110,7 @@ function holds(actual: string | boolean, operator: Operator, value: string | boo
 }
 
 /** The literal as the field's type takes it, or a refusal naming the attribute. */
-function operand(field: Field, operator: Operator, value: Exclude<Literal, null>, label: string): string | number | boolean {
+function operand(field: Field<string>, operator: Operator, value: Exclude<Literal, null>, label: string): string | number | boolean {
   if (field.type === 'boolean') {
     if (operator !== 'eq' && operator !== 'ne') throw refused(`${label} is a boolean: it is compared with eq or ne`);
     // Entra ID writes booleans as the strings "True" and "False" (values.ts).
@@ -126,10 +126,11 @@ function operand(field: Field, operator: Operator, value: Exclude<Literal, null>
   return instant;
 }
 
-function comparison(field: Field, operator: Operator, value: Literal, label: string): MemberFilter {
+/** `attribute op value` of a field; `label` names the attribute in a refusal. */
+export function comparison<Name extends string>(field: Field<Name>, operator: Operator, value: Literal, label: string): SearchFilter<Name> {
   if (value === null) {
     if (operator !== 'eq' && operator !== 'ne') throw refused(`null is compared with eq or ne, not ${operator}`);
-    const present: MemberFilter = { kind: 'present', field: field.field };
+    const present: SearchFilter<Name> = { kind: 'present', field: field.field };
     return operator === 'eq' ? { kind: 'not', filter: present } : present;
   }
   return { kind: 'compare', field: field.field, operator: operator as MemberSearchOperator, value: operand(field, operator, value, label), caseExact: field.caseExact };

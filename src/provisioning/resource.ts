@@ -43,6 +43,8 @@ export function userResource(member: ProvisionedMember, location: string): ScimU
     emails: member.email ? [{ value: member.email, type: EMAIL_TYPE, primary: true }] : undefined,
     active: member.enabled,
     roles: roles.length > 0 ? roles.map((role) => ({ value: role.id, display: role.name })) : undefined,
+    // The same roles, as the Groups the member is in (read-only: /Groups and roles change them).
+    groups: roles.length > 0 ? roles.map((role) => ({ value: role.id, display: role.name })) : undefined,
     [MEMBER_EXTENSION]: membership,
     meta: {
       resourceType: 'User',

@@ -9,7 +9,7 @@ import type { Logger } from '../log/logger.js';
 import { StoreUnavailableError } from '../service/index.js';
 import { requestIdOf } from '../web/request-id.js';
 import { STORE_UNAVAILABLE_TEXT } from '../web/unavailable-text.js';
-import { serviceProviderConfig, userResourceType } from './discovery.js';
+import { RESOURCE_TYPES, serviceProviderConfig } from './discovery.js';
 import { ScimError } from './errors.js';
 import type { ProvisioningClients, ScimMembers } from './port.js';
 import { readableText } from './readable-text.js';
@@ -67,10 +67,11 @@ function discovery(baseUrl: ScimRouterDeps['baseUrl']): Router {
   const router = express.Router();
   const notFound = () => new ScimError(404, undefined, 'no such resource type or schema');
   router.get('/ServiceProviderConfig', (req, res) => sendScim(req, res, 200, serviceProviderConfig(baseUrl(req))));
-  router.get('/ResourceTypes', (req, res) => sendScim(req, res, 200, listResponse([userResourceType(baseUrl(req))])));
+  router.get('/ResourceTypes', (req, res) => sendScim(req, res, 200, listResponse([...RESOURCE_TYPES.values()].map((type) => type(baseUrl(req))))));
   router.get('/ResourceTypes/:id', (req, res) => {
-    if (req.params.id !== 'User') throw notFound();
-    sendScim(req, res, 200, userResourceType(baseUrl(req)));
+    const type = RESOURCE_TYPES.get(req.params.id as string);
+    if (type === undefined) throw notFound();
+    sendScim(req, res, 200, type(baseUrl(req)));
   });
   router.get('/Schemas', (req, res) => sendScim(req, res, 200, listResponse(schemaDocuments(baseUrl(req)))));
   router.get('/Schemas/:id', (req, res) => {

@@ -1,36 +1,38 @@
 /**
- * The schemas served at /Schemas (RFC 7643 §7): the attributes of the core User schema this service keeps, and
- * its member extension. They list what targets.ts and resource.ts handle, no more: a writable attribute listed
+ * The schemas served at /Schemas (RFC 7643 §7): the attributes of the core User schema this service keeps, its
+ * member extension, and the core Group schema (a Group is one of the association's roles). They list what targets.ts and resource.ts handle, no more: a writable attribute listed
  * here is read back as it was written (texts trimmed), or its write is refused.
  */
 import { TEXT_ATTRIBUTES } from '../service/member-attributes.js';
-import { MEMBER_EXTENSION, SCHEMA_SCHEMA, USER_SCHEMA } from './urns.js';
+import { GROUP_SCHEMA, MEMBER_EXTENSION, SCHEMA_SCHEMA, USER_SCHEMA } from './urns.js';
 
 interface AttributeOptions {
-  type?: 'string' | 'boolean' | 'complex';
+  type?: 'string' | 'boolean' | 'complex' | 'reference';
   multiValued?: boolean;
   required?: boolean;
   caseExact?: boolean;
-  mutability?: 'readOnly' | 'readWrite' | 'writeOnly';
+  mutability?: 'readOnly' | 'readWrite' | 'writeOnly' | 'immutable';
   returned?: 'always' | 'never' | 'default';
   uniqueness?: 'none' | 'server';
   subAttributes?: AttributeDefinition[];
   canonicalValues?: string[];
+  referenceTypes?: string[];
 }
 
 /** An attribute as /Schemas describes it (RFC 7643 §7). */
 export interface AttributeDefinition {
   name: string;
-  type: 'string' | 'boolean' | 'complex';
+  type: 'string' | 'boolean' | 'complex' | 'reference';
   multiValued: boolean;
   description: string;
   required: boolean;
   caseExact: boolean;
-  mutability: 'readOnly' | 'readWrite' | 'writeOnly';
+  mutability: 'readOnly' | 'readWrite' | 'writeOnly' | 'immutable';
   returned: 'always' | 'never' | 'default';
   uniqueness: 'none' | 'server';
   subAttributes?: AttributeDefinition[];
   canonicalValues?: string[];
+  referenceTypes?: string[];
 }
 
 function attribute(name: string, description: string, options: AttributeOptions = {}): AttributeDefinition {
@@ -65,6 +67,29 @@ const USER_ATTRIBUTES: AttributeDefinition[] = [
     multiValued: true,
     subAttributes: [attribute('value', "The role's id.", { caseExact: true }), attribute('display', "The role's name; its id when none is given.")],
   }),
+  attribute('groups', "The Groups the member is in: its roles, as roles lists them. Read-only: a member joins or leaves a Group through /Groups (or roles).", {
+    type: 'complex',
+    multiValued: true,
+    mutability: 'readOnly',
+    subAttributes: [
+      attribute('value', "The Group's id: the role's id.", { caseExact: true, mutability: 'readOnly' }),
+      attribute('display', "The Group's name.", { mutability: 'readOnly' }),
+    ],
+  }),
+];
+
+const GROUP_ATTRIBUTES: AttributeDefinition[] = [
+  attribute('displayName', "The role's name, as the members holding it show it (pa_webroles, the OpenID membership claim, the SAML roles attribute).", { required: true }),
+  attribute('members', 'The members holding the role. Only Users are members: a Group is not a member of another.', {
+    type: 'complex',
+    multiValued: true,
+    subAttributes: [
+      attribute('value', "The member's id.", { caseExact: true, mutability: 'immutable' }),
+      attribute('$ref', "The member's URI.", { type: 'reference', caseExact: true, mutability: 'immutable', referenceTypes: ['User'] }),
+      attribute('display', "The member's username.", { mutability: 'readOnly' }),
+      attribute('type', 'Always User.', { mutability: 'immutable', canonicalValues: ['User'] }),
+    ],
+  }),
 ];
 
 const TEXT_DESCRIPTIONS: Record<(typeof TEXT_ATTRIBUTES)[number], string> = {
@@ -98,15 +123,16 @@ export function schemaDocuments(baseUrl: string): Array<Record<string, unknown>>
   return [
     schema(USER_SCHEMA, 'User', 'A member of the membership system.', USER_ATTRIBUTES),
     schema(MEMBER_EXTENSION, 'Member', 'The membership attributes that partner integrations read.', MEMBERSHIP_ATTRIBUTES),
+    schema(GROUP_SCHEMA, 'Group', "One of the association's roles (a member type, a committee, a chapter) and the members holding it.", GROUP_ATTRIBUTES),
   ];
 }
 
 /** Names compared ignoring case (RFC 7643 §2.1), in a Map so that `constructor` finds nothing. */
 const byName = (attributes: readonly AttributeDefinition[]) => new Map(attributes.map((definition) => [definition.name.toLowerCase(), definition]));
-const DECLARED = { core: byName(USER_ATTRIBUTES), extension: byName(MEMBERSHIP_ATTRIBUTES) };
+const DECLARED = { core: byName(USER_ATTRIBUTES), extension: byName(MEMBERSHIP_ATTRIBUTES), group: byName(GROUP_ATTRIBUTES) };
 
-/** The attribute /Schemas declares under this name (and sub-attribute); undefined when it declares none. */
-export function declaredAttribute(schema: 'core' | 'extension', name: string, sub?: string): AttributeDefinition | undefined {
+/** The attribute /Schemas declares under this name (and sub-attribute) in a schema; undefined when it declares none. */
+export function declaredAttribute(schema: 'core' | 'extension' | 'group', name: string, sub?: string): AttributeDefinition | undefined {
   const found = DECLARED[schema].get(name.toLowerCase());
   if (sub === undefined || found === undefined) return found;
   return found.subAttributes?.find((definition) => definition.name.toLowerCase() === sub.toLowerCase());

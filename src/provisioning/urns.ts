@@ -1,5 +1,6 @@
 /** The SCIM schema and message URNs this service speaks (RFC 7643, RFC 7644), and its media type. */
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
+export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 /**
  * This service's extension of the User resource: the membership attributes members carry. It ends in `:User`, the
  * resource it extends, as Entra ID's attribute editor expects custom extension attributes to be named

@@ -12,6 +12,7 @@ import { MemberService } from './members.js';
 import { createOidcServices, type OidcServices } from './oidc/index.js';
 import { ProvisioningClientService } from './provisioning-clients.js';
 import { ProvisioningService } from './provisioning.js';
+import { RoleService } from './roles.js';
 import { RecoveryService } from './recovery.js';
 import { createSamlServices, type SamlServices } from './saml/index.js';
 import { ReturnUrlPolicy } from './return-urls.js';
@@ -37,6 +38,8 @@ export interface Services {
   recovery: RecoveryService;
   /** Members as SCIM provisioning reads and writes them. */
   provisioning: ProvisioningService;
+  /** The association's roles as provisioning clients write them (SCIM Groups). */
+  roles: RoleService;
   /** The SCIM provisioning clients and their bearer tokens. */
   provisioners: ProvisioningClientService;
   /** The OpenID provider's clients, signing keys, records and sessions. */
@@ -59,7 +62,8 @@ export type { FormsCookieSettings } from './forms-tickets.js';
 export type { ServiceSettings, SigninSettings } from './settings.js';
 export type { CacheLookups } from './short-lived-cache.js';
 /** The records the services hand out, as the store keeps them. */
-export type { MemberAttributes, MemberFilter, MemberRow, MemberSearch, MemberSearchField, MemberSearchOperator, SessionRow } from '../store/store.js';
+export type { MemberAttributes, MemberFilter, SearchFilter, MemberPage, MemberRow, MemberSearch, MemberSearchField, MemberSearchOperator, RoleFilter, RolePage, RoleRow, RoleSearchField, SessionRow } from '../store/store.js';
+export type { RoleFields, RoleWrite } from './roles.js';
 /** The store cannot be written or opened (a full disk, a read-only or locked database): every caller's to tell apart. */
 export { STORE_UNAVAILABLE_REASONS, StoreUnavailableError, type StoreUnavailableReason } from '../store/unavailable.js';
 export type { EventWriteOutcomes } from './event-writer.js';
@@ -127,6 +131,7 @@ export function createServices(options: {
       events,
     ),
     provisioning: new ProvisioningService(store, clock, sessions, settings.memberIdFormat, events),
+    roles: new RoleService(store, clock, sessions, settings.memberIdFormat, events),
     provisioners,
     oidc: createOidcServices({ store, secrets, clock, sessions, cacheTtlMs: settings.cacheTtlMs }),
     saml: createSamlServices({ store, secrets, clock, cacheTtlMs: settings.cacheTtlMs, idpHost: settings.samlIdpHost }),

@@ -27,6 +27,7 @@ describe('a member as a User', () => {
       emails: [{ value: 'ada@example.com', type: 'work', primary: true }],
       active: true,
       roles: [{ value: 'r1', display: 'Reader' }],
+      groups: [{ value: 'r1', display: 'Reader' }],
       [MEMBER_EXTENSION]: membership,
       meta: { resourceType: 'User', created: '2024-01-02T03:04:05.000Z', lastModified: '2024-06-06T07:08:09.000Z', location: LOCATION, version: 'W/"7"' },
     });

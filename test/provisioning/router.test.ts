@@ -8,7 +8,7 @@ import express, { type Express } from 'express';
 import request from 'supertest';
 import type { MemberFields, MemberQuery, ProvisionedMember, ScimMembers, WriteResult } from '../../src/provisioning/port.js';
 import { createScimRouter } from '../../src/provisioning/router.js';
-import { MEMBER_EXTENSION, PATCH_OP } from '../../src/provisioning/urns.js';
+import { GROUP_SCHEMA, MEMBER_EXTENSION, PATCH_OP } from '../../src/provisioning/urns.js';
 import { meetsMemberFilter } from './member-filter-evaluation.js';
 import { expectScimError } from './refusal.js';
 
@@ -212,19 +212,24 @@ describe('discovery', () => {
     });
   });
 
-  test('/ResourceTypes: User, with the member extension', async () => {
+  test('/ResourceTypes: User, with the member extension, and Group', async () => {
     const list = await scim.get('/ResourceTypes');
-    expect(list.body).toMatchObject({ totalResults: 1, Resources: [{ id: 'User', endpoint: '/Users', schemaExtensions: [{ schema: MEMBER_EXTENSION, required: false }] }] });
+    expect(list.body).toMatchObject({
+      totalResults: 2,
+      Resources: [{ id: 'User', endpoint: '/Users', schemaExtensions: [{ schema: MEMBER_EXTENSION, required: false }] }, { id: 'Group', endpoint: '/Groups', schema: GROUP_SCHEMA }],
+    });
     expect((await scim.get('/ResourceTypes/User')).body).toEqual(list.body.Resources[0]);
-    expectScimError(await scim.get('/ResourceTypes/Group'), 404);
+    expect((await scim.get('/ResourceTypes/Group')).body).toEqual(list.body.Resources[1]);
+    expectScimError(await scim.get('/ResourceTypes/Role'), 404);
   });
 
   test('/Schemas: the User attributes kept and the extension', async () => {
     const list = await scim.get('/Schemas');
     const ids = (list.body.Resources as Array<{ id: string }>).map(({ id }) => id);
-    expect(ids).toEqual(['urn:ietf:params:scim:schemas:core:2.0:User', MEMBER_EXTENSION]);
+    expect(ids).toEqual(['urn:ietf:params:scim:schemas:core:2.0:User', MEMBER_EXTENSION, GROUP_SCHEMA]);
     const user = list.body.Resources[0] as { attributes: Array<{ name: string; mutability: string; returned: string }> };
-    expect(user.attributes.map(({ name }) => name)).toEqual(['userName', 'name', 'displayName', 'emails', 'active', 'password', 'roles']);
+    expect(user.attributes.map(({ name }) => name)).toEqual(['userName', 'name', 'displayName', 'emails', 'active', 'password', 'roles', 'groups']);
+    expect(user.attributes.find(({ name }) => name === 'groups')).toMatchObject({ mutability: 'readOnly' });
     expect(user.attributes.find(({ name }) => name === 'password')).toMatchObject({ mutability: 'writeOnly', returned: 'never' });
     const extension = await scim.get(`/Schemas/${MEMBER_EXTENSION}`);
     expect((extension.body.attributes as Array<{ name: string }>).map(({ name }) => name)).toEqual([
