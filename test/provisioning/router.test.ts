@@ -6,7 +6,7 @@
  */
 import express, { type Express } from 'express';
 import request from 'supertest';
-import type { MemberFields, MemberQuery, ProvisionedMember, ScimMembers, WriteResult } from '../../src/provisioning/port.js';
+import type { MemberFields, MemberQuery, ProvisionedMember, ScimGroups, ScimMembers, WriteResult } from '../../src/provisioning/port.js';
 import { createScimRouter } from '../../src/provisioning/router.js';
 import { GROUP_SCHEMA, MEMBER_EXTENSION, PATCH_OP } from '../../src/provisioning/urns.js';
 import { meetsMemberFilter } from './member-filter-evaluation.js';
@@ -109,6 +109,12 @@ let app: Express;
 /** The client address of each wrong token: from the third on, the clients' check answers with a lock. */
 let addresses: string[];
 
+/** These tests drive /Users and discovery; /Groups is driven over the real service (groups.test.ts). */
+const unused = async (): Promise<never> => {
+  throw new Error('/Groups is not driven by these tests');
+};
+const NO_GROUPS: ScimGroups = { list: unused, get: unused, holders: unused, create: unused, replace: unused, changeMembers: unused, remove: unused };
+
 beforeEach(() => {
   members = new MapBackedMembers();
   lines = [];
@@ -119,6 +125,7 @@ beforeEach(() => {
     '/scim/v2',
     createScimRouter({
       members,
+      groups: NO_GROUPS,
       clients: {
         anyExist: async () => true,
         authenticate: async (token, clientAddress) => {
