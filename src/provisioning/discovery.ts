@@ -4,7 +4,7 @@
  * are not; clients authenticate with a bearer token.
  */
 import { MAX_RESULTS } from './paging.js';
-import { GROUP_SCHEMA, MEMBER_EXTENSION, RESOURCE_TYPE_SCHEMA, SERVICE_PROVIDER_CONFIG_SCHEMA, USER_SCHEMA } from './urns.js';
+import { ENTERPRISE_EXTENSION, GROUP_SCHEMA, MEMBER_EXTENSION, RESOURCE_TYPE_SCHEMA, SERVICE_PROVIDER_CONFIG_SCHEMA, USER_SCHEMA } from './urns.js';
 
 export function serviceProviderConfig(baseUrl: string): Record<string, unknown> {
   return {
@@ -36,7 +36,10 @@ export function userResourceType(baseUrl: string): Record<string, unknown> {
     endpoint: '/Users',
     description: 'A member of the membership system.',
     schema: USER_SCHEMA,
-    schemaExtensions: [{ schema: MEMBER_EXTENSION, required: false }],
+    schemaExtensions: [
+      { schema: MEMBER_EXTENSION, required: false },
+      { schema: ENTERPRISE_EXTENSION, required: false },
+    ],
     meta: { resourceType: 'ResourceType', location: `${baseUrl}/ResourceTypes/User` },
   };
 }

@@ -9,7 +9,7 @@ import { badRequest, type ScimType } from './errors.js';
 import { parsePath, type AttributePath } from './filter-syntax.js';
 import { emptyMembership, type MemberDraft } from './member-draft.js';
 import { applyToValues, type Operation } from './multi-values.js';
-import { extraTarget, membershipTarget, namePart, targetOf, type Target } from './targets.js';
+import { enterpriseTarget, extraTarget, membershipTarget, namePart, PROFILE_ENTERPRISE, targetOf, type Target } from './targets.js';
 import { PATCH_OP } from './urns.js';
 import { isObject, memberOf } from './values.js';
 
@@ -34,18 +34,20 @@ export interface PatchOperation {
 }
 
 /** What the keys of a value object name: attributes of the resource (paths themselves), or sub-attributes. */
-type Scope = 'resource' | 'name' | 'membership' | 'extra';
+type Scope = 'resource' | 'name' | 'membership' | 'extra' | 'enterprise';
 
 function targetIn(scope: Scope, key: string, scimType: ScimType): Target {
   if (scope === 'resource') return targetOf(parsePath(key, scimType), scimType);
   if (scope === 'name') return namePart(key, scimType);
   if (scope === 'extra') return extraTarget(key);
+  if (scope === 'enterprise') return enterpriseTarget(key);
   return membershipTarget(key, scimType);
 }
 
 function clear(draft: MemberDraft, scope: Exclude<Scope, 'resource'>): void {
   if (scope === 'name') [draft.givenName, draft.familyName, draft.formattedName] = ['', '', null];
   else if (scope === 'membership') draft.membership = emptyMembership();
+  else if (scope === 'enterprise') for (const key of PROFILE_ENTERPRISE) delete draft.profile[key];
   else draft.membership.extra.clear();
 }
 

@@ -4,7 +4,7 @@
  * here is read back as it was written (texts trimmed), or its write is refused.
  */
 import { TEXT_ATTRIBUTES } from '../service/member-attributes.js';
-import { GROUP_SCHEMA, MEMBER_EXTENSION, SCHEMA_SCHEMA, USER_SCHEMA } from './urns.js';
+import { ENTERPRISE_EXTENSION, GROUP_SCHEMA, MEMBER_EXTENSION, SCHEMA_SCHEMA, USER_SCHEMA } from './urns.js';
 
 interface AttributeOptions {
   type?: 'string' | 'boolean' | 'complex' | 'reference';
@@ -67,6 +67,34 @@ const USER_ATTRIBUTES: AttributeDefinition[] = [
     multiValued: true,
     subAttributes: [attribute('value', "The role's id.", { caseExact: true }), attribute('display', "The role's name; its id when none is given.")],
   }),
+  attribute('title', "The member's title, as written."),
+  attribute('preferredLanguage', "The member's preferred language (an Accept-Language value such as en-GB), as written."),
+  attribute('locale', "The member's locale (such as en-GB), as written."),
+  attribute('timezone', "The member's time zone (an IANA name such as Europe/London), as written."),
+  attribute('phoneNumbers', "The member's phone numbers, at most 10, as written.", {
+    type: 'complex',
+    multiValued: true,
+    subAttributes: [
+      attribute('value', 'The number, as written.'),
+      attribute('display', 'The number as shown.'),
+      attribute('type', 'What kind of number it is.', { canonicalValues: ['work', 'home', 'mobile', 'fax', 'pager', 'other'] }),
+      attribute('primary', 'Whether it is the primary number.', { type: 'boolean' }),
+    ],
+  }),
+  attribute('addresses', "The member's postal addresses, at most 10, as written.", {
+    type: 'complex',
+    multiValued: true,
+    subAttributes: [
+      attribute('formatted', 'The whole address, as it is printed.'),
+      attribute('streetAddress', 'The street address.'),
+      attribute('locality', 'The city or locality.'),
+      attribute('region', 'The state or region.'),
+      attribute('postalCode', 'The postal code.'),
+      attribute('country', 'The country (ISO 3166-1 alpha-2).'),
+      attribute('type', 'What kind of address it is.', { canonicalValues: ['work', 'home', 'other'] }),
+      attribute('primary', 'Whether it is the primary address.', { type: 'boolean' }),
+    ],
+  }),
   attribute('groups', "The Groups the member is in: its roles, as roles lists them. Read-only: a member joins or leaves a Group through /Groups (or roles).", {
     type: 'complex',
     multiValued: true,
@@ -76,6 +104,12 @@ const USER_ATTRIBUTES: AttributeDefinition[] = [
       attribute('display', "The Group's name.", { mutability: 'readOnly' }),
     ],
   }),
+];
+
+const ENTERPRISE_ATTRIBUTES: AttributeDefinition[] = [
+  attribute('employeeNumber', "The member's number in the organisation, as written."),
+  attribute('organization', "The member's organisation, as written."),
+  attribute('department', "The member's department, as written."),
 ];
 
 const GROUP_ATTRIBUTES: AttributeDefinition[] = [
@@ -121,7 +155,8 @@ export function schemaDocuments(baseUrl: string): Array<Record<string, unknown>>
     meta: { resourceType: 'Schema', location: `${baseUrl}/Schemas/${id}` },
   });
   return [
-    schema(USER_SCHEMA, 'User', 'A member of the membership system.', USER_ATTRIBUTES),
+    schema(USER_SCHEMA, 'User', 'A member of the membership system. The attributes listed are kept as written (texts trimmed) and returned as kept; any other attribute of a User (nickName, photos, ims…) is ignored when written (RFC 7644 §3.3).', USER_ATTRIBUTES),
+    schema(ENTERPRISE_EXTENSION, 'EnterpriseUser', "The enterprise extension's attributes kept; manager, costCenter and division are ignored when written.", ENTERPRISE_ATTRIBUTES),
     schema(MEMBER_EXTENSION, 'Member', 'The membership attributes that partner integrations read.', MEMBERSHIP_ATTRIBUTES),
     schema(GROUP_SCHEMA, 'Group', "One of the association's roles (a member type, a committee, a chapter) and the members holding it.", GROUP_ATTRIBUTES),
   ];
@@ -129,10 +164,10 @@ export function schemaDocuments(baseUrl: string): Array<Record<string, unknown>>
 
 /** Names compared ignoring case (RFC 7643 §2.1), in a Map so that `constructor` finds nothing. */
 const byName = (attributes: readonly AttributeDefinition[]) => new Map(attributes.map((definition) => [definition.name.toLowerCase(), definition]));
-const DECLARED = { core: byName(USER_ATTRIBUTES), extension: byName(MEMBERSHIP_ATTRIBUTES), group: byName(GROUP_ATTRIBUTES) };
+const DECLARED = { core: byName(USER_ATTRIBUTES), extension: byName(MEMBERSHIP_ATTRIBUTES), enterprise: byName(ENTERPRISE_ATTRIBUTES), group: byName(GROUP_ATTRIBUTES) };
 
 /** The attribute /Schemas declares under this name (and sub-attribute) in a schema; undefined when it declares none. */
-export function declaredAttribute(schema: 'core' | 'extension' | 'group', name: string, sub?: string): AttributeDefinition | undefined {
+export function declaredAttribute(schema: keyof typeof DECLARED, name: string, sub?: string): AttributeDefinition | undefined {
   const found = DECLARED[schema].get(name.toLowerCase());
   if (sub === undefined || found === undefined) return found;
   return found.subAttributes?.find((definition) => definition.name.toLowerCase() === sub.toLowerCase());

@@ -7,6 +7,8 @@ export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
  * (`urn:ietf:params:scim:schemas:extension:NAME:2.0:User:ATTRIBUTE`).
  */
 export const MEMBER_EXTENSION = 'urn:ietf:params:scim:schemas:extension:authentication-asmx:2.0:User';
+/** RFC 7643 §4.3's enterprise User extension: the member's employee number, organization and department. */
+export const ENTERPRISE_EXTENSION = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 export const ERROR_MESSAGE = 'urn:ietf:params:scim:api:messages:2.0:Error';
 export const LIST_RESPONSE = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
 export const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';

@@ -36,7 +36,30 @@ export interface MemberAttributes {
   roles?: Array<{ id: string; name: string }>;
   /** Free-form, tenant-specific. */
   extra?: Record<string, string>;
+  /** What provisioning clients write of the member besides (SCIM's User and enterprise attributes), kept as sent. */
+  profile?: MemberProfile;
 }
+
+/** The texts of a member's profile (src/service/member-attributes.ts lists them). */
+export type ProfileText = 'title' | 'preferredLanguage' | 'locale' | 'timezone' | 'employeeNumber' | 'organization' | 'department';
+/** A phone number or an address, with the sub-attributes SCIM gives them. */
+export interface ProfileValue {
+  value?: string;
+  display?: string;
+  type?: string;
+  primary?: boolean;
+  formatted?: string;
+  streetAddress?: string;
+  locality?: string;
+  region?: string;
+  postalCode?: string;
+  country?: string;
+}
+
+export type MemberProfile = Partial<Record<ProfileText, string>> & {
+  phoneNumbers?: ProfileValue[];
+  addresses?: ProfileValue[];
+};
 
 export interface MemberRow {
   id: string;
