@@ -8,7 +8,7 @@ import express, { type Express } from 'express';
 import request from 'supertest';
 import type { MemberFields, MemberQuery, ProvisionedMember, ScimGroups, ScimMembers, WriteResult } from '../../src/provisioning/port.js';
 import { createScimRouter } from '../../src/provisioning/router.js';
-import { GROUP_SCHEMA, MEMBER_EXTENSION, PATCH_OP } from '../../src/provisioning/urns.js';
+import { ENTERPRISE_EXTENSION, GROUP_SCHEMA, MEMBER_EXTENSION, PATCH_OP } from '../../src/provisioning/urns.js';
 import { meetsMemberFilter } from './member-filter-evaluation.js';
 import { expectScimError } from './refusal.js';
 
@@ -223,7 +223,10 @@ describe('discovery', () => {
     const list = await scim.get('/ResourceTypes');
     expect(list.body).toMatchObject({
       totalResults: 2,
-      Resources: [{ id: 'User', endpoint: '/Users', schemaExtensions: [{ schema: MEMBER_EXTENSION, required: false }] }, { id: 'Group', endpoint: '/Groups', schema: GROUP_SCHEMA }],
+      Resources: [
+        { id: 'User', endpoint: '/Users', schemaExtensions: [{ schema: MEMBER_EXTENSION, required: false }, { schema: ENTERPRISE_EXTENSION, required: false }] },
+        { id: 'Group', endpoint: '/Groups', schema: GROUP_SCHEMA },
+      ],
     });
     expect((await scim.get('/ResourceTypes/User')).body).toEqual(list.body.Resources[0]);
     expect((await scim.get('/ResourceTypes/Group')).body).toEqual(list.body.Resources[1]);
@@ -233,9 +236,9 @@ describe('discovery', () => {
   test('/Schemas: the User attributes kept and the extension', async () => {
     const list = await scim.get('/Schemas');
     const ids = (list.body.Resources as Array<{ id: string }>).map(({ id }) => id);
-    expect(ids).toEqual(['urn:ietf:params:scim:schemas:core:2.0:User', MEMBER_EXTENSION, GROUP_SCHEMA]);
+    expect(ids).toEqual(['urn:ietf:params:scim:schemas:core:2.0:User', ENTERPRISE_EXTENSION, MEMBER_EXTENSION, GROUP_SCHEMA]);
     const user = list.body.Resources[0] as { attributes: Array<{ name: string; mutability: string; returned: string }> };
-    expect(user.attributes.map(({ name }) => name)).toEqual(['userName', 'name', 'displayName', 'emails', 'active', 'password', 'roles', 'groups']);
+    expect(user.attributes.map(({ name }) => name)).toEqual(['userName', 'name', 'displayName', 'emails', 'active', 'password', 'roles', 'title', 'preferredLanguage', 'locale', 'timezone', 'phoneNumbers', 'addresses', 'groups']);
     expect(user.attributes.find(({ name }) => name === 'groups')).toMatchObject({ mutability: 'readOnly' });
     expect(user.attributes.find(({ name }) => name === 'password')).toMatchObject({ mutability: 'writeOnly', returned: 'never' });
     const extension = await scim.get(`/Schemas/${MEMBER_EXTENSION}`);
@@ -442,8 +445,8 @@ describe('other refusals', () => {
     expect(response.headers.allow).toBe('GET, POST');
   });
 
-  test('an endpoint that does not exist (no Groups, no Bulk): 404', async () => {
-    expectScimError(await scim.get('/Groups'), 404);
+  test('an endpoint that does not exist (no Bulk, no Me): 404', async () => {
+    expectScimError(await scim.get('/Me'), 404);
     expectScimError(await scim.send('post', '/Bulk', {}), 404);
   });
 

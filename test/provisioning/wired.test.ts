@@ -290,11 +290,15 @@ function suite(store: 'sqlite' | 'postgres'): void {
 
     /** A whole User of every writable attribute, in the round's values; and the attributes never returned. */
     async function everyAttribute(round: string): Promise<{ user: Record<string, unknown>; unreturned: string[]; declared: string[] }> {
+      // The User's schema and its extensions, as /ResourceTypes names them.
+      const type = (await scim.get('/ResourceTypes/User')).body as { schema: string; schemaExtensions: Array<{ schema: string }> };
+      const extensions = type.schemaExtensions.map(({ schema }) => schema);
       const schemas = (await scim.get('/Schemas')).body.Resources as Array<{ id: string; attributes: Declared[] }>;
-      const [core, extension] = [USER_SCHEMA, MEMBER_EXTENSION].map((id) => schemas.find((schema) => schema.id === id)?.attributes ?? []) as [Declared[], Declared[]];
-      const user = { schemas: [USER_SCHEMA, MEMBER_EXTENSION], ...objectOf(core, '', round), [MEMBER_EXTENSION]: objectOf(extension, '', round) };
+      const attributesOf = (id: string) => schemas.find((schema) => schema.id === id)?.attributes ?? [];
+      const core = attributesOf(type.schema);
+      const user = { schemas: [type.schema, ...extensions], ...objectOf(core, '', round), ...Object.fromEntries(extensions.map((id) => [id, objectOf(attributesOf(id), '', round)])) };
       const unreturned = core.filter(({ returned }) => returned === 'never').map(({ name }) => name);
-      return { user, unreturned, declared: [...namesOf(core), ...namesOf(extension)] };
+      return { user, unreturned, declared: [...namesOf(core), ...extensions.flatMap((id) => namesOf(attributesOf(id)))] };
     }
 
     /**
@@ -313,7 +317,9 @@ function suite(store: 'sqlite' | 'postgres'): void {
     test('PUT then GET, and a path-less PATCH replace then GET, return every attribute as sent; the password signs in', async () => {
       const { id } = await created(entraUser('ada@example.com'));
       const put = await everyAttribute('put');
-      expect(put.declared).toEqual(expect.arrayContaining(['userName', 'name.formatted', 'name.givenName', 'emails.value', 'roles.display', 'isMember', 'extra']));
+      expect(put.declared).toEqual(
+        expect.arrayContaining(['userName', 'name.formatted', 'name.givenName', 'emails.value', 'roles.display', 'isMember', 'extra', 'title', 'preferredLanguage', 'locale', 'timezone', 'addresses.streetAddress', 'phoneNumbers.value', 'employeeNumber', 'organization', 'department']),
+      );
       expect(put.unreturned).toEqual(['password']);
       const replaced = await scim.send('PUT', `/Users/${id}`, { ...put.user, password: PASSWORD });
       expect(replaced.status).toBe(200);
