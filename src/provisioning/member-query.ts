@@ -5,7 +5,7 @@
  * attribute); `eq null` asks for an absent attribute, `ne null` for a present one. Strings compare by code point,
  * ignoring case where the schema says caseExact false; booleans compare with eq and ne only, dates (ISO 8601) as
  * instants. Attributes the service does not keep (those of other schemas, password, the extras) cannot be filtered
- * on: 400 invalidFilter, as for any text that is not a filter.
+ * on, nor yet phoneNumbers and addresses: 400 invalidFilter, as for any text that is not a filter.
  */
 import type { MemberFilter, MemberSearchField, MemberSearchOperator, SearchFilter } from '../service/index.js';
 import { attributeName, type AttributeName } from './attribute-names.js';
@@ -32,6 +32,15 @@ const CORE_FIELDS = new Map<string, MemberSearchField>([
   ['username', 'username'],
   ['displayname', 'shownName'],
   ['active', 'enabled'],
+  ['title', 'title'],
+  ['preferredlanguage', 'preferredLanguage'],
+  ['locale', 'locale'],
+  ['timezone', 'timezone'],
+]);
+const ENTERPRISE_FIELDS = new Map<string, MemberSearchField>([
+  ['employeenumber', 'employeeNumber'],
+  ['organization', 'organization'],
+  ['department', 'department'],
 ]);
 const COMMON_FIELDS = new Map<string, MemberSearchField>([
   ['id', 'id'],
@@ -55,7 +64,7 @@ const ROLE_FIELDS = new Map<string, MemberSearchField>([
 ]);
 
 /** The declared attribute's field: its type and case-exactness as /Schemas says (a reference is a string). */
-export function declared<Name extends string = MemberSearchField>(field: Name, schema: 'core' | 'extension' | 'group', name: string, sub?: string): Field<Name> {
+export function declared<Name extends string = MemberSearchField>(field: Name, schema: Parameters<typeof declaredAttribute>[0], name: string, sub?: string): Field<Name> {
   const definition = declaredAttribute(schema, name, sub);
   if (definition === undefined || definition.type === 'complex') throw refused(`"${sub === undefined ? name : `${name}.${sub}`}" cannot be filtered on`);
   return { field, type: definition.type === 'reference' ? 'string' : definition.type, caseExact: definition.caseExact };
@@ -69,8 +78,14 @@ function singleField({ schema, name, sub, label }: AttributeName): Field | undef
     if (field === undefined || sub !== undefined) throw cannot();
     return declared(field, 'extension', name);
   }
+  if (schema === 'enterprise') {
+    const field = ENTERPRISE_FIELDS.get(name);
+    if (field === undefined || sub !== undefined) throw cannot();
+    return declared(field, 'enterprise', name);
+  }
   if (schema !== 'core') throw cannot();
   if (name === 'emails' || name === 'roles') return undefined;
+  if (name === 'phonenumbers' || name === 'addresses') throw refused(`"${label}" cannot be filtered on: phone numbers and addresses are kept as sent, not searched`);
   // The common attributes (RFC 7643 §3.1), which /Schemas does not list: id and externalId compared exactly, the
   // times as the meta shows them.
   const common = COMMON_FIELDS.get(name);

@@ -109,7 +109,8 @@ export interface MemberCondition {
 /**
  * A member's field as searchMembers compares it. Texts stored empty count as absent. `fullName` is the full name
  * as written (formatted_name), else the first and last names joined with a space; `shownName` is the display name,
- * else `fullName`. isMember and the texts are the member's attributes of those names; `roleId` and `roleName` are
+ * else `fullName`. isMember and the texts are the member's attributes of those names (the profile's for title,
+ * locale…); `roleId` and `roleName` are
  * a role's, inside `anyRole` only.
  */
 export type MemberSearchField =
@@ -131,6 +132,7 @@ export type MemberSearchField =
   | 'organisationName'
   | 'priceLevelId'
   | 'priceLevelName'
+  | ProfileText
   | 'roleId'
   | 'roleName';
 

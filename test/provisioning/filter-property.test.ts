@@ -7,7 +7,7 @@
 import { parseFilter, type Filter } from '../../src/provisioning/filter-syntax.js';
 import { memberQueryOf } from '../../src/provisioning/member-query.js';
 import { userResource } from '../../src/provisioning/resource.js';
-import { MEMBER_EXTENSION } from '../../src/provisioning/urns.js';
+import { ENTERPRISE_EXTENSION, MEMBER_EXTENSION } from '../../src/provisioning/urns.js';
 import type { NewMember, Store } from '../../src/store/store.js';
 import { tempPostgresStore, describeWithPostgres } from '../helpers/postgres.js';
 import { fc } from '../helpers/seeded-fast-check.js';
@@ -35,14 +35,19 @@ const aMember = (index: number) =>
       isMember: fc.option(fc.boolean(), { nil: undefined }),
       contactNumber: optionalText(),
       organisationName: optionalText(),
+      title: optionalText(),
+      locale: optionalText(),
+      department: optionalText(),
       roles: fc.uniqueArray(fc.record({ id: fc.constantFrom('r1', 'R1', 'r2', 'x%'), name: text(1) }), { maxLength: 3, selector: (role) => role.id }),
     })
-    .map(({ isMember, contactNumber, organisationName, roles, username, ...fields }): NewMember => ({
+    .map(({ isMember, contactNumber, organisationName, title, locale, department, roles, username, ...fields }): NewMember => ({
       ...fields,
       // Unique ignoring case, as the store requires.
       id: `m${index}`,
       username: `${index}-${username}`,
-      attributes: JSON.parse(JSON.stringify({ isMember, contactNumber, organisationName, roles: roles.length > 0 ? roles : undefined })),
+      attributes: JSON.parse(
+        JSON.stringify({ isMember, contactNumber, organisationName, roles: roles.length > 0 ? roles : undefined, profile: title || locale || department ? { title, locale, department } : undefined }),
+      ),
     }));
 
 const members = fc.tuple(...Array.from({ length: MEMBERS }, (_, index) => aMember(index)));
@@ -72,6 +77,9 @@ const ATTRIBUTES: Array<[string, Kind]> = [
   [`${MEMBER_EXTENSION}:contactNumber`, 'string'],
   [`${MEMBER_EXTENSION}:organisationName`, 'string'],
   ['urn:ietf:params:scim:schemas:core:2.0:User:userName', 'string'],
+  ['title', 'string'],
+  ['LOCALE', 'string'],
+  [`${ENTERPRISE_EXTENSION}:department`, 'string'],
 ];
 const SUBS: Record<'emails' | 'roles', Array<[string, Kind]>> = {
   emails: [['value', 'string'], ['type', 'string'], ['primary', 'boolean']],
@@ -106,7 +114,7 @@ function filterText(depth: number, attributes: Array<[string, Kind]>, valuePaths
   );
 }
 
-const SORTABLE = ['userName', 'externalId', 'displayName', 'name.formatted', 'name.givenName', 'emails', 'active', 'meta.created', `${MEMBER_EXTENSION}:contactNumber`, `${MEMBER_EXTENSION}:isMember`];
+const SORTABLE = ['userName', 'externalId', 'displayName', 'name.formatted', 'name.givenName', 'emails', 'active', 'meta.created', 'title', `${MEMBER_EXTENSION}:contactNumber`, `${MEMBER_EXTENSION}:isMember`, `${ENTERPRISE_EXTENSION}:department`];
 
 function searchesOnEach(name: string, open: () => Promise<TempStore>): void {
   describe(`on ${name}`, () => {
@@ -161,7 +169,8 @@ function searchesOnEach(name: string, open: () => Promise<TempStore>): void {
 
 /** The value a User sorts by: its attribute (the first email's address), lowered unless caseExact; undefined when absent. */
 function sortKey(user: Record<string, unknown>, sortBy: string, caseExact: boolean): string | number | boolean | undefined {
-  const [holder, path] = sortBy.startsWith(MEMBER_EXTENSION) ? [(user[MEMBER_EXTENSION] ?? {}) as Record<string, unknown>, sortBy.slice(MEMBER_EXTENSION.length + 1)] : [user, sortBy];
+  const urn = [MEMBER_EXTENSION, ENTERPRISE_EXTENSION].find((extension) => sortBy.startsWith(extension));
+  const [holder, path] = urn === undefined ? [user, sortBy] : [(user[urn] ?? {}) as Record<string, unknown>, sortBy.slice(urn.length + 1)];
   const [name, sub] = path.split('.') as [string, string | undefined];
   let value = holder[name];
   if (name === 'emails') value = (value as Array<{ value: string }> | undefined)?.[0]?.value;

@@ -41,7 +41,7 @@ const hostileFilter = fc
 
 /** A dialect that writes each hook as a marker, to count what the statement holds. */
 const MARKED: SqlDialect = {
-  jsonText: (column, key) => `${column}.${key}`,
+  jsonText: (column, path) => `${column}.${path.join('.')}`,
   jsonFlag: (column, key) => `${column}.${key}`,
   jsonElements: () => 'ELEMENTS',
   elementText: (alias, key) => `${alias}.${key}`,

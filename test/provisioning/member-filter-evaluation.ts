@@ -35,6 +35,13 @@ function fieldOf(member: ProvisionedMember, field: MemberSearchField, role?: { i
     organisationName: () => attributes.organisationName,
     priceLevelId: () => attributes.priceLevelId,
     priceLevelName: () => attributes.priceLevelName,
+    title: () => attributes.profile?.title,
+    preferredLanguage: () => attributes.profile?.preferredLanguage,
+    locale: () => attributes.profile?.locale,
+    timezone: () => attributes.profile?.timezone,
+    employeeNumber: () => attributes.profile?.employeeNumber,
+    organization: () => attributes.profile?.organization,
+    department: () => attributes.profile?.department,
     roleId: () => role?.id,
     roleName: () => role?.name,
   };

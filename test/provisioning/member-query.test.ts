@@ -26,7 +26,9 @@ test.each([
   ['meta.lastModified ge "2024-01-02T03:04:05Z"', compare('updatedAt', 'ge', Date.UTC(2024, 0, 2, 3, 4, 5), true)],
   ['urn:ietf:params:scim:schemas:extension:authentication-asmx:2.0:User:organisationId eq "O-1"', compare('organisationId', 'eq', 'O-1', true)],
   ['externalId eq null', { kind: 'not', filter: { kind: 'present', field: 'externalId' } }],
-  ['title pr', undefined],
+  ['title pr', { kind: 'present', field: 'title' }],
+  ['urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department co "math"', compare('department', 'co', 'math', false)],
+  ['nickName pr', undefined],
 ])('%s', (text, expected) => {
   if (expected === undefined) return void expect(refusalOf(() => filterOf(text))).toMatchObject({ status: 400, scimType: 'invalidFilter' });
   expect(filterOf(text)).toEqual(expected);
@@ -44,7 +46,9 @@ test('emails: the one address, of type work and primary; roles: some role', () =
 });
 
 test.each([
-  ['title eq "Boss"', '"title" cannot be filtered on'],
+  ['nickName eq "Boss"', '"nickName" cannot be filtered on'],
+  ['phoneNumbers.value eq "1"', '"phoneNumbers.value" cannot be filtered on: phone numbers and addresses are kept as sent, not searched'],
+  ['urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:manager eq "m"', '"manager" cannot be filtered on'],
   ['password eq "x"', '"password" cannot be filtered on'],
   ['name eq "Ada"', '"name" cannot be filtered on'],
   ['userName.x eq "a"', '"userName.x" cannot be filtered on'],
@@ -70,7 +74,7 @@ test('sortBy and sortOrder: a single-valued attribute or emails, ascending unles
   expect(memberQueryOf(undefined, { sortBy: 'emails', sortOrder: 'Descending' })).toEqual({ sort: { field: 'email', descending: true, caseExact: false } });
   expect(memberQueryOf(undefined, { sortBy: 'meta.created' })).toEqual({ sort: { field: 'createdAt', descending: false, caseExact: true } });
   expect(memberQueryOf(undefined, { sortOrder: 'descending' })).toEqual({});
-  for (const query of [{ sortBy: 'roles' }, { sortBy: 'title' }, { sortBy: 'userName', sortOrder: 'down' }, { sortBy: ['a', 'b'] }]) {
+  for (const query of [{ sortBy: 'roles' }, { sortBy: 'nickName' }, { sortBy: 'userName', sortOrder: 'down' }, { sortBy: ['a', 'b'] }]) {
     expect(refusalOf(() => memberQueryOf(undefined, query))).toMatchObject({ status: 400, scimType: 'invalidValue' });
   }
 });

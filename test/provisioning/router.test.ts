@@ -405,7 +405,7 @@ describe('/Users', () => {
 
   test('a filter outside the supported forms: 400 invalidFilter; a bad count: 400 invalidValue', async () => {
     expectScimError(await scim.get(`/Users?filter=${encodeURIComponent('userName xx "a"')}`), 400, 'invalidFilter');
-    expectScimError(await scim.get(`/Users?filter=${encodeURIComponent('title eq "a"')}`), 400, 'invalidFilter');
+    expectScimError(await scim.get(`/Users?filter=${encodeURIComponent('nickName eq "a"')}`), 400, 'invalidFilter');
     expectScimError(await scim.get('/Users?filter=a&filter=b'), 400, 'invalidValue');
     expectScimError(await scim.get('/Users?count=many'), 400, 'invalidValue');
   });

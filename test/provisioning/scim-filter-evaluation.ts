@@ -8,7 +8,7 @@
  */
 import type { Filter, Literal } from '../../src/provisioning/filter-syntax.js';
 import { schemaDocuments } from '../../src/provisioning/schemas.js';
-import { MEMBER_EXTENSION, USER_SCHEMA } from '../../src/provisioning/urns.js';
+import { ENTERPRISE_EXTENSION, MEMBER_EXTENSION, USER_SCHEMA } from '../../src/provisioning/urns.js';
 
 interface Declared {
   name: string;
@@ -35,7 +35,7 @@ const keyOf = (object: Json, name: string) => Object.keys(object).find((key) => 
 
 /** The schema's URN, its attribute and the sub-attribute, of a name as written. */
 function split(text: string): { urn: string; name: string; sub?: string } {
-  for (const urn of [MEMBER_EXTENSION, USER_SCHEMA]) {
+  for (const urn of [MEMBER_EXTENSION, ENTERPRISE_EXTENSION, USER_SCHEMA]) {
     if (text.toLowerCase().startsWith(`${urn.toLowerCase()}:`)) text = text.slice(urn.length + 1);
     else continue;
     const [name, sub] = text.split('.') as [string, string | undefined];

@@ -108,7 +108,7 @@ function runner(query: (sql: string, values: readonly unknown[]) => Promise<pg.Q
  * texts by their UTF-8 bytes, that is by code point, as SQLite does, whatever the database's locale.
  */
 const DIALECT: SqlDialect = {
-  jsonText: (column, key) => `(CAST(${column} AS jsonb) ->> '${key}')`,
+  jsonText: (column, path) => `(CAST(${column} AS jsonb) #>> '{${path.join(',')}}')`,
   jsonFlag: (column, key) => `CAST(CAST(${column} AS jsonb) ->> '${key}' AS BOOLEAN)`,
   jsonElements: (column, key, alias) => `jsonb_array_elements(CAST(${column} AS jsonb) -> '${key}') AS ${alias} (value)`,
   elementText: (alias, key) => `(${alias}.value ->> '${key}')`,

@@ -65,8 +65,8 @@ export interface SqlDriver extends SqlRunner, UnavailableErrors {
  * `key` and `alias` are the store's own names, never a client's text; a JSON column holds an object's text.
  */
 export interface SqlDialect {
-  /** The text of the object's key; NULL when absent. */
-  jsonText(column: string, key: string): string;
+  /** The text at the object's path of keys; NULL when absent. */
+  jsonText(column: string, path: readonly string[]): string;
   /** The flag of the object's key, as the driver's flags compare; NULL when absent. */
   jsonFlag(column: string, key: string): string;
   /** A FROM item: the elements of the array at the object's key (none when absent), each named `alias`. */

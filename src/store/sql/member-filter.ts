@@ -38,6 +38,7 @@ const COLUMNS: Partial<Record<MemberSearchField, FieldSql>> = {
 };
 
 const ATTRIBUTE_TEXTS: ReadonlySet<MemberSearchField> = new Set(['contactNumber', 'labelName', 'organisationId', 'organisationName', 'priceLevelId', 'priceLevelName']);
+const PROFILE_TEXTS: ReadonlySet<MemberSearchField> = new Set(['title', 'preferredLanguage', 'locale', 'timezone', 'employeeNumber', 'organization', 'department']);
 const ROLE_KEYS: Partial<Record<MemberSearchField, string>> = { roleId: 'id', roleName: 'name' };
 
 /** Thrown for a filter the store's type allows but the compiler cannot mean (a role's field outside anyRole…). */
@@ -64,7 +65,8 @@ function memberFields(dialect: SqlDialect): FieldResolver<MemberSearchField> {
     const column = COLUMNS[field];
     if (column !== undefined) return column;
     if (field === 'isMember') return { sql: dialect.jsonFlag('members.attributes', 'isMember'), type: 'flag' };
-    if (ATTRIBUTE_TEXTS.has(field)) return { sql: dialect.jsonText('members.attributes', field), type: 'text' };
+    if (ATTRIBUTE_TEXTS.has(field)) return { sql: dialect.jsonText('members.attributes', [field]), type: 'text' };
+    if (PROFILE_TEXTS.has(field)) return { sql: dialect.jsonText('members.attributes', ['profile', field]), type: 'text' };
     const key = ROLE_KEYS[field];
     if (key === undefined || !inRole) throw new MemberFilterError(`${field} is compared inside anyRole only`);
     return { sql: dialect.elementText(ROLE, key), type: 'text' };

@@ -23,7 +23,7 @@ const FLAGS: FlagCodec = { toBoolean: (flag) => flag === 1, fromBoolean: (value)
 
 /** SQLite's JSON1 functions; its text comparisons are by code point already (the BINARY collation). */
 const DIALECT: SqlDialect = {
-  jsonText: (column, key) => `json_extract(${column}, '$.${key}')`,
+  jsonText: (column, path) => `json_extract(${column}, '$.${path.join('.')}')`,
   // JSON's true and false come out as 1 and 0: the flags' own values.
   jsonFlag: (column, key) => `json_extract(${column}, '$.${key}')`,
   jsonElements: (column, key, alias) => `json_each(${column}, '$.${key}') AS ${alias}`,
