@@ -427,7 +427,7 @@ function suite(store: 'sqlite' | 'postgres'): void {
       expectScimError(await scim.send('PUT', '/Users/nobody', entraUser('x@example.com')), 404);
       expectScimError(await scim.patch('nobody', [{ op: 'replace', path: 'active', value: false }]), 404);
       expectScimError(await scim.delete('/Users/nobody'), 404);
-      expectScimError(await scim.get(`/Users?filter=${encodeURIComponent('title eq "x"')}`), 400, 'invalidFilter');
+      expectScimError(await scim.get(`/Users?filter=${encodeURIComponent('nickName eq "x"')}`), 400, 'invalidFilter');
     });
   });
 
