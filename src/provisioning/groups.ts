@@ -16,7 +16,7 @@ import { roleFilterOf } from './group-query.js';
 import { pageOf } from './paging.js';
 import type { ScimGroups } from './port.js';
 import { project, projectionOf, type Projection } from './projection.js';
-import { sendError, sendScim } from './scim-response.js';
+import { methodNotAllowed, sendScim } from './scim-response.js';
 import { GROUP_SCHEMA, LIST_RESPONSE } from './urns.js';
 import { queryParameter } from './values.js';
 
@@ -152,10 +152,6 @@ export function createGroupsRouter({ groups, logger, baseUrl, readBody }: Groups
     sendScim(req, res, 204);
   });
 
-  const methodNotAllowed =
-    (allowed: string): RequestHandler =>
-    (req, res) =>
-      sendError(req, res, new ScimError(405, undefined, `${req.method} is not supported here; ${allowed} are`), { Allow: allowed });
   router.all('/Groups', methodNotAllowed('GET, POST'));
   router.all('/Groups/:id', methodNotAllowed('GET, PUT, PATCH, DELETE'));
   return router;

@@ -2,7 +2,7 @@
  * A member being written over SCIM: the fields SCIM changes, with emails and roles as SCIM lists them, so that
  * PATCH operations (patch.ts) can work on them as RFC 7644 describes before they become a member's fields again.
  */
-import type { MemberAttributes, MemberProfile } from '../service/index.js';
+import type { MemberAttributes, MemberProfile, ProfileValue } from '../service/index.js';
 import { PROFILE_TEXTS, TEXT_ATTRIBUTES } from '../service/member-attributes.js';
 import { badRequest } from './errors.js';
 import type { MemberFields, ProvisionedMember } from './port.js';
@@ -10,18 +10,7 @@ import type { MemberFields, ProvisionedMember } from './port.js';
 export type TextAttribute = (typeof TEXT_ATTRIBUTES)[number];
 
 /** One value of a multi-valued attribute (emails, roles, phoneNumbers, addresses), with the sub-attributes SCIM gives them. */
-export interface MultiValue {
-  value?: string;
-  display?: string;
-  type?: string;
-  primary?: boolean;
-  formatted?: string;
-  streetAddress?: string;
-  locality?: string;
-  region?: string;
-  postalCode?: string;
-  country?: string;
-}
+export type MultiValue = ProfileValue;
 
 export type ProfileTextName = (typeof PROFILE_TEXTS)[number];
 

@@ -21,7 +21,7 @@ import type { MemberFields, ProvisionedMember, ScimMembers, WriteResult } from '
 import { project, projectionOf, type Projection } from './projection.js';
 import { userResource } from './resource.js';
 import { createdDraft, replacementDraft } from './resource-writes.js';
-import { sendError, sendScim } from './scim-response.js';
+import { methodNotAllowed, sendScim } from './scim-response.js';
 import { LIST_RESPONSE } from './urns.js';
 import { queryParameter } from './values.js';
 
@@ -174,10 +174,6 @@ export function createUsersRouter({ members, logger, baseUrl, readBody }: UsersD
     sendScim(req, res, 204);
   });
 
-  const methodNotAllowed =
-    (allowed: string): RequestHandler =>
-    (req, res) =>
-      sendError(req, res, new ScimError(405, undefined, `${req.method} is not supported here; ${allowed} are`), { Allow: allowed });
   router.all('/Users', methodNotAllowed('GET, POST'));
   router.all('/Users/:id', methodNotAllowed('GET, PUT, PATCH, DELETE'));
   return router;

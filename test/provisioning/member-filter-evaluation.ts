@@ -8,8 +8,6 @@ import type { ProvisionedMember } from '../../src/provisioning/port.js';
 
 type Value = string | number | boolean | undefined;
 
-const asciiLower = (text: string) => text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
-
 function fullName(member: ProvisionedMember): string {
   return member.formattedName ?? [member.firstName, member.lastName].filter(Boolean).join(' ');
 }
@@ -49,8 +47,8 @@ function fieldOf(member: ProvisionedMember, field: MemberSearchField, role?: { i
   return value === '' ? undefined : value;
 }
 
-function compared(actual: string | number | boolean, operator: string, wanted: string | number | boolean, caseExact: boolean): boolean {
-  const [left, right] = typeof actual === 'string' && typeof wanted === 'string' && !caseExact ? [asciiLower(actual), asciiLower(wanted)] : [actual, wanted];
+/** `left operator right` of two values already folded as the comparison asks; ne is the caller's (not eq). */
+export function holdsOperator(left: string | number | boolean, operator: string, right: string | number | boolean): boolean {
   switch (operator) {
     case 'eq':
       return left === right;
@@ -69,6 +67,14 @@ function compared(actual: string | number | boolean, operator: string, wanted: s
     default:
       return left <= right;
   }
+}
+
+/** ASCII letters lowered, as SQLite's lower() lowers them. */
+export const asciiLower = (text: string) => text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+
+function compared(actual: string | number | boolean, operator: string, wanted: string | number | boolean, caseExact: boolean): boolean {
+  const [left, right] = typeof actual === 'string' && typeof wanted === 'string' && !caseExact ? [asciiLower(actual), asciiLower(wanted)] : [actual, wanted];
+  return holdsOperator(left, operator, right);
 }
 
 export function meetsMemberFilter(member: ProvisionedMember, filter: MemberFilter, role?: { id: string; name: string }): boolean {

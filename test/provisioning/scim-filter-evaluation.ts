@@ -9,6 +9,7 @@
 import type { Filter, Literal } from '../../src/provisioning/filter-syntax.js';
 import { schemaDocuments } from '../../src/provisioning/schemas.js';
 import { ENTERPRISE_EXTENSION, MEMBER_EXTENSION, USER_SCHEMA } from '../../src/provisioning/urns.js';
+import { asciiLower, holdsOperator } from './member-filter-evaluation.js';
 
 interface Declared {
   name: string;
@@ -28,7 +29,7 @@ const COMMON: Declared[] = [
   ] },
 ];
 
-const lower = (text: string) => text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+
 const find = (list: readonly Declared[] | undefined, name: string) => list?.find((each) => each.name.toLowerCase() === name.toLowerCase());
 type Json = Record<string, unknown>;
 const keyOf = (object: Json, name: string) => Object.keys(object).find((key) => key.toLowerCase() === name.toLowerCase());
@@ -47,29 +48,12 @@ function split(text: string): { urn: string; name: string; sub?: string } {
 
 function holds(actual: unknown, operator: string, wanted: Literal, type: string, caseExact: boolean): boolean {
   if (actual === undefined || actual === null || actual === '') return false;
-  if (type === 'boolean') return actual === (typeof wanted === 'string' ? lower(wanted) === 'true' : wanted);
+  if (type === 'boolean') return actual === (typeof wanted === 'string' ? asciiLower(wanted) === 'true' : wanted);
   let left: string | number = actual as string;
   let right: string | number = wanted as string;
   if (type === 'dateTime') [left, right] = [Date.parse(left), Date.parse(right)];
-  else if (!caseExact) [left, right] = [lower(left), lower(right)];
-  switch (operator) {
-    case 'eq':
-      return left === right;
-    case 'co':
-      return String(left).includes(String(right));
-    case 'sw':
-      return String(left).startsWith(String(right));
-    case 'ew':
-      return String(left).endsWith(String(right));
-    case 'gt':
-      return left > right;
-    case 'ge':
-      return left >= right;
-    case 'lt':
-      return left < right;
-    default:
-      return left <= right;
-  }
+  else if (!caseExact) [left, right] = [asciiLower(left), asciiLower(right)];
+  return holdsOperator(left, operator, right);
 }
 
 /** Whether one value (a JSON value of the attribute, or of a value's sub-attribute) meets a comparison or pr. */
