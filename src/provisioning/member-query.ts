@@ -5,9 +5,9 @@
  * attribute); `eq null` asks for an absent attribute, `ne null` for a present one. Strings compare by code point,
  * ignoring case where the schema says caseExact false; booleans compare with eq and ne only, dates (ISO 8601) as
  * instants. Attributes the service does not keep (those of other schemas, password, the extras) cannot be filtered
- * on, nor yet phoneNumbers and addresses: 400 invalidFilter, as for any text that is not a filter.
+ * on: 400 invalidFilter, as for any text that is not a filter.
  */
-import type { MemberFilter, MemberSearchField, MemberSearchOperator, SearchFilter } from '../service/index.js';
+import type { ElementField, MemberFilter, MemberSearchField, MemberSearchOperator, MemberValueList, SearchFilter } from '../service/index.js';
 import { attributeName, type AttributeName } from './attribute-names.js';
 import { badRequest } from './errors.js';
 import type { Filter, Literal, Operator } from './filter-syntax.js';
@@ -58,9 +58,13 @@ const META_FIELDS = new Map<string, MemberSearchField>([
 const MEMBERSHIP_FIELDS = new Map<string, MemberSearchField>(
   (['isMember', 'contactNumber', 'labelName', 'organisationId', 'organisationName', 'priceLevelId', 'priceLevelName'] as const).map((key) => [key.toLowerCase(), key]),
 );
-const ROLE_FIELDS = new Map<string, MemberSearchField>([
-  ['value', 'roleId'],
-  ['display', 'roleName'],
+/** The lists searched value by value, by lower-cased name; emails is the member's one address. */
+type Multi = 'emails' | MemberValueList;
+const MULTI = new Map<string, Multi>((['emails', 'roles', 'phoneNumbers', 'addresses'] as const).map((name) => [name.toLowerCase(), name]));
+/** A role's value and display are its id and name; the other lists keep their sub-attributes' names. */
+const ROLE_KEYS = new Map<string, ElementField>([
+  ['value', 'element.id'],
+  ['display', 'element.name'],
 ]);
 
 /** The declared attribute's field: its type and case-exactness as /Schemas says (a reference is a string). */
@@ -70,7 +74,7 @@ export function declared<Name extends string = MemberSearchField>(field: Name, s
   return { field, type: definition.type === 'reference' ? 'string' : definition.type, caseExact: definition.caseExact };
 }
 
-/** The field of a single-valued attribute; undefined for emails and roles, which are multi-valued. */
+/** The field of a single-valued attribute; undefined for the multi-valued ones. */
 function singleField({ schema, name, sub, label }: AttributeName): Field | undefined {
   const cannot = () => refused(`"${label}" cannot be filtered on: filters name the attributes /Schemas declares`);
   if (schema === 'extension') {
@@ -84,8 +88,7 @@ function singleField({ schema, name, sub, label }: AttributeName): Field | undef
     return declared(field, 'enterprise', name);
   }
   if (schema !== 'core') throw cannot();
-  if (name === 'emails' || name === 'roles') return undefined;
-  if (name === 'phonenumbers' || name === 'addresses') throw refused(`"${label}" cannot be filtered on: phone numbers and addresses are kept as sent, not searched`);
+  if (MULTI.has(name)) return undefined;
   // The common attributes (RFC 7643 §3.1), which /Schemas does not list: id and externalId compared exactly, the
   // times as the meta shows them.
   const common = COMMON_FIELDS.get(name);
@@ -166,14 +169,17 @@ function emailTerm(sub: string, operator: Operator | 'pr', value: Literal): Memb
   return { kind: 'constant', value: holds(name === 'type' ? EMAIL_TYPE : true, operator, wanted as string | boolean, field.caseExact) };
 }
 
-function roleTerm(sub: string, operator: Operator | 'pr', value: Literal): MemberFilter {
-  const field = ROLE_FIELDS.get(sub.toLowerCase());
-  if (field === undefined) throw refused(`roles has no sub-attribute "${sub}" to filter on`);
-  return operator === 'pr' ? { kind: 'present', field } : comparison(declared(field, 'core', 'roles', sub), operator, value, `roles.${sub}`);
+/** A comparison (or pr) of one sub-attribute of a value of roles, phoneNumbers or addresses, as /Schemas declares it. */
+function listTerm(list: MemberValueList, sub: string, operator: Operator | 'pr', value: Literal): MemberFilter {
+  const definition = declaredAttribute('core', list, sub);
+  if (definition === undefined) throw refused(`${list} has no sub-attribute "${sub}" to filter on`);
+  const field = list === 'roles' ? ROLE_KEYS.get(sub.toLowerCase()) : (`element.${definition.name}` as ElementField);
+  if (field === undefined) throw refused(`${list} has no sub-attribute "${sub}" to filter on`);
+  return operator === 'pr' ? { kind: 'present', field } : comparison(declared(field, 'core', list, sub), operator, value, `${list}.${sub}`);
 }
 
-/** A filter on the values of emails or roles, whose attributes are their sub-attributes. */
-function valueFilter(attribute: 'emails' | 'roles', filter: Filter): MemberFilter {
+/** A filter on the values of a multi-valued attribute, whose attributes are their sub-attributes. */
+function valueFilter(attribute: Multi, filter: Filter): MemberFilter {
   switch (filter.kind) {
     case 'and':
     case 'or':
@@ -183,21 +189,22 @@ function valueFilter(attribute: 'emails' | 'roles', filter: Filter): MemberFilte
     case 'valuePath':
       throw refused(`a filter in brackets cannot hold another`);
     default: {
-      const term = attribute === 'emails' ? emailTerm : roleTerm;
-      return filter.kind === 'present' ? term(filter.attribute, 'pr', null) : term(filter.attribute, filter.operator, filter.value);
+      const [operator, value] = filter.kind === 'present' ? (['pr', null] as const) : [filter.operator, filter.value];
+      return attribute === 'emails' ? emailTerm(filter.attribute, operator, value) : listTerm(attribute, filter.attribute, operator, value);
     }
   }
 }
 
-/** Some value of emails or roles meets the filter: the member's one email, present; one of its roles. */
-function someValue(attribute: 'emails' | 'roles', filter: Filter): MemberFilter {
+/** Some value of the attribute meets the filter: the member's one email, present; one of its roles, numbers, addresses. */
+function someValue(attribute: Multi, filter: Filter): MemberFilter {
   const inner = valueFilter(attribute, filter);
-  return attribute === 'roles' ? { kind: 'anyRole', filter: inner } : { kind: 'and', filters: [{ kind: 'present', field: 'email' }, inner] };
+  return attribute === 'emails' ? { kind: 'and', filters: [{ kind: 'present', field: 'email' }, inner] } : { kind: 'anyValue', list: attribute, filter: inner };
 }
 
-function multiName(name: AttributeName): 'emails' | 'roles' {
-  if (name.schema === 'core' && (name.name === 'emails' || name.name === 'roles')) return name.name;
-  throw refused(`"${name.label}" is not multi-valued: only emails and roles take a filter in brackets`);
+function multiName(name: AttributeName): Multi {
+  const multi = name.schema === 'core' ? MULTI.get(name.name) : undefined;
+  if (multi === undefined) throw refused(`"${name.label}" is not multi-valued: only emails, roles, phoneNumbers and addresses take a filter in brackets`);
+  return multi;
 }
 
 function memberFilterOf(filter: Filter): MemberFilter {

@@ -62,7 +62,7 @@ export type { FormsCookieSettings } from './forms-tickets.js';
 export type { ServiceSettings, SigninSettings } from './settings.js';
 export type { CacheLookups } from './short-lived-cache.js';
 /** The records the services hand out, as the store keeps them. */
-export type { MemberAttributes, MemberProfile, ProfileValue, MemberFilter, SearchFilter, MemberPage, MemberRow, MemberSearch, MemberSearchField, MemberSearchOperator, RoleFilter, RolePage, RoleRow, RoleSearchField, SessionRow } from '../store/store.js';
+export type { ElementField, MemberValueList, MemberAttributes, MemberProfile, ProfileValue, MemberFilter, SearchFilter, MemberPage, MemberRow, MemberSearch, MemberSearchField, MemberSearchOperator, RoleFilter, RolePage, RoleRow, RoleSearchField, SessionRow } from '../store/store.js';
 export type { RoleFields, RoleWrite } from './roles.js';
 /** The store cannot be written or opened (a full disk, a read-only or locked database): every caller's to tell apart. */
 export { STORE_UNAVAILABLE_REASONS, StoreUnavailableError, type StoreUnavailableReason } from '../store/unavailable.js';

@@ -53,7 +53,7 @@ export class RoleService {
 
   /** The members who hold the role, a page at a time, by creation. */
   holders(id: string, page: { offset: number; limit: number }): Promise<MemberPage> {
-    return this.store.searchMembers({ filter: { kind: 'anyRole', filter: { kind: 'compare', field: 'roleId', operator: 'eq', value: id, caseExact: true } }, ...page });
+    return this.store.searchMembers({ filter: { kind: 'anyValue', list: 'roles', filter: { kind: 'compare', field: 'element.id', operator: 'eq', value: id, caseExact: true } }, ...page });
   }
 
   /** A new role with an id of its own, given to the members listed (ids as SCIM shows them). */

@@ -110,8 +110,8 @@ export interface MemberCondition {
  * A member's field as searchMembers compares it. Texts stored empty count as absent. `fullName` is the full name
  * as written (formatted_name), else the first and last names joined with a space; `shownName` is the display name,
  * else `fullName`. isMember and the texts are the member's attributes of those names (the profile's for title,
- * locale…); `roleId` and `roleName` are
- * a role's, inside `anyRole` only.
+ * locale…); the `element.` fields are those of one value of a list (a role's id and name, a phone number's or an
+ * address's sub-attributes), inside `anyValue` only.
  */
 export type MemberSearchField =
   | 'id'
@@ -133,16 +133,20 @@ export type MemberSearchField =
   | 'priceLevelId'
   | 'priceLevelName'
   | ProfileText
-  | 'roleId'
-  | 'roleName';
+  | ElementField;
+
+/** A list of the member's attributes that a search looks into, value by value. */
+export type MemberValueList = 'roles' | 'phoneNumbers' | 'addresses';
+/** A field of one value of such a list; `element.primary` is a flag, the others texts. */
+export type ElementField = `element.${'id' | 'name' | keyof ProfileValue}`;
 
 export type MemberSearchOperator = 'eq' | 'ne' | 'co' | 'sw' | 'ew' | 'gt' | 'ge' | 'lt' | 'le';
 
 /**
- * What searchMembers asks of a member (searchRoles of a role, without anyRole), in two-valued logic: a comparison
+ * What searchMembers asks of a member (searchRoles of a role, without anyValue), in two-valued logic: a comparison
  * with an absent field is false (`ne` is `not eq`, so true). Texts compare by code point, ignoring ASCII case unless `caseExact` (PostgreSQL's lower()
  * folds other letters too, by its locale); co, sw and ew take texts; flags compare eq and ne only; times are epoch
- * milliseconds. `anyRole`: some role of the member meets the filter (which compares roleId and roleName only).
+ * milliseconds. `anyValue`: some value of the member's list meets the filter (which compares its `element.` fields only).
  */
 export type SearchFilter<Field extends string> =
   | { kind: 'compare'; field: Field; operator: MemberSearchOperator; value: string | number | boolean; caseExact: boolean }
@@ -150,7 +154,7 @@ export type SearchFilter<Field extends string> =
   | { kind: 'and' | 'or'; filters: Array<SearchFilter<Field>> }
   | { kind: 'not'; filter: SearchFilter<Field> }
   | { kind: 'constant'; value: boolean }
-  | { kind: 'anyRole'; filter: SearchFilter<Field> };
+  | { kind: 'anyValue'; list: MemberValueList; filter: SearchFilter<Field> };
 
 export type MemberFilter = SearchFilter<MemberSearchField>;
 
@@ -160,7 +164,7 @@ export type MemberFilter = SearchFilter<MemberSearchField>;
  */
 export interface MemberSearch {
   filter?: MemberFilter;
-  sort?: { field: Exclude<MemberSearchField, 'roleId' | 'roleName'>; descending: boolean; caseExact: boolean };
+  sort?: { field: Exclude<MemberSearchField, ElementField>; descending: boolean; caseExact: boolean };
   offset: number;
   limit: number;
 }

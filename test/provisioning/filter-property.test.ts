@@ -38,15 +38,17 @@ const aMember = (index: number) =>
       title: optionalText(),
       locale: optionalText(),
       department: optionalText(),
+      phoneNumbers: fc.array(fc.record({ value: text(1), type: fc.constantFrom('work', 'Mobile'), primary: fc.boolean() }, { requiredKeys: ['value'] }), { maxLength: 2 }),
+      addresses: fc.array(fc.record({ locality: text(1), postalCode: text(1), country: fc.constantFrom('GB', 'gb', 'FR') }, { requiredKeys: [] }), { maxLength: 2 }),
       roles: fc.uniqueArray(fc.record({ id: fc.constantFrom('r1', 'R1', 'r2', 'x%'), name: text(1) }), { maxLength: 3, selector: (role) => role.id }),
     })
-    .map(({ isMember, contactNumber, organisationName, title, locale, department, roles, username, ...fields }): NewMember => ({
+    .map(({ isMember, contactNumber, organisationName, title, locale, department, phoneNumbers, addresses, roles, username, ...fields }): NewMember => ({
       ...fields,
       // Unique ignoring case, as the store requires.
       id: `m${index}`,
       username: `${index}-${username}`,
       attributes: JSON.parse(
-        JSON.stringify({ isMember, contactNumber, organisationName, roles: roles.length > 0 ? roles : undefined, profile: title || locale || department ? { title, locale, department } : undefined }),
+        JSON.stringify({ isMember, contactNumber, organisationName, roles: roles.length > 0 ? roles : undefined, profile: { title, locale, department, phoneNumbers: phoneNumbers.length > 0 ? phoneNumbers : undefined, addresses: addresses.filter((address) => Object.keys(address).length > 0) } }),
       ),
     }));
 
@@ -80,10 +82,17 @@ const ATTRIBUTES: Array<[string, Kind]> = [
   ['title', 'string'],
   ['LOCALE', 'string'],
   [`${ENTERPRISE_EXTENSION}:department`, 'string'],
+  ['phoneNumbers', 'string'],
+  ['phoneNumbers.type', 'string'],
+  ['phoneNumbers.primary', 'boolean'],
+  ['addresses.locality', 'string'],
+  ['addresses.country', 'string'],
 ];
-const SUBS: Record<'emails' | 'roles', Array<[string, Kind]>> = {
+const SUBS: Record<'emails' | 'roles' | 'phoneNumbers' | 'addresses', Array<[string, Kind]>> = {
   emails: [['value', 'string'], ['type', 'string'], ['primary', 'boolean']],
   roles: [['value', 'string'], ['display', 'string']],
+  phoneNumbers: [['value', 'string'], ['type', 'string'], ['primary', 'boolean']],
+  addresses: [['locality', 'string'], ['postalCode', 'string'], ['country', 'string']],
 };
 
 const literal = (kind: Kind) =>
@@ -91,7 +100,7 @@ const literal = (kind: Kind) =>
     ? fc.boolean().map(String)
     : kind === 'dateTime'
       ? fc.constantFrom(...TIMES).map((time) => JSON.stringify(new Date(time).toISOString()))
-      : fc.oneof(text(), fc.constantFrom('work', 'WORK', 'r1', 'm1', 'm1%')).map((value) => JSON.stringify(value));
+      : fc.oneof(text(), fc.constantFrom('work', 'WORK', 'r1', 'm1', 'm1%', 'mobile', 'GB')).map((value) => JSON.stringify(value));
 
 const comparison = ([attribute, kind]: [string, Kind]) =>
   fc.constantFrom(...OPERATORS[kind]).chain((operator) => (operator === 'pr' ? fc.constant(`${attribute} pr`) : literal(kind).map((value) => `${attribute} ${operator} ${value}`)));
@@ -102,7 +111,7 @@ function filterText(depth: number, attributes: Array<[string, Kind]>, valuePaths
   const leaves = valuePaths
     ? fc.oneof(
         { weight: 4, arbitrary: leaf },
-        { weight: 1, arbitrary: fc.constantFrom('emails', 'roles').chain((name) => filterText(1, SUBS[name as 'emails' | 'roles'], false).map((inner) => `${name}[${inner}]`)) },
+        { weight: 1, arbitrary: fc.constantFrom(...(Object.keys(SUBS) as Array<keyof typeof SUBS>)).chain((name) => filterText(1, SUBS[name], false).map((inner) => `${name}[${inner}]`)) },
       )
     : leaf;
   if (depth === 0) return leaves;

@@ -45,6 +45,7 @@ const MARKED: SqlDialect = {
   jsonFlag: (column, key) => `${column}.${key}`,
   jsonElements: () => 'ELEMENTS',
   elementText: (alias, key) => `${alias}.${key}`,
+  elementFlag: (alias, key) => `${alias}.${key}`,
   position: (text, needle) => `position(${text}, ${needle})`,
   byCodePoint: (expression) => expression,
 };

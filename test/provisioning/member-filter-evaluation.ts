@@ -3,7 +3,7 @@
  * the type's comment says, for fakes of the store's search: texts by code point, ignoring ASCII case unless
  * caseExact; an absent field (null, or an empty text) fails every comparison; ne is not eq.
  */
-import type { MemberFilter, MemberSearchField } from '../../src/service/index.js';
+import type { ElementField, MemberFilter, MemberSearchField, MemberValueList } from '../../src/service/index.js';
 import type { ProvisionedMember } from '../../src/provisioning/port.js';
 
 type Value = string | number | boolean | undefined;
@@ -12,9 +12,15 @@ function fullName(member: ProvisionedMember): string {
   return member.formattedName ?? [member.firstName, member.lastName].filter(Boolean).join(' ');
 }
 
-function fieldOf(member: ProvisionedMember, field: MemberSearchField, role?: { id: string; name: string }): Value {
+type Element = Record<string, string | boolean | undefined>;
+
+function fieldOf(member: ProvisionedMember, field: MemberSearchField, element?: Element): Value {
+  if (field.startsWith('element.')) {
+    const value = element?.[field.slice('element.'.length)];
+    return value === '' ? undefined : value;
+  }
   const { attributes } = member;
-  const values: Record<MemberSearchField, () => Value> = {
+  const values: Record<Exclude<MemberSearchField, ElementField>, () => Value> = {
     id: () => member.id,
     externalId: () => member.externalId ?? undefined,
     username: () => member.username,
@@ -40,10 +46,8 @@ function fieldOf(member: ProvisionedMember, field: MemberSearchField, role?: { i
     employeeNumber: () => attributes.profile?.employeeNumber,
     organization: () => attributes.profile?.organization,
     department: () => attributes.profile?.department,
-    roleId: () => role?.id,
-    roleName: () => role?.name,
   };
-  const value = values[field]();
+  const value = values[field as Exclude<MemberSearchField, ElementField>]();
   return value === '' ? undefined : value;
 }
 
@@ -77,24 +81,29 @@ function compared(actual: string | number | boolean, operator: string, wanted: s
   return holdsOperator(left, operator, right);
 }
 
-export function meetsMemberFilter(member: ProvisionedMember, filter: MemberFilter, role?: { id: string; name: string }): boolean {
+/** The values of a list of the member's. */
+function listOf(member: ProvisionedMember, list: MemberValueList): Element[] {
+  return ((list === 'roles' ? member.attributes.roles : member.attributes.profile?.[list]) ?? []) as Element[];
+}
+
+export function meetsMemberFilter(member: ProvisionedMember, filter: MemberFilter, element?: Element): boolean {
   switch (filter.kind) {
     case 'constant':
       return filter.value;
     case 'present':
-      return fieldOf(member, filter.field, role) !== undefined;
+      return fieldOf(member, filter.field, element) !== undefined;
     case 'compare': {
-      const actual = fieldOf(member, filter.field, role);
+      const actual = fieldOf(member, filter.field, element);
       const equal = actual !== undefined && compared(actual, filter.operator === 'ne' ? 'eq' : filter.operator, filter.value, filter.caseExact);
       return filter.operator === 'ne' ? !equal : equal;
     }
     case 'and':
-      return filter.filters.every((inner) => meetsMemberFilter(member, inner, role));
+      return filter.filters.every((inner) => meetsMemberFilter(member, inner, element));
     case 'or':
-      return filter.filters.some((inner) => meetsMemberFilter(member, inner, role));
+      return filter.filters.some((inner) => meetsMemberFilter(member, inner, element));
     case 'not':
-      return !meetsMemberFilter(member, filter.filter, role);
-    case 'anyRole':
-      return (member.attributes.roles ?? []).some((each) => meetsMemberFilter(member, filter.filter, each));
+      return !meetsMemberFilter(member, filter.filter, element);
+    case 'anyValue':
+      return listOf(member, filter.list).some((each) => meetsMemberFilter(member, filter.filter, each));
   }
 }

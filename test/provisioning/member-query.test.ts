@@ -34,20 +34,27 @@ test.each([
   expect(filterOf(text)).toEqual(expected);
 });
 
-test('emails: the one address, of type work and primary; roles: some role', () => {
+test('emails: the one address, of type work and primary; roles, phone numbers and addresses: some value', () => {
   expect(filterOf('emails[type eq "work"].value eq "a@b.c"')).toEqual({ kind: 'and', filters: [present, { kind: 'and', filters: [{ kind: 'constant', value: true }, compare('email', 'eq', 'a@b.c', false)] }] });
   expect(filterOf('emails[type eq "home" or primary eq false]')).toEqual({ kind: 'and', filters: [present, { kind: 'or', filters: [{ kind: 'constant', value: false }, { kind: 'constant', value: false }] }] });
   expect(filterOf('emails co "@b.c"')).toEqual({ kind: 'and', filters: [present, compare('email', 'co', '@b.c', false)] });
   expect(filterOf('roles[value eq "r1" and not (display sw "Re")]')).toEqual({
-    kind: 'anyRole',
-    filter: { kind: 'and', filters: [compare('roleId', 'eq', 'r1', true), { kind: 'not', filter: compare('roleName', 'sw', 'Re', false) }] },
+    kind: 'anyValue',
+    list: 'roles',
+    filter: { kind: 'and', filters: [compare('element.id', 'eq', 'r1', true), { kind: 'not', filter: compare('element.name', 'sw', 'Re', false) }] },
   });
-  expect(filterOf('roles pr')).toEqual({ kind: 'anyRole', filter: { kind: 'present', field: 'roleId' } });
+  expect(filterOf('roles pr')).toEqual({ kind: 'anyValue', list: 'roles', filter: { kind: 'present', field: 'element.id' } });
+  expect(filterOf('phoneNumbers[type eq "work" and primary eq true].value sw "+44"')).toEqual({
+    kind: 'anyValue',
+    list: 'phoneNumbers',
+    filter: { kind: 'and', filters: [{ kind: 'and', filters: [compare('element.type', 'eq', 'work', false), compare('element.primary', 'eq', true, false)] }, compare('element.value', 'sw', '+44', false)] },
+  });
+  expect(filterOf('addresses.postalCode pr')).toEqual({ kind: 'anyValue', list: 'addresses', filter: { kind: 'present', field: 'element.postalCode' } });
 });
 
 test.each([
   ['nickName eq "Boss"', '"nickName" cannot be filtered on'],
-  ['phoneNumbers.value eq "1"', '"phoneNumbers.value" cannot be filtered on: phone numbers and addresses are kept as sent, not searched'],
+  ['phoneNumbers.extension eq "1"', 'phoneNumbers has no sub-attribute "extension"'],
   ['urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:manager eq "m"', '"manager" cannot be filtered on'],
   ['password eq "x"', '"password" cannot be filtered on'],
   ['name eq "Ada"', '"name" cannot be filtered on'],
@@ -62,7 +69,7 @@ test.each([
   ['userName gt null', 'null is compared with eq or ne'],
   ['emails[display eq "x"]', 'emails has no sub-attribute "display"'],
   ['roles[type eq "x"]', 'roles has no sub-attribute "type"'],
-  ['userName[value eq "a"]', 'only emails and roles take a filter in brackets'],
+  ['userName[value eq "a"]', 'only emails, roles, phoneNumbers and addresses take a filter in brackets'],
 ])('%s: 400 invalidFilter', (text, detail) => {
   const error = refusalOf(() => filterOf(text));
   expect(error).toMatchObject({ status: 400, scimType: 'invalidFilter' });

@@ -178,7 +178,7 @@ export function provisioningStoreContract(store: () => Store, aSession: (id: str
       expect(await ids({ filter: { kind: 'not', filter: { kind: 'compare', field: 'isMember', operator: 'eq', value: true, caseExact: false } } })).toEqual({ total: 2, ids: ['m3', 'm1'] });
       expect(await ids({ filter: { kind: 'compare', field: 'enabled', operator: 'eq', value: true, caseExact: false } })).toEqual({ total: 3, ids: ['m3', 'm1', 'm2'] });
       expect(await ids({ filter: { kind: 'compare', field: 'createdAt', operator: 'gt', value: T0, caseExact: true } })).toEqual({ total: 2, ids: ['m1', 'm2'] });
-      const role = (id: string, caseExact: boolean) => ({ kind: 'anyRole', filter: { kind: 'compare', field: 'roleId', operator: 'eq', value: id, caseExact } }) as const;
+      const role = (id: string, caseExact: boolean) => ({ kind: 'anyValue', list: 'roles', filter: { kind: 'compare', field: 'element.id', operator: 'eq', value: id, caseExact } }) as const;
       expect(await ids({ filter: role('r1', true) })).toEqual({ total: 1, ids: ['m3'] });
       expect(await ids({ filter: role('r1', false) })).toEqual({ total: 2, ids: ['m3', 'm1'] });
       expect(await ids({ filter: { kind: 'or', filters: [role('r2', true), text('username', 'eq', 'grace').filter] } })).toEqual({ total: 2, ids: ['m1', 'm2'] });

@@ -110,8 +110,9 @@ function runner(query: (sql: string, values: readonly unknown[]) => Promise<pg.Q
 const DIALECT: SqlDialect = {
   jsonText: (column, path) => `(CAST(${column} AS jsonb) #>> '{${path.join(',')}}')`,
   jsonFlag: (column, key) => `CAST(CAST(${column} AS jsonb) ->> '${key}' AS BOOLEAN)`,
-  jsonElements: (column, key, alias) => `jsonb_array_elements(CAST(${column} AS jsonb) -> '${key}') AS ${alias} (value)`,
+  jsonElements: (column, path, alias) => `jsonb_array_elements(CAST(${column} AS jsonb) #> '{${path.join(',')}}') AS ${alias} (value)`,
   elementText: (alias, key) => `(${alias}.value ->> '${key}')`,
+  elementFlag: (alias, key) => `CAST(${alias}.value ->> '${key}' AS BOOLEAN)`,
   position: (text, needle) => `strpos(${text}, ${needle})`,
   byCodePoint: (expression) => `(${expression}) COLLATE "C"`,
 };

@@ -69,10 +69,12 @@ export interface SqlDialect {
   jsonText(column: string, path: readonly string[]): string;
   /** The flag of the object's key, as the driver's flags compare; NULL when absent. */
   jsonFlag(column: string, key: string): string;
-  /** A FROM item: the elements of the array at the object's key (none when absent), each named `alias`. */
-  jsonElements(column: string, key: string, alias: string): string;
+  /** A FROM item: the elements of the array at the object's path of keys (none when absent), each named `alias`. */
+  jsonElements(column: string, path: readonly string[], alias: string): string;
   /** The text of the key of an element that jsonElements named `alias`. */
   elementText(alias: string, key: string): string;
+  /** The flag of the key of an element, as the driver's flags compare. */
+  elementFlag(alias: string, key: string): string;
   /** Where `needle` first occurs in `text`, counted from 1; 0 when nowhere. */
   position(text: string, needle: string): string;
   /** The text expression, compared and sorted by code point whatever the database's collation. */

@@ -6,7 +6,7 @@
  * plain characters. The common lookups are written as the indexes are: lower(username), lower(email), id,
  * external_id and lower(display name shown) (the migrations' expression indexes).
  */
-import type { MemberSearch, MemberSearchField, MemberSearchOperator, RoleSearchField, SearchFilter } from '../store.js';
+import type { MemberSearch, MemberSearchField, MemberSearchOperator, MemberValueList, RoleSearchField, SearchFilter } from '../store.js';
 import type { SqlDialect } from './driver.js';
 import type { FlagCodec } from './records.js';
 
@@ -17,8 +17,10 @@ interface FieldSql {
   type: FieldType;
 }
 
-/** The alias of a role in anyRole's subquery. */
-const ROLE = 'member_role';
+/** The alias of a value in anyValue's subquery. */
+const ELEMENT = 'member_value';
+/** Where each list is in the member's attributes. */
+const LISTS: Record<MemberValueList, readonly string[]> = { roles: ['roles'], phoneNumbers: ['profile', 'phoneNumbers'], addresses: ['profile', 'addresses'] };
 
 /** The full name as written, else the names joined (src/provisioning/resource.ts shows the same). */
 const FULL_NAME = `COALESCE(members.formatted_name, CASE WHEN members.first_name = '' THEN members.last_name WHEN members.last_name = '' THEN members.first_name ELSE members.first_name || ' ' || members.last_name END)`;
@@ -39,9 +41,7 @@ const COLUMNS: Partial<Record<MemberSearchField, FieldSql>> = {
 
 const ATTRIBUTE_TEXTS: ReadonlySet<MemberSearchField> = new Set(['contactNumber', 'labelName', 'organisationId', 'organisationName', 'priceLevelId', 'priceLevelName']);
 const PROFILE_TEXTS: ReadonlySet<MemberSearchField> = new Set(['title', 'preferredLanguage', 'locale', 'timezone', 'employeeNumber', 'organization', 'department']);
-const ROLE_KEYS: Partial<Record<MemberSearchField, string>> = { roleId: 'id', roleName: 'name' };
-
-/** Thrown for a filter the store's type allows but the compiler cannot mean (a role's field outside anyRole…). */
+/** Thrown for a filter the store's type allows but the compiler cannot mean (a value's field outside anyValue…). */
 export class MemberFilterError extends Error {}
 
 /** The statement's parameters, numbered in order from `first`. */
@@ -56,20 +56,20 @@ class Parameters {
 
 const ORDERINGS: Partial<Record<MemberSearchOperator, string>> = { gt: '>', ge: '>=', lt: '<', le: '<=' };
 
-/** The SQL of a field; `inRole` inside anyRole's subquery. */
-type FieldResolver<Field extends string> = (field: Field, inRole: boolean) => FieldSql;
+/** The SQL of a field; `inElement` inside anyValue's subquery. */
+type FieldResolver<Field extends string> = (field: Field, inElement: boolean) => FieldSql;
 
 /** The members' fields, in the statement `FROM members`. */
 function memberFields(dialect: SqlDialect): FieldResolver<MemberSearchField> {
-  return (field, inRole) => {
+  return (field, inElement) => {
     const column = COLUMNS[field];
     if (column !== undefined) return column;
     if (field === 'isMember') return { sql: dialect.jsonFlag('members.attributes', 'isMember'), type: 'flag' };
     if (ATTRIBUTE_TEXTS.has(field)) return { sql: dialect.jsonText('members.attributes', [field]), type: 'text' };
     if (PROFILE_TEXTS.has(field)) return { sql: dialect.jsonText('members.attributes', ['profile', field]), type: 'text' };
-    const key = ROLE_KEYS[field];
-    if (key === undefined || !inRole) throw new MemberFilterError(`${field} is compared inside anyRole only`);
-    return { sql: dialect.elementText(ROLE, key), type: 'text' };
+    if (!field.startsWith('element.') || !inElement) throw new MemberFilterError(`${field} is compared inside anyValue only`);
+    const key = field.slice('element.'.length);
+    return key === 'primary' ? { sql: dialect.elementFlag(ELEMENT, key), type: 'flag' } : { sql: dialect.elementText(ELEMENT, key), type: 'text' };
   };
 }
 
@@ -83,18 +83,18 @@ const ROLE_COLUMNS: Record<RoleSearchField, FieldSql> = {
 
 class Compiler<Field extends string> {
   readonly parameters = new Parameters();
-  #inRole = false;
+  #inElement = false;
 
   constructor(
     private readonly dialect: SqlDialect,
     private readonly flags: FlagCodec,
     private readonly resolve: FieldResolver<Field>,
-    /** Whether anyRole may be compiled: in a member search. */
-    private readonly membersHaveRoles: boolean,
+    /** Whether anyValue may be compiled: in a member search. */
+    private readonly membersHaveLists: boolean,
   ) {}
 
   field(field: Field): FieldSql {
-    return this.resolve(field, this.#inRole);
+    return this.resolve(field, this.#inElement);
   }
 
   /** Whether the field has a value: texts stored empty have none. */
@@ -149,12 +149,12 @@ class Compiler<Field extends string> {
         return `(${filter.filters.map((inner) => this.filter(inner)).join(` ${filter.kind.toUpperCase()} `)})`;
       case 'not':
         return `NOT (${this.filter(filter.filter)})`;
-      case 'anyRole': {
-        if (this.#inRole || !this.membersHaveRoles) throw new MemberFilterError('anyRole is a filter of members, and cannot hold another');
-        this.#inRole = true;
+      case 'anyValue': {
+        if (this.#inElement || !this.membersHaveLists) throw new MemberFilterError('anyValue is a filter of members, and cannot hold another');
+        this.#inElement = true;
         const inner = this.filter(filter.filter);
-        this.#inRole = false;
-        return `EXISTS (SELECT 1 FROM ${this.dialect.jsonElements('members.attributes', 'roles', ROLE)} WHERE ${inner})`;
+        this.#inElement = false;
+        return `EXISTS (SELECT 1 FROM ${this.dialect.jsonElements('members.attributes', LISTS[filter.list], ELEMENT)} WHERE ${inner})`;
       }
     }
   }

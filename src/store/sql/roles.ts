@@ -30,7 +30,7 @@ const toRole = (record: RoleRecord): RoleRow => ({
 function roleRows(db: SqlDriver): string {
   const { dialect } = db;
   const held = `SELECT ${dialect.elementText('held_role', 'id')} AS id, ${dialect.elementText('held_role', 'name')} AS name
-      FROM members, ${dialect.jsonElements('members.attributes', 'roles', 'held_role')}`;
+      FROM members, ${dialect.jsonElements('members.attributes', ['roles'], 'held_role')}`;
   return `WITH role_rows AS (
     SELECT ${ROLE_COLUMNS} FROM roles
     UNION ALL

@@ -26,8 +26,9 @@ const DIALECT: SqlDialect = {
   jsonText: (column, path) => `json_extract(${column}, '$.${path.join('.')}')`,
   // JSON's true and false come out as 1 and 0: the flags' own values.
   jsonFlag: (column, key) => `json_extract(${column}, '$.${key}')`,
-  jsonElements: (column, key, alias) => `json_each(${column}, '$.${key}') AS ${alias}`,
+  jsonElements: (column, path, alias) => `json_each(${column}, '$.${path.join('.')}') AS ${alias}`,
   elementText: (alias, key) => `json_extract(${alias}.value, '$.${key}')`,
+  elementFlag: (alias, key) => `json_extract(${alias}.value, '$.${key}')`,
   position: (text, needle) => `instr(${text}, ${needle})`,
   byCodePoint: (expression) => expression,
 };
