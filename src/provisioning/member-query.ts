@@ -60,7 +60,11 @@ const MEMBERSHIP_FIELDS = new Map<string, MemberSearchField>(
 );
 /** The lists searched value by value, by lower-cased name; emails is the member's one address. */
 type Multi = 'emails' | MemberValueList;
-const MULTI = new Map<string, Multi>((['emails', 'roles', 'phoneNumbers', 'addresses'] as const).map((name) => [name.toLowerCase(), name]));
+const MULTI = new Map<string, Multi>([
+  ...(['emails', 'roles', 'phoneNumbers', 'addresses'] as const).map((name) => [name.toLowerCase(), name] as const),
+  // A User's groups are its roles, read-only.
+  ['groups', 'roles'],
+]);
 /** A role's value and display are its id and name; the other lists keep their sub-attributes' names. */
 const ROLE_KEYS = new Map<string, ElementField>([
   ['value', 'element.id'],

@@ -44,6 +44,7 @@ test('emails: the one address, of type work and primary; roles, phone numbers an
     filter: { kind: 'and', filters: [compare('element.id', 'eq', 'r1', true), { kind: 'not', filter: compare('element.name', 'sw', 'Re', false) }] },
   });
   expect(filterOf('roles pr')).toEqual({ kind: 'anyValue', list: 'roles', filter: { kind: 'present', field: 'element.id' } });
+  expect(filterOf('groups[value eq "r1"]')).toEqual({ kind: 'anyValue', list: 'roles', filter: compare('element.id', 'eq', 'r1', true) });
   expect(filterOf('phoneNumbers[type eq "work" and primary eq true].value sw "+44"')).toEqual({
     kind: 'anyValue',
     list: 'phoneNumbers',
