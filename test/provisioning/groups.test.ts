@@ -2,19 +2,19 @@
  * /Groups over HTTP on both stores, with Entra ID's and Okta's request shapes: a Group is one of the association's
  * roles, and its members are the members holding it, so each change shows in the member's next ASMX result
  * (pa_webroles in the JSON format), in the OpenID userinfo's membership claim (a signed-in relying party's
- * access token), and in the SAML roles attribute; roles given by the CLI are Groups too; every change to a member
+ * access token), and in the SAML roles attribute (an SP's assertion for ada, signed in); roles given by the CLI are
+ * Groups too; every change to a member
  * is its member-changed event with the provisioning client as actor.
  */
 import * as oidcClient from 'openid-client';
-import { attributeValues } from '../../src/saml/attribute-values.js';
-import { DEFAULT_SAML_ATTRIBUTES } from '../../src/service/saml/settings.js';
 import { GROUP_SCHEMA, PATCH_OP } from '../../src/provisioning/urns.js';
 import { callAsmx } from '../helpers/asmx-request.js';
-import { PageClient } from '../helpers/page-client.js';
+import { formOf, PageClient } from '../helpers/page-client.js';
 import { describeWithPostgres } from '../helpers/postgres.js';
 import { REFERENCE } from '../helpers/reference-data.js';
 import type { TestApp } from '../helpers/test-app.js';
-import { authorizationRequest, callbackUrl, PASSWORD, register, relyingParty, signInThrough, startOidcApp } from '../oidc/relying-party.js';
+import { authorizationRequest, callbackUrl, follow, PASSWORD, register, relyingParty, signInThrough, startOidcApp } from '../oidc/relying-party.js';
+import { registerSp } from '../saml/service-provider.js';
 import { expectScimError } from './refusal.js';
 
 interface Reply {
@@ -28,6 +28,8 @@ function suite(store: 'sqlite' | 'postgres'): void {
   let send: (method: string, path: string, body?: unknown) => Promise<Reply>;
   /** ada signed in at a relying party: its userinfo, read again after each change. */
   let userinfo: () => Promise<Record<string, unknown>>;
+  /** ada, signed in, signing in to a SAML SP: the roles attribute of its assertion. */
+  let samlRoles: () => Promise<string[]>;
 
   beforeEach(async () => {
     app = await startOidcApp({ store, env: { OPERATIONS: 'ValidateUser,AuthenticateToken', RESULT_FORMAT: 'json', JSON_FIELDS: 'status,contactid,pa_webroles' } });
@@ -43,9 +45,18 @@ function suite(store: 'sqlite' | 'postgres'): void {
     };
     const config = await relyingParty(app, await register(app, { firstParty: true }));
     const request = await authorizationRequest(config);
-    const back = await signInThrough(new PageClient(app.baseUrl), app, request.url);
+    const browser = new PageClient(app.baseUrl);
+    const back = await signInThrough(browser, app, request.url);
     const tokens = await oidcClient.authorizationCodeGrant(config, callbackUrl(back), { pkceCodeVerifier: request.verifier, expectedState: request.state, expectedNonce: request.nonce });
     userinfo = () => oidcClient.fetchUserInfo(config, tokens.access_token, REFERENCE.memberId) as Promise<Record<string, unknown>>;
+    const sp = await registerSp(app, 'portal', { saml: { disableRequestedAuthnContext: true } });
+    samlRoles = async () => {
+      const url = new URL(await sp.saml.getAuthorizeUrlAsync('relay', undefined, {}));
+      const posted = await follow(browser, app, await browser.get(url.pathname + url.search));
+      const { profile } = await sp.saml.validatePostResponseAsync({ SAMLResponse: formOf(posted.text).hidden['SAMLResponse'] ?? '' });
+      const roles = profile?.['roles'];
+      return roles === undefined ? [] : ([] as string[]).concat(roles as string | string[]);
+    };
   });
   afterEach(() => app.close());
 
@@ -56,10 +67,8 @@ function suite(store: 'sqlite' | 'postgres'): void {
     const result = (await callAsmx(app, 'soap11', 'ValidateUser', { securityPassword: REFERENCE.password, username: 'ada', password: PASSWORD })).result ?? '';
     const asmx = (JSON.parse(result) as { pa_webroles: Array<{ id: string; name: string }> }).pa_webroles;
     const claims = (await userinfo()).roles as Array<{ id: string; name: string }>;
-    const member = await app.services.members.get(REFERENCE.memberId);
-    const saml = attributeValues(member!, DEFAULT_SAML_ATTRIBUTES).find((attribute) => attribute.name === 'roles')?.values ?? [];
     expect(claims).toEqual(asmx);
-    expect(saml).toEqual(asmx.map((role) => role.name));
+    expect(await samlRoles()).toEqual(asmx.map((role) => role.name));
     return asmx;
   }
 
