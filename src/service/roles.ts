@@ -125,7 +125,11 @@ export class RoleService {
     return missing === undefined ? lookups : `no member has the id "${missing}"`;
   }
 
-  /** The role (by its current name) given to the members of `add`, taken from those of `remove`; each member once. */
+  /**
+   * The role (by its current name) given to the members of `add`, taken from those of `remove`; each member once.
+   * When a member changed, the role's version moves on too (its members are part of it), unless someone wrote the
+   * role meanwhile, whose version then stands.
+   */
   async #given(role: RoleRow, add: readonly string[], remove: readonly string[], by: EventContext): Promise<RoleWrite> {
     const held = { id: role.id, name: role.name };
     const writes = [
@@ -133,30 +137,38 @@ export class RoleService {
       ...add.map((id) => [id, (roles: Roles) => (roles.some((each) => each.id === role.id) ? roles.map((each) => (each.id === role.id ? held : each)) : [...roles, held])] as const),
       ...remove.map((id) => [id, (roles: Roles) => roles.filter((each) => each.id !== role.id)] as const),
     ];
+    let changed = 0;
     try {
-      for (const [id, change] of writes) await this.#changeRoles(id, change, by);
+      for (const [id, change] of writes) if (await this.#changeRoles(id, change, by)) changed++;
     } catch (error) {
       if (error instanceof ServiceError) return invalid(error.message);
+      // A member that kept changing through every try.
+      if (error instanceof StoreVersionConflictError) return { ok: false, reason: 'stale' };
       throw error;
     } finally {
       if (writes.length > 0) this.sessions.forgetCached();
     }
-    return { ok: true, role };
+    if (changed === 0) return { ok: true, role };
+    const moved = await this.store.replaceRole(role.id, { name: role.name, externalId: role.externalId, updatedAt: this.clock() }, role.version);
+    return { ok: true, role: typeof moved === 'string' ? role : moved };
   }
 
-  /** One member's roles changed, on the version read, read again when someone else wrote the member meanwhile. */
-  async #changeRoles(id: string, change: (roles: Roles) => Roles, by: EventContext): Promise<void> {
+  /**
+   * One member's roles changed, on the version read, read again when someone else wrote the member meanwhile;
+   * whether the member changed.
+   */
+  async #changeRoles(id: string, change: (roles: Roles) => Roles, by: EventContext): Promise<boolean> {
     for (let attempt = 1; ; attempt++) {
       const member: MemberRow | null = await this.store.getMember(id);
-      if (member === null) return;
+      if (member === null) return false;
       const before = member.attributes.roles ?? [];
       const after = change(before);
-      if (JSON.stringify(after) === JSON.stringify(before)) return;
+      if (JSON.stringify(after) === JSON.stringify(before)) return false;
       const attributes = validateAttributes({ ...member.attributes, roles: after });
       try {
         await this.store.updateMember(id, { attributes }, member.version, this.clock());
         this.events.record({ ...by, type: 'member-changed', memberId: id, outcome: 'attributes' });
-        return;
+        return true;
       } catch (error) {
         if (!(error instanceof StoreVersionConflictError) || attempt >= MAX_ATTEMPTS) throw error;
       }
