@@ -51,6 +51,7 @@ const SCIM_PATH = '/scim/v2';
 function provisioning({ config, services, logger }: Pick<AppDeps, 'config' | 'services' | 'logger'>): RequestHandler {
   return createScimRouter({
     members: services.provisioning,
+    groups: services.roles,
     clients: services.provisioners,
     logger,
     maxBodyBytes: config.maxBodyBytes,

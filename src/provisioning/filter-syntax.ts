@@ -1,23 +1,28 @@
 /**
- * The SCIM filter and PATCH path syntax (RFC 7644 §3.4.2.2, §3.5.2), the part of it this service answers: `eq`
- * comparisons joined by `and`, in parentheses or not, and value paths such as `emails[type eq "work"]`, followed
- * or not by a sub-attribute (`emails[type eq "work"].value`, which Entra ID sends both as a PATCH path and in a
- * filter). Anything else is refused with a reason.
+ * The SCIM filter and PATCH path syntax (RFC 7644 §3.4.2.2, §3.5.2), the whole of it: the comparisons eq ne co sw
+ * ew gt ge lt le and pr, joined by and, or and not (not binding tightest, or loosest), grouped in parentheses, and
+ * value paths such as `emails[type eq "work" and value co "@example.org"]`; also a value path followed by a
+ * sub-attribute and its comparison (`emails[type eq "work"].value eq "a@b.c"`, which Entra ID sends both as a PATCH
+ * path and in a filter), read as one value path with both conditions on the same value.
  *
  * Hand-written rather than taken from a library: the npm parsers tried (scim2-parse-filter, scimmy) match quoted
  * strings with regular expressions that backtrack exponentially on an unclosed quote. Here the text is capped
- * before it is read, read once from left to right, and the nesting is capped, so any input costs time in
- * proportion to its length and bounded stack.
+ * before it is read, read once from left to right, and the nesting and the comparisons are capped, so any input
+ * costs time in proportion to its length, bounded stack, and a filter of at most MAX_COMPARISONS comparisons.
  */
 import { badRequest, type ScimType } from './errors.js';
 
 export type Literal = string | number | boolean | null;
 
+export type Operator = 'eq' | 'ne' | 'co' | 'sw' | 'ew' | 'gt' | 'ge' | 'lt' | 'le';
+
 export type Filter =
-  | { kind: 'eq'; attribute: string; value: Literal }
-  | { kind: 'and'; filters: Filter[] }
-  /** `attribute[filter]`, or `attribute[filter].sub eq value` with `compare`. */
-  | { kind: 'valuePath'; attribute: string; filter: Filter; compare?: { sub: string; value: Literal } };
+  | { kind: 'compare'; attribute: string; operator: Operator; value: Literal }
+  | { kind: 'present'; attribute: string }
+  | { kind: 'and' | 'or'; filters: Filter[] }
+  | { kind: 'not'; filter: Filter }
+  /** `attribute[filter]`: some value of the attribute meets the filter, which names its sub-attributes. */
+  | { kind: 'valuePath'; attribute: string; filter: Filter };
 
 /** A PATCH path: `attribute`, `attribute[filter]` or `attribute[filter].sub`; `attribute` may hold a URN and a `.sub`. */
 export interface AttributePath {
@@ -30,8 +35,9 @@ export const MAX_FILTER_LENGTH = 4096;
 export const MAX_PATH_LENGTH = 1024;
 /** Parentheses and brackets inside one another. */
 const MAX_DEPTH = 8;
-const MAX_COMPARISONS = 32;
-const UNSUPPORTED_OPERATORS = new Set(['ne', 'co', 'sw', 'ew', 'gt', 'lt', 'ge', 'le', 'pr']);
+/** Comparisons (pr included) in one filter: with the depth, they bound the filter's nodes and so its SQL. */
+export const MAX_COMPARISONS = 32;
+const OPERATORS: ReadonlySet<string> = new Set<Operator>(['eq', 'ne', 'co', 'sw', 'ew', 'gt', 'ge', 'lt', 'le']);
 
 type Token =
   | { kind: '(' | ')' | '[' | ']' | 'end'; at: number }
@@ -141,10 +147,19 @@ class Parser {
     return token.kind === 'word' ? token.text.toLowerCase() : undefined;
   }
 
+  /** `or` of `and`s of terms. */
   filter(depth: number, inBrackets: boolean): Filter {
+    const alternatives = [this.#conjunction(depth, inBrackets)];
+    while (this.#keyword() === 'or') {
+      this.#next++;
+      alternatives.push(this.#conjunction(depth, inBrackets));
+    }
+    return alternatives.length === 1 ? (alternatives[0] as Filter) : { kind: 'or', filters: alternatives };
+  }
+
+  #conjunction(depth: number, inBrackets: boolean): Filter {
     const terms = [this.#term(depth, inBrackets)];
-    for (let keyword = this.#keyword(); keyword === 'and' || keyword === 'or'; keyword = this.#keyword()) {
-      if (keyword === 'or') throw new SyntaxFailure('"or" is not supported: only "and" joins conditions');
+    while (this.#keyword() === 'and') {
       this.#next++;
       terms.push(this.#term(depth, inBrackets));
     }
@@ -156,23 +171,28 @@ class Parser {
     return depth + 1;
   }
 
+  #grouped(depth: number, inBrackets: boolean): Filter {
+    const inner = this.filter(this.#nested(depth), inBrackets);
+    this.#expect(')');
+    return inner;
+  }
+
   #term(depth: number, inBrackets: boolean): Filter {
     const token = this.#take();
-    if (token.kind === '(') {
-      const inner = this.filter(this.#nested(depth), inBrackets);
-      this.#expect(')');
-      return inner;
-    }
+    if (token.kind === '(') return this.#grouped(depth, inBrackets);
     if (token.kind !== 'word' || token.text.startsWith('.')) throw new SyntaxFailure(`expected an attribute ${describe(token)}`);
-    if (token.text.toLowerCase() === 'not') throw new SyntaxFailure('"not" is not supported');
-    if (++this.#comparisons > MAX_COMPARISONS) throw new SyntaxFailure(`more than ${MAX_COMPARISONS} comparisons`);
-    if (this.#peek().kind !== '[') return { kind: 'eq', attribute: token.text, value: this.#comparison() };
+    if (token.text.toLowerCase() === 'not' && this.#peek().kind === '(') {
+      this.#next++;
+      return { kind: 'not', filter: this.#grouped(depth, inBrackets) };
+    }
+    if (this.#peek().kind !== '[') return this.#comparison(token.text);
     if (inBrackets) throw new SyntaxFailure(`a filter in brackets cannot hold another ${describe(this.#peek())}`);
     this.#next++;
     const filter = this.filter(this.#nested(depth), true);
     this.#expect(']');
     const sub = this.subAttribute();
-    return sub === undefined ? { kind: 'valuePath', attribute: token.text, filter } : { kind: 'valuePath', attribute: token.text, filter, compare: { sub, value: this.#comparison() } };
+    if (sub === undefined) return { kind: 'valuePath', attribute: token.text, filter };
+    return { kind: 'valuePath', attribute: token.text, filter: { kind: 'and', filters: [filter, this.#comparison(sub)] } };
   }
 
   /** The `.sub` after a `]`, without its dot. */
@@ -183,16 +203,19 @@ class Parser {
     return token.text.slice(1);
   }
 
-  #comparison(): Literal {
+  /** `attribute pr`, or `attribute op value`. */
+  #comparison(attribute: string): Filter {
+    if (++this.#comparisons > MAX_COMPARISONS) throw new SyntaxFailure(`more than ${MAX_COMPARISONS} comparisons`);
     const operator = this.#take();
     const name = operator.kind === 'word' ? operator.text.toLowerCase() : '';
-    if (UNSUPPORTED_OPERATORS.has(name)) throw new SyntaxFailure(`the operator "${name}" is not supported: only "eq" is`);
-    if (name !== 'eq') throw new SyntaxFailure(`expected the operator "eq" ${describe(operator)}`);
+    if (name === 'pr') return { kind: 'present', attribute };
+    if (!OPERATORS.has(name)) throw new SyntaxFailure(`expected an operator (eq, ne, co, sw, ew, gt, ge, lt, le or pr) ${describe(operator)}`);
     const value = this.#take();
-    if (value.kind === 'literal') return value.value;
+    const compare = (literal: Literal): Filter => ({ kind: 'compare', attribute, operator: name as Operator, value: literal });
+    if (value.kind === 'literal') return compare(value.value);
     const word = value.kind === 'word' ? value.text.toLowerCase() : '';
-    if (word === 'true' || word === 'false') return word === 'true';
-    if (word === 'null') return null;
+    if (word === 'true' || word === 'false') return compare(word === 'true');
+    if (word === 'null') return compare(null);
     throw new SyntaxFailure(`expected a value (a quoted string, a number, true, false or null) ${describe(value)}`);
   }
 
@@ -226,7 +249,7 @@ function parsed<T>(text: string, maxLength: number, scimType: ScimType, what: st
   }
 }
 
-/** The filter of a query; a text that is not one of the supported forms is a 400 invalidFilter. */
+/** The filter of a query; a text that is not one is a 400 invalidFilter. */
 export function parseFilter(text: string): Filter {
   return parsed(text, MAX_FILTER_LENGTH, 'invalidFilter', 'filter', (parser) => {
     const filter = parser.filter(0, false);
@@ -240,10 +263,7 @@ export function parsePath(text: string, scimType: ScimType = 'invalidPath'): Att
   return parsed(text, MAX_PATH_LENGTH, scimType, 'path', (parser) => parser.path());
 }
 
-/** A filter that is not an `and`: a comparison or a value path. */
-export type Term = Exclude<Filter, { kind: 'and' }>;
-
 /** The terms a filter joins with `and`, in order. */
-export function conjuncts(filter: Filter): Term[] {
+export function conjuncts(filter: Filter): Filter[] {
   return filter.kind === 'and' ? filter.filters.flatMap(conjuncts) : [filter];
 }

@@ -2,20 +2,17 @@
  * A member being written over SCIM: the fields SCIM changes, with emails and roles as SCIM lists them, so that
  * PATCH operations (patch.ts) can work on them as RFC 7644 describes before they become a member's fields again.
  */
-import type { MemberAttributes } from '../service/index.js';
-import { TEXT_ATTRIBUTES } from '../service/member-attributes.js';
+import type { MemberAttributes, MemberProfile, ProfileValue } from '../service/index.js';
+import { PROFILE_TEXTS, TEXT_ATTRIBUTES } from '../service/member-attributes.js';
 import { badRequest } from './errors.js';
 import type { MemberFields, ProvisionedMember } from './port.js';
 
 export type TextAttribute = (typeof TEXT_ATTRIBUTES)[number];
 
-/** One value of a multi-valued attribute (emails, roles), with the sub-attributes SCIM gives both. */
-export interface MultiValue {
-  value?: string;
-  display?: string;
-  type?: string;
-  primary?: boolean;
-}
+/** One value of a multi-valued attribute (emails, roles, phoneNumbers, addresses), with the sub-attributes SCIM gives them. */
+export type MultiValue = ProfileValue;
+
+export type ProfileTextName = (typeof PROFILE_TEXTS)[number];
 
 /** The membership attributes of this service's extension; the extras in a Map, whatever their keys. */
 export interface Membership {
@@ -34,6 +31,10 @@ export interface MemberDraft {
   emails: MultiValue[];
   active: boolean;
   roles: MultiValue[];
+  phoneNumbers: MultiValue[];
+  addresses: MultiValue[];
+  /** The profile's texts: title, locale… and the enterprise extension's. */
+  profile: Partial<Record<ProfileTextName, string>>;
   membership: Membership;
   /** Set when the request gives a password (null: remove it). */
   password?: string | null;
@@ -64,7 +65,7 @@ function membershipOf(attributes: MemberAttributes): Membership {
 
 /** A draft holding nothing (a create starts from it); active, as SCIM's clients expect a new user to be. */
 export function emptyDraft(): MemberDraft {
-  return { externalId: null, userName: '', givenName: '', familyName: '', formattedName: null, displayName: null, emails: [], active: true, roles: [], membership: emptyMembership() };
+  return { externalId: null, userName: '', givenName: '', familyName: '', formattedName: null, displayName: null, emails: [], active: true, roles: [], phoneNumbers: [], addresses: [], profile: {}, membership: emptyMembership() };
 }
 
 export function draftOf(member: ProvisionedMember): MemberDraft {
@@ -78,6 +79,9 @@ export function draftOf(member: ProvisionedMember): MemberDraft {
     emails: member.email ? [{ value: member.email, type: EMAIL_TYPE, primary: true }] : [],
     active: member.enabled,
     roles: (member.attributes.roles ?? []).map((role) => ({ value: role.id, display: role.name })),
+    phoneNumbers: structuredClone(member.attributes.profile?.phoneNumbers ?? []),
+    addresses: structuredClone(member.attributes.profile?.addresses ?? []),
+    profile: Object.fromEntries(PROFILE_TEXTS.flatMap((key) => (member.attributes.profile?.[key] === undefined ? [] : [[key, member.attributes.profile[key]]]))),
     membership: membershipOf(member.attributes),
   };
 }
@@ -104,14 +108,26 @@ function rolesOf(values: readonly MultiValue[]): Array<{ id: string; name: strin
   return [...names].map(([id, name]) => ({ id, name }));
 }
 
+/** The profile as the service keeps it (texts and values checked there); undefined when it holds nothing. */
+function profileOf(draft: MemberDraft): MemberProfile | undefined {
+  const profile: MemberProfile = {
+    ...draft.profile,
+    ...(draft.phoneNumbers.length > 0 ? { phoneNumbers: draft.phoneNumbers } : {}),
+    ...(draft.addresses.length > 0 ? { addresses: draft.addresses } : {}),
+  };
+  return Object.keys(profile).length > 0 ? profile : undefined;
+}
+
 function attributesOf(draft: MemberDraft): MemberAttributes {
   const { isMember, texts, extra } = draft.membership;
   const roles = rolesOf(draft.roles);
+  const profile = profileOf(draft);
   return {
     ...(isMember === undefined ? {} : { isMember }),
     ...texts,
     ...(roles.length > 0 ? { roles } : {}),
     ...(extra.size > 0 ? { extra: Object.fromEntries(extra) } : {}),
+    ...(profile === undefined ? {} : { profile }),
   };
 }
 

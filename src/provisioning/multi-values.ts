@@ -1,12 +1,12 @@
 /**
- * PATCH operations on emails and roles (RFC 7644 §3.5.2), as real clients send them: a whole list, the values a
+ * PATCH operations on multi-valued attributes (emails, roles, phoneNumbers, addresses; RFC 7644 §3.5.2), as real clients send them: a whole list, the values a
  * filter selects (`roles[value eq "admin"]`), one sub-attribute of them (`emails[type eq "work"].value`), or a
  * value list to take out (`{"op":"remove","path":"roles","value":[{"value":"admin"}]}`, the form Entra ID uses
  * for group members).
  */
 import { badRequest } from './errors.js';
 import type { MemberDraft, MultiValue } from './member-draft.js';
-import { KEPT_SUBS, type ElementTerm, type MultiName, type SubName } from './targets.js';
+import { keptSub, type ElementTerm, type MultiName, type SubName } from './targets.js';
 import { booleanValue, isObject, optionalText } from './values.js';
 
 /** At most this many values in one list of a draft; the service keeps fewer, this bounds the work on one request. */
@@ -25,11 +25,11 @@ function setSub(element: MultiValue, sub: SubName, value: unknown, attribute: Mu
   else element[sub] = text;
 }
 
-/** Sets the sub-attributes a value object gives; those the attribute does not keep (KEPT_SUBS) are ignored. */
+/** Sets the sub-attributes a value object gives; those the attribute does not keep (targets.ts KEPT_SUBS) are ignored. */
 function merge(element: MultiValue, value: unknown, attribute: MultiName): void {
   if (!isObject(value)) throw badRequest('invalidValue', `a value of ${attribute} is an object`);
   for (const [key, item] of Object.entries(value)) {
-    const sub = KEPT_SUBS[attribute].find((name) => name === key.toLowerCase());
+    const sub = keptSub(attribute, key);
     if (sub !== undefined) setSub(element, sub, item, attribute);
   }
 }

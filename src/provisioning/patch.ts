@@ -6,10 +6,10 @@
  * Okta's `{"op":"replace","value":{"active":false}}`.
  */
 import { badRequest, type ScimType } from './errors.js';
-import { parsePath } from './filter-syntax.js';
+import { parsePath, type AttributePath } from './filter-syntax.js';
 import { emptyMembership, type MemberDraft } from './member-draft.js';
 import { applyToValues, type Operation } from './multi-values.js';
-import { extraTarget, membershipTarget, namePart, targetOf, type Target } from './targets.js';
+import { enterpriseTarget, extraTarget, membershipTarget, namePart, PROFILE_ENTERPRISE, targetOf, type Target } from './targets.js';
 import { PATCH_OP } from './urns.js';
 import { isObject, memberOf } from './values.js';
 
@@ -34,18 +34,20 @@ export interface PatchOperation {
 }
 
 /** What the keys of a value object name: attributes of the resource (paths themselves), or sub-attributes. */
-type Scope = 'resource' | 'name' | 'membership' | 'extra';
+type Scope = 'resource' | 'name' | 'membership' | 'extra' | 'enterprise';
 
 function targetIn(scope: Scope, key: string, scimType: ScimType): Target {
   if (scope === 'resource') return targetOf(parsePath(key, scimType), scimType);
   if (scope === 'name') return namePart(key, scimType);
   if (scope === 'extra') return extraTarget(key);
+  if (scope === 'enterprise') return enterpriseTarget(key);
   return membershipTarget(key, scimType);
 }
 
 function clear(draft: MemberDraft, scope: Exclude<Scope, 'resource'>): void {
   if (scope === 'name') [draft.givenName, draft.familyName, draft.formattedName] = ['', '', null];
   else if (scope === 'membership') draft.membership = emptyMembership();
+  else if (scope === 'enterprise') for (const key of PROFILE_ENTERPRISE) delete draft.profile[key];
   else draft.membership.extra.clear();
 }
 
@@ -73,7 +75,15 @@ function applyAt(draft: MemberDraft, op: Operation, target: Target, value: unkno
   }
 }
 
-function operationOf(item: unknown, index: number): PatchOperation {
+/** One operation of a PatchOp body as sent, its path parsed: what /Users and /Groups read alike. */
+export interface PatchRequest {
+  op: Operation;
+  /** undefined for a path-less operation, whose value is an object of attributes. */
+  path?: AttributePath;
+  value: unknown;
+}
+
+function requestOf(item: unknown, index: number): PatchRequest {
   const where = `operation ${index + 1}`;
   if (!isObject(item)) throw badRequest('invalidSyntax', `${where} is not an object`);
   const opName = memberOf(item, 'op')?.value;
@@ -87,7 +97,7 @@ function operationOf(item: unknown, index: number): PatchOperation {
     if (op === 'remove') throw badRequest('noTarget', `${where}: remove needs a path`);
     return { op, value: value?.value };
   }
-  return { op, target: targetOf(parsePath(path), 'invalidPath'), value: value?.value };
+  return { op, path: parsePath(path), value: value?.value };
 }
 
 /** Whether the body's `schemas` lists the PatchOp message's URN (RFC 7644 §3.5.2), in any case as URNs are compared. */
@@ -96,14 +106,19 @@ function isPatchOp(body: Record<string, unknown>): boolean {
   return Array.isArray(schemas) && schemas.some((schema) => typeof schema === 'string' && schema.toLowerCase() === PATCH_OP.toLowerCase());
 }
 
-/** The operations of a PATCH body, checked (its schemas, paths parsed and followed) before any is applied. */
-export function patchOperations(body: unknown): PatchOperation[] {
+/** The operations of a PatchOp body (its schemas checked, its paths parsed), before any is applied. */
+export function patchRequests(body: unknown): PatchRequest[] {
   if (!isObject(body)) throw badRequest('invalidSyntax', 'a PATCH body is a JSON object');
   if (!isPatchOp(body)) throw badRequest('invalidSyntax', `a PATCH body's "schemas" lists ${PATCH_OP}`);
   const operations = memberOf(body, 'operations')?.value;
   if (!Array.isArray(operations) || operations.length === 0) throw badRequest('invalidSyntax', 'a PATCH body has a list of Operations');
   if (operations.length > MAX_OPERATIONS) throw badRequest('invalidSyntax', `a PATCH body has at most ${MAX_OPERATIONS} operations`);
-  return operations.map(operationOf);
+  return operations.map(requestOf);
+}
+
+/** The operations of a PATCH body of a User, checked (its schemas, paths parsed and followed) before any is applied. */
+export function patchOperations(body: unknown): PatchOperation[] {
+  return patchRequests(body).map(({ op, path, value }) => (path === undefined ? { op, value } : { op, target: targetOf(path, 'invalidPath'), value }));
 }
 
 /** Applies the operations in order; the first that cannot be applied throws, and the draft is then dropped. */

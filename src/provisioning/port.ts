@@ -3,7 +3,7 @@
  * and the provisioning clients' tokens. The wiring implements it over the member service and the store; the
  * router (router.ts) only translates SCIM to these calls and back.
  */
-import type { EventContext, MemberAttributes } from '../service/index.js';
+import type { EventContext, MemberAttributes, MemberFilter, MemberSearch, RoleFields, RoleFilter, RolePage, RoleRow, RoleWrite } from '../service/index.js';
 
 /** The fields of a member that SCIM reads and writes. */
 export interface MemberData {
@@ -39,18 +39,10 @@ export interface MemberFields extends MemberData {
   password?: string | null;
 }
 
-/**
- * One condition of a member query. userName and email compare ignoring case (as sign-in compares them), id as
- * the service looks ids up, externalId exactly.
- */
-export interface MemberCondition {
-  field: 'id' | 'userName' | 'externalId' | 'email';
-  value: string;
-}
-
-/** Members meeting every condition; with none, every member. */
+/** Members meeting the filter (every member without one), sorted (by creation without a sort). */
 export interface MemberQuery {
-  conditions: readonly MemberCondition[];
+  filter?: MemberFilter;
+  sort?: MemberSearch['sort'];
 }
 
 export interface MemberPage {
@@ -82,6 +74,22 @@ export interface ScimMembers {
   replace(current: ProvisionedMember, fields: MemberFields, by?: EventContext): Promise<WriteResult>;
   /** Removes the member and its sessions; with `expectedVersion`, only if its version is still that. */
   remove(id: string, expectedVersion?: number, by?: EventContext): Promise<'removed' | 'notFound' | 'stale'>;
+}
+
+/**
+ * The association's roles as Groups (src/service/roles.ts): a role's members are the members who hold it, and
+ * giving or taking it changes each member. Member ids are as SCIM shows them. `invalid` carries the reason shown.
+ */
+export interface ScimGroups {
+  list(filter: RoleFilter | undefined, page: { offset: number; limit: number }): Promise<RolePage>;
+  get(id: string): Promise<RoleRow | null>;
+  /** The members who hold the role, a page at a time. */
+  holders(id: string, page: { offset: number; limit: number }): Promise<{ total: number; members: ProvisionedMember[] }>;
+  create(fields: RoleFields, memberIds: readonly string[], by?: EventContext): Promise<RoleWrite>;
+  /** With `memberIds`, the holders become exactly those members. */
+  replace(current: RoleRow, fields: RoleFields, memberIds: readonly string[] | undefined, by?: EventContext): Promise<RoleWrite>;
+  changeMembers(role: RoleRow, add: readonly string[], remove: readonly string[], by?: EventContext): Promise<RoleWrite>;
+  remove(id: string, by?: EventContext): Promise<RoleWrite | { ok: false; reason: 'notFound' }>;
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { attributeName } from './attribute-names.js';
 import { badRequest } from './errors.js';
-import { MEMBER_EXTENSION } from './urns.js';
+import { ENTERPRISE_EXTENSION, MEMBER_EXTENSION } from './urns.js';
 import { queryParameter } from './values.js';
 
 /** A node of selected names: true selects the whole value, a tree some of its sub-attributes. */
@@ -24,7 +24,8 @@ const ALWAYS_RETURNED = new Set(['schemas', 'id']);
 function keysOf(text: string): string[] | undefined {
   const { schema, name, sub } = attributeName(text);
   if (schema === 'other') return undefined;
-  const keys = schema === 'extension' ? [MEMBER_EXTENSION.toLowerCase(), ...(name ? [name] : [])] : [name];
+  const urn = schema === 'extension' ? MEMBER_EXTENSION : schema === 'enterprise' ? ENTERPRISE_EXTENSION : undefined;
+  const keys = urn === undefined ? [name] : [urn.toLowerCase(), ...(name ? [name] : [])];
   return sub === undefined ? keys : [...keys, sub.toLowerCase()];
 }
 

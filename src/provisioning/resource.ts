@@ -1,9 +1,10 @@
 /** A member as a SCIM User (RFC 7643 §4.1) with this service's extension; never its password. */
 import { TEXT_ATTRIBUTES } from '../service/member-attributes.js';
+import { PROFILE_ENTERPRISE } from './targets.js';
 import { etagOf } from './etag.js';
 import { EMAIL_TYPE, namesJoined } from './member-draft.js';
 import type { ProvisionedMember } from './port.js';
-import { MEMBER_EXTENSION, USER_SCHEMA } from './urns.js';
+import { ENTERPRISE_EXTENSION, MEMBER_EXTENSION, USER_SCHEMA } from './urns.js';
 
 export type ScimUser = Record<string, unknown>;
 
@@ -33,8 +34,11 @@ export function userResource(member: ProvisionedMember, location: string): ScimU
   const name = present({ formatted: formatted || undefined, familyName: member.lastName || undefined, givenName: member.firstName || undefined });
   const membership = membershipOf(member);
   const roles = member.attributes.roles ?? [];
+  const profile = member.attributes.profile ?? {};
+  const enterprise = present(Object.fromEntries(PROFILE_ENTERPRISE.map((key) => [key, profile[key]])));
+  const enterpriseKept = Object.keys(enterprise).length > 0;
   return present({
-    schemas: membership ? [USER_SCHEMA, MEMBER_EXTENSION] : [USER_SCHEMA],
+    schemas: [USER_SCHEMA, ...(membership ? [MEMBER_EXTENSION] : []), ...(enterpriseKept ? [ENTERPRISE_EXTENSION] : [])],
     id: member.id,
     externalId: member.externalId ?? undefined,
     userName: member.username,
@@ -43,7 +47,16 @@ export function userResource(member: ProvisionedMember, location: string): ScimU
     emails: member.email ? [{ value: member.email, type: EMAIL_TYPE, primary: true }] : undefined,
     active: member.enabled,
     roles: roles.length > 0 ? roles.map((role) => ({ value: role.id, display: role.name })) : undefined,
+    // The same roles, as the Groups the member is in (read-only: /Groups and roles change them).
+    groups: roles.length > 0 ? roles.map((role) => ({ value: role.id, display: role.name })) : undefined,
+    title: profile.title,
+    preferredLanguage: profile.preferredLanguage,
+    locale: profile.locale,
+    timezone: profile.timezone,
+    phoneNumbers: profile.phoneNumbers,
+    addresses: profile.addresses,
     [MEMBER_EXTENSION]: membership,
+    [ENTERPRISE_EXTENSION]: enterpriseKept ? enterprise : undefined,
     meta: {
       resourceType: 'User',
       created: new Date(member.createdAt).toISOString(),

@@ -1,5 +1,5 @@
 /**
- * The SCIM 2.0 service provider (RFC 7643, RFC 7644), to be mounted at /scim/v2: /Users, and the discovery
+ * The SCIM 2.0 service provider (RFC 7643, RFC 7644), to be mounted at /scim/v2: /Users, /Groups, and the discovery
  * endpoints /ServiceProviderConfig, /ResourceTypes and /Schemas. Every request needs a provisioning client's
  * bearer token; every refusal is answered in SCIM's error format; each change is logged once, as a
  * `provisioning` line naming the client and the member.
@@ -9,9 +9,10 @@ import type { Logger } from '../log/logger.js';
 import { StoreUnavailableError } from '../service/index.js';
 import { requestIdOf } from '../web/request-id.js';
 import { STORE_UNAVAILABLE_TEXT } from '../web/unavailable-text.js';
-import { serviceProviderConfig, userResourceType } from './discovery.js';
+import { RESOURCE_TYPES, serviceProviderConfig } from './discovery.js';
 import { ScimError } from './errors.js';
-import type { ProvisioningClients, ScimMembers } from './port.js';
+import { createGroupsRouter } from './groups.js';
+import type { ProvisioningClients, ScimGroups, ScimMembers } from './port.js';
 import { readableText } from './readable-text.js';
 import { readJsonBody } from './request-body.js';
 import { schemaDocuments } from './schemas.js';
@@ -21,6 +22,7 @@ import { createUsersRouter } from './users.js';
 
 export interface ScimRouterDeps {
   members: ScimMembers;
+  groups: ScimGroups;
   clients: ProvisioningClients;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   /** The body limit (MAX_BODY_BYTES). */
@@ -67,10 +69,11 @@ function discovery(baseUrl: ScimRouterDeps['baseUrl']): Router {
   const router = express.Router();
   const notFound = () => new ScimError(404, undefined, 'no such resource type or schema');
   router.get('/ServiceProviderConfig', (req, res) => sendScim(req, res, 200, serviceProviderConfig(baseUrl(req))));
-  router.get('/ResourceTypes', (req, res) => sendScim(req, res, 200, listResponse([userResourceType(baseUrl(req))])));
+  router.get('/ResourceTypes', (req, res) => sendScim(req, res, 200, listResponse([...RESOURCE_TYPES.values()].map((type) => type(baseUrl(req))))));
   router.get('/ResourceTypes/:id', (req, res) => {
-    if (req.params.id !== 'User') throw notFound();
-    sendScim(req, res, 200, userResourceType(baseUrl(req)));
+    const type = RESOURCE_TYPES.get(req.params.id as string);
+    if (type === undefined) throw notFound();
+    sendScim(req, res, 200, type(baseUrl(req)));
   });
   router.get('/Schemas', (req, res) => sendScim(req, res, 200, listResponse(schemaDocuments(baseUrl(req)))));
   router.get('/Schemas/:id', (req, res) => {
@@ -101,7 +104,9 @@ export function createScimRouter(deps: ScimRouterDeps): Router {
   router.use(authenticate(deps));
   router.use(readableText);
   router.use(discovery(deps.baseUrl));
-  router.use(createUsersRouter({ members: deps.members, logger: deps.logger, baseUrl: deps.baseUrl, readBody: readJsonBody(deps.maxBodyBytes) }));
+  const readBody = readJsonBody(deps.maxBodyBytes);
+  router.use(createUsersRouter({ members: deps.members, logger: deps.logger, baseUrl: deps.baseUrl, readBody }));
+  router.use(createGroupsRouter({ groups: deps.groups, logger: deps.logger, baseUrl: deps.baseUrl, readBody }));
   router.use((req, res) => sendError(req, res, new ScimError(404, undefined, 'no such endpoint')));
   router.use(errorHandler(deps.logger));
   return router;

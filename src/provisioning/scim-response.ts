@@ -1,5 +1,5 @@
-import type { Request, Response } from 'express';
-import { errorBody, type ScimError } from './errors.js';
+import type { Request, RequestHandler, Response } from 'express';
+import { errorBody, ScimError } from './errors.js';
 import { SCIM_MEDIA_TYPE } from './urns.js';
 
 /** Writes a SCIM answer: JSON as application/scim+json, never cached (it names people), no body for HEAD. */
@@ -18,3 +18,9 @@ export function sendScim(req: Request, res: Response, status: number, body?: unk
 export function sendError(req: Request, res: Response, error: ScimError, headers: Record<string, string> = {}): void {
   sendScim(req, res, error.status, errorBody(error), headers);
 }
+
+/** A 405 naming the methods an endpoint takes, in Allow too. */
+export const methodNotAllowed =
+  (allowed: string): RequestHandler =>
+  (req, res) =>
+    sendError(req, res, new ScimError(405, undefined, `${req.method} is not supported here; ${allowed} are`), { Allow: allowed });

@@ -11,7 +11,7 @@ import { TEXT_ATTRIBUTES } from '../service/member-attributes.js';
 import { attributeName } from './attribute-names.js';
 import { badRequest, type ScimType } from './errors.js';
 import { conjuncts, type AttributePath, type Filter, type Literal } from './filter-syntax.js';
-import type { MemberDraft, TextAttribute } from './member-draft.js';
+import type { MemberDraft, MultiValue, ProfileTextName, TextAttribute } from './member-draft.js';
 import { booleanValue, optionalText, textValue } from './values.js';
 
 /** A single-valued attribute: how a value is set (checked and converted) and how it is unassigned. */
@@ -21,13 +21,26 @@ export interface Single {
   unset(draft: MemberDraft): void;
 }
 
-export type MultiName = 'emails' | 'roles';
-export type SubName = 'value' | 'display' | 'type' | 'primary';
+export type MultiName = 'emails' | 'roles' | 'phoneNumbers' | 'addresses';
+export type SubName = keyof MultiValue;
 /**
- * The sub-attributes of emails and roles the service keeps, as /Schemas lists them: a path or a filter naming
- * another is refused, and a value object's others are ignored (Entra ID sends roles with type and primary).
+ * The sub-attributes of the multi-valued attributes the service keeps, as /Schemas lists them: a path or a filter
+ * naming another is refused, and a value object's others are ignored (Entra ID sends roles with type and primary).
  */
-export const KEPT_SUBS: Readonly<Record<MultiName, readonly SubName[]>> = { emails: ['value', 'type', 'primary'], roles: ['value', 'display'] };
+export const KEPT_SUBS: Readonly<Record<MultiName, readonly SubName[]>> = {
+  emails: ['value', 'type', 'primary'],
+  roles: ['value', 'display'],
+  phoneNumbers: ['value', 'display', 'type', 'primary'],
+  addresses: ['formatted', 'streetAddress', 'locality', 'region', 'postalCode', 'country', 'type', 'primary'],
+};
+/** The multi-valued attributes by lower-cased name. */
+const MULTI_NAMES = new Map<string, MultiName>((Object.keys(KEPT_SUBS) as MultiName[]).map((name) => [name.toLowerCase(), name]));
+
+/** The sub-attribute of the attribute's that a name (in any case) names. */
+export function keptSub(attribute: MultiName, name: string): SubName | undefined {
+  const lower = name.toLowerCase();
+  return KEPT_SUBS[attribute].find((sub) => sub.toLowerCase() === lower);
+}
 
 /** One comparison of a value filter: a sub-attribute eq a value. */
 export interface ElementTerm {
@@ -40,8 +53,8 @@ export type Target =
   | { kind: 'readOnly'; label: string }
   | { kind: 'single'; attribute: Single }
   /** A complex attribute whose sub-attributes a value object sets: name, the extension, its extras. */
-  | { kind: 'complex'; scope: 'name' | 'membership' | 'extra' }
-  /** emails or roles; `where` holds the comparisons of a value filter (`emails[type eq "work"]`). */
+  | { kind: 'complex'; scope: 'name' | 'membership' | 'extra' | 'enterprise' }
+  /** A multi-valued attribute; `where` holds the comparisons of a value filter (`emails[type eq "work"]`). */
   | { kind: 'multi'; attribute: MultiName; where?: ElementTerm[]; sub?: SubName };
 
 const required = (label: string) => () => {
@@ -72,8 +85,27 @@ const NAME_PARTS = new Map<string, Single>(Object.entries({
 const IGNORED_NAME_PARTS = new Set(['middlename', 'honorificprefix', 'honorificsuffix']);
 /** Set by the service alone. */
 const READ_ONLY = new Set(['id', 'meta', 'groups', 'schemas']);
-/** The core User attributes (RFC 7643 §4.1) this service does not keep, in lower case. */
-const NOT_KEPT = new Set(['nickname', 'profileurl', 'title', 'usertype', 'preferredlanguage', 'locale', 'timezone', 'phonenumbers', 'ims', 'photos', 'addresses', 'entitlements', 'x509certificates']);
+/** The core User attributes (RFC 7643 §4.1) this service does not keep, in lower case: /Schemas does not list them. */
+const NOT_KEPT = new Set(['nickname', 'profileurl', 'usertype', 'ims', 'photos', 'entitlements', 'x509certificates']);
+/** The enterprise extension's attributes this service does not keep (manager, costCenter, division). */
+const PROFILE_CORE: readonly ProfileTextName[] = ['title', 'preferredLanguage', 'locale', 'timezone'];
+export const PROFILE_ENTERPRISE: readonly ProfileTextName[] = ['employeeNumber', 'organization', 'department'];
+
+function profileText(key: ProfileTextName): Single {
+  return {
+    label: key,
+    set: (draft, value) => {
+      const text = optionalText(value, key);
+      if (text === null) delete draft.profile[key];
+      else draft.profile[key] = text;
+    },
+    unset: (draft) => delete draft.profile[key],
+  };
+}
+
+const byLowerName = (keys: readonly ProfileTextName[]) => new Map(keys.map((key) => [key.toLowerCase(), profileText(key)] as const));
+const PROFILE_CORE_SINGLES = byLowerName(PROFILE_CORE);
+const ENTERPRISE_SINGLES = byLowerName(PROFILE_ENTERPRISE);
 
 function textAttribute(key: TextAttribute): Single {
   return {
@@ -118,6 +150,12 @@ export function extraTarget(key: string): Target {
   };
 }
 
+/** An attribute of the enterprise extension; manager, costCenter and division are not kept: ignored, as /Schemas does not list them. */
+export function enterpriseTarget(label: string): Target {
+  const single = ENTERPRISE_SINGLES.get(label.toLowerCase());
+  return single === undefined ? { kind: 'ignored' } : { kind: 'single', attribute: single };
+}
+
 /** A name.* sub-attribute. */
 export function namePart(part: string, scimType: ScimType): Target {
   const lower = part.toLowerCase();
@@ -138,16 +176,15 @@ export function membershipTarget(label: string, scimType: ScimType): Target {
 }
 
 function subName(sub: string, attribute: MultiName, scimType: ScimType): SubName {
-  const lower = sub.toLowerCase();
-  const known = KEPT_SUBS[attribute].find((name) => name === lower);
+  const known = keptSub(attribute, sub);
   if (known === undefined) throw badRequest(scimType, `${attribute} has no sub-attribute "${sub}"`);
   return known;
 }
 
-/** The comparisons of a value filter, which compares only sub-attributes of the attribute, with eq. */
+/** The comparisons of a PATCH path's value filter, which compares sub-attributes of the attribute with eq, joined by and. */
 function elementTerms(filter: Filter, attribute: MultiName): ElementTerm[] {
   return conjuncts(filter).map((term) => {
-    if (term.kind !== 'eq') throw badRequest('invalidFilter', `a filter on ${attribute} compares its sub-attributes`);
+    if (term.kind !== 'compare' || term.operator !== 'eq') throw badRequest('invalidFilter', `a PATCH path's filter on ${attribute} compares its sub-attributes with eq, joined by and`);
     return { sub: subName(term.attribute, attribute, 'invalidFilter'), value: term.value };
   });
 }
@@ -174,10 +211,15 @@ export function targetOf(path: AttributePath, scimType: ScimType): Target {
     noFilter();
     return name === '' ? { kind: 'complex', scope: 'membership' } : membershipTarget(label, scimType);
   }
-  if (name === 'emails' || name === 'roles') return multiTarget(name, path, sub, scimType);
+  if (schema === 'enterprise') {
+    noFilter();
+    return name === '' ? { kind: 'complex', scope: 'enterprise' } : enterpriseTarget(label);
+  }
+  const multi = MULTI_NAMES.get(name);
+  if (multi !== undefined) return multiTarget(multi, path, sub, scimType);
   if (name === '') throw badRequest(scimType, `"${path.attribute}" names a schema, not an attribute`);
   if (READ_ONLY.has(name)) return { kind: 'readOnly', label: name };
-  const single = CORE_SINGLES.get(name);
+  const single = CORE_SINGLES.get(name) ?? PROFILE_CORE_SINGLES.get(name);
   if (name !== 'name' && single === undefined) {
     // scimType invalidPath: a PATCH, whose paths (and the keys of its path-less values) name attributes.
     if (NOT_KEPT.has(name) || scimType !== 'invalidPath') return { kind: 'ignored' };

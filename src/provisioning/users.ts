@@ -21,7 +21,7 @@ import type { MemberFields, ProvisionedMember, ScimMembers, WriteResult } from '
 import { project, projectionOf, type Projection } from './projection.js';
 import { userResource } from './resource.js';
 import { createdDraft, replacementDraft } from './resource-writes.js';
-import { sendError, sendScim } from './scim-response.js';
+import { methodNotAllowed, sendScim } from './scim-response.js';
 import { LIST_RESPONSE } from './urns.js';
 import { queryParameter } from './values.js';
 
@@ -115,10 +115,10 @@ export function createUsersRouter({ members, logger, baseUrl, readBody }: UsersD
 
   router.get('/Users', async (req, res) => {
     const filter = queryParameter(req.query.filter, 'filter');
-    const query = filter === undefined ? { conditions: [] } : memberQueryOf(parseFilter(filter));
+    const query = memberQueryOf(filter === undefined ? undefined : parseFilter(filter), req.query);
     const page = pageOf(req.query);
     const projection = projectionOf(req.query);
-    const found = query === null ? { total: 0, members: [] } : await members.list(query, { offset: page.offset, limit: page.limit });
+    const found = await members.list(query, { offset: page.offset, limit: page.limit });
     const resources = found.members.map((member) => project(userResource(member, locationOf(req, member.id)), projection));
     sendScim(req, res, 200, { schemas: [LIST_RESPONSE], totalResults: found.total, startIndex: page.startIndex, itemsPerPage: resources.length, Resources: resources });
   });
@@ -174,10 +174,6 @@ export function createUsersRouter({ members, logger, baseUrl, readBody }: UsersD
     sendScim(req, res, 204);
   });
 
-  const methodNotAllowed =
-    (allowed: string): RequestHandler =>
-    (req, res) =>
-      sendError(req, res, new ScimError(405, undefined, `${req.method} is not supported here; ${allowed} are`), { Allow: allowed });
   router.all('/Users', methodNotAllowed('GET, POST'));
   router.all('/Users/:id', methodNotAllowed('GET, PUT, PATCH, DELETE'));
   return router;

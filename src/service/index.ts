@@ -12,6 +12,7 @@ import { MemberService } from './members.js';
 import { createOidcServices, type OidcServices } from './oidc/index.js';
 import { ProvisioningClientService } from './provisioning-clients.js';
 import { ProvisioningService } from './provisioning.js';
+import { RoleService } from './roles.js';
 import { RecoveryService } from './recovery.js';
 import { PasskeyService } from './passkeys.js';
 import { createSamlServices, type SamlServices } from './saml/index.js';
@@ -38,6 +39,8 @@ export interface Services {
   recovery: RecoveryService;
   /** Members as SCIM provisioning reads and writes them. */
   provisioning: ProvisioningService;
+  /** The association's roles as provisioning clients write them (SCIM Groups). */
+  roles: RoleService;
   /** The SCIM provisioning clients and their bearer tokens. */
   provisioners: ProvisioningClientService;
   /** The OpenID provider's clients, signing keys, records and sessions. */
@@ -62,7 +65,8 @@ export type { FormsCookieSettings } from './forms-tickets.js';
 export type { ServiceSettings, SigninSettings } from './settings.js';
 export type { CacheLookups } from './short-lived-cache.js';
 /** The records the services hand out, as the store keeps them. */
-export type { MemberAttributes, MemberRow, PasskeyRow, SessionRow, SessionThrough } from '../store/store.js';
+export type { ElementField, MemberValueList, MemberAttributes, MemberProfile, ProfileValue, MemberFilter, SearchFilter, MemberPage, MemberRow, PasskeyRow, MemberSearch, MemberSearchField, MemberSearchOperator, RoleFilter, RolePage, RoleRow, RoleSearchField, SessionRow, SessionThrough } from '../store/store.js';
+export type { RoleFields, RoleWrite } from './roles.js';
 /** The store cannot be written or opened (a full disk, a read-only or locked database): every caller's to tell apart. */
 export { STORE_UNAVAILABLE_REASONS, StoreUnavailableError, type StoreUnavailableReason } from '../store/unavailable.js';
 export type { EventWriteOutcomes } from './event-writer.js';
@@ -131,6 +135,7 @@ export function createServices(options: {
       events,
     ),
     provisioning: new ProvisioningService(store, clock, sessions, settings.memberIdFormat, events),
+    roles: new RoleService(store, clock, sessions, settings.memberIdFormat, events),
     provisioners,
     oidc: createOidcServices({ store, secrets, clock, sessions, cacheTtlMs: settings.cacheTtlMs, events }),
     saml: createSamlServices({ store, secrets, clock, cacheTtlMs: settings.cacheTtlMs, idpHost: settings.samlIdpHost, events }),

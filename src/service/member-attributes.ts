@@ -1,4 +1,4 @@
-import type { MemberAttributes } from '../store/store.js';
+import type { MemberAttributes, MemberProfile, ProfileText, ProfileValue } from '../store/store.js';
 import { ServiceError } from './errors.js';
 import { EXTRA_KEY } from './extra-key.js';
 
@@ -8,6 +8,13 @@ const MAX_ROLES = 100;
 const MAX_EXTRA_KEYS = 50;
 const MAX_EXTRA_VALUE_LENGTH = 1024;
 
+
+/** The profile's texts, and its lists' most values. */
+export const PROFILE_TEXTS: readonly ProfileText[] = ['title', 'preferredLanguage', 'locale', 'timezone', 'employeeNumber', 'organization', 'department'];
+export const PROFILE_LISTS = ['phoneNumbers', 'addresses'] as const;
+const MAX_PROFILE_VALUES = 10;
+/** The sub-attributes a profile value keeps: texts, and primary. */
+export const PROFILE_VALUE_TEXTS = ['value', 'display', 'type', 'formatted', 'streetAddress', 'locality', 'region', 'postalCode', 'country'] as const satisfies ReadonlyArray<keyof ProfileValue>;
 
 /** The attributes that are one text each. */
 export const TEXT_ATTRIBUTES = ['contactNumber', 'labelName', 'organisationId', 'organisationName', 'priceLevelId', 'priceLevelName'] as const;
@@ -59,6 +66,24 @@ function extra(input: MemberAttributes['extra']): MemberAttributes['extra'] {
   return kept.length === 0 ? undefined : Object.fromEntries(kept);
 }
 
+function profileValue(list: string, index: number, input: ProfileValue): ProfileValue | undefined {
+  const value: ProfileValue = definedOnly(Object.fromEntries(PROFILE_VALUE_TEXTS.map((key) => [key, text(`${list} ${index + 1}'s ${key}`, input[key])])));
+  if (typeof input.primary === 'boolean') value.primary = input.primary;
+  return Object.keys(value).length > 0 ? value : undefined;
+}
+
+function profile(input: MemberProfile | undefined): MemberProfile | undefined {
+  if (input === undefined) return undefined;
+  const checked: MemberProfile = definedOnly(Object.fromEntries(PROFILE_TEXTS.map((key) => [key, text(key, input[key])])));
+  for (const list of PROFILE_LISTS) {
+    const values = input[list] ?? [];
+    if (values.length > MAX_PROFILE_VALUES) throw invalid(`a member has at most ${MAX_PROFILE_VALUES} ${list}`);
+    const kept = values.flatMap((value, index) => profileValue(list, index, value) ?? []);
+    if (kept.length > 0) checked[list] = kept;
+  }
+  return Object.keys(checked).length > 0 ? checked : undefined;
+}
+
 /**
  * The attributes as stored: texts trimmed, empty ones (and empty role lists and extras) left out, so that "not
  * known" has one form. Throws MEMBER_INVALID with the first problem found.
@@ -69,6 +94,7 @@ export function validateAttributes(input: MemberAttributes): MemberAttributes {
     ...Object.fromEntries(TEXT_ATTRIBUTES.map((key) => [key, text(key, input[key])])),
     roles: roles(input.roles),
     extra: extra(input.extra),
+    profile: profile(input.profile),
   };
   return definedOnly(checked);
 }

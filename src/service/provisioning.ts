@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import type { MemberCondition, MemberPage, MemberRow, Store } from '../store/store.js';
+import type { MemberFilter, MemberPage, MemberRow, MemberSearch, Store } from '../store/store.js';
 import { StoreConflictError } from '../store/store.js';
 import type { Clock } from './clock.js';
 import type { EventContext, EventService } from './events.js';
@@ -13,12 +13,6 @@ import type { SessionService } from './sessions.js';
 export type ProvisionedFields = Pick<MemberRow, 'externalId' | 'username' | 'email' | 'firstName' | 'lastName' | 'displayName' | 'formattedName' | 'enabled' | 'attributes'> & {
   password?: string | null;
 };
-
-/** One condition of a provisioning query: userName and email ignoring case, id as ids are looked up, externalId exactly. */
-export interface ProvisioningCondition {
-  field: 'id' | 'userName' | 'externalId' | 'email';
-  value: string;
-}
 
 /** What a create or a replace did; `invalid` carries the service's reason, which the client is shown. */
 export type ProvisioningWrite =
@@ -45,12 +39,24 @@ export class ProvisioningService {
     private readonly events: EventService,
   ) {}
 
-  list(query: { conditions: readonly ProvisioningCondition[] }, page: { offset: number; limit: number }): Promise<MemberPage> {
-    const conditions = query.conditions.map(({ field, value }): MemberCondition => {
-      if (field === 'id') return { field, value: memberIdLookup(value, this.idFormat) };
-      return { field: field === 'userName' ? 'username' : field, value };
-    });
-    return this.store.findMembers(conditions, page.offset, page.limit);
+  /** The members a search finds; ids compared as ids are looked up (GUIDs trimmed and lower-cased). */
+  list(query: Pick<MemberSearch, 'filter' | 'sort'>, page: { offset: number; limit: number }): Promise<MemberPage> {
+    const filter = query.filter && this.#idsLookedUp(query.filter);
+    return this.store.searchMembers({ ...query, ...(filter === undefined ? {} : { filter }), ...page });
+  }
+
+  #idsLookedUp(filter: MemberFilter): MemberFilter {
+    switch (filter.kind) {
+      case 'compare':
+        return filter.field === 'id' && typeof filter.value === 'string' ? { ...filter, value: memberIdLookup(filter.value, this.idFormat) } : filter;
+      case 'and':
+      case 'or':
+        return { kind: filter.kind, filters: filter.filters.map((inner) => this.#idsLookedUp(inner)) };
+      case 'not':
+        return { kind: 'not', filter: this.#idsLookedUp(filter.filter) };
+      default:
+        return filter;
+    }
   }
 
   get(id: string): Promise<MemberRow | null> {

@@ -36,7 +36,30 @@ export interface MemberAttributes {
   roles?: Array<{ id: string; name: string }>;
   /** Free-form, tenant-specific. */
   extra?: Record<string, string>;
+  /** What provisioning clients write of the member besides (SCIM's User and enterprise attributes), kept as sent. */
+  profile?: MemberProfile;
 }
+
+/** The texts of a member's profile (src/service/member-attributes.ts lists them). */
+export type ProfileText = 'title' | 'preferredLanguage' | 'locale' | 'timezone' | 'employeeNumber' | 'organization' | 'department';
+/** A phone number or an address, with the sub-attributes SCIM gives them. */
+export interface ProfileValue {
+  value?: string;
+  display?: string;
+  type?: string;
+  primary?: boolean;
+  formatted?: string;
+  streetAddress?: string;
+  locality?: string;
+  region?: string;
+  postalCode?: string;
+  country?: string;
+}
+
+export type MemberProfile = Partial<Record<ProfileText, string>> & {
+  phoneNumbers?: ProfileValue[];
+  addresses?: ProfileValue[];
+};
 
 export interface MemberRow {
   id: string;
@@ -81,6 +104,100 @@ export type NewMember = Omit<MemberRow, 'version' | 'updatedAt' | 'externalId' |
 export interface MemberCondition {
   field: 'id' | 'username' | 'email' | 'externalId' | 'name';
   value: string;
+}
+
+/**
+ * A member's field as searchMembers compares it. Texts stored empty count as absent. `fullName` is the full name
+ * as written (formatted_name), else the first and last names joined with a space; `shownName` is the display name,
+ * else `fullName`. isMember and the texts are the member's attributes of those names (the profile's for title,
+ * locale…); the `element.` fields are those of one value of a list (a role's id and name, a phone number's or an
+ * address's sub-attributes), inside `anyValue` only.
+ */
+export type MemberSearchField =
+  | 'id'
+  | 'externalId'
+  | 'username'
+  | 'email'
+  | 'firstName'
+  | 'lastName'
+  | 'fullName'
+  | 'shownName'
+  | 'enabled'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'isMember'
+  | 'contactNumber'
+  | 'labelName'
+  | 'organisationId'
+  | 'organisationName'
+  | 'priceLevelId'
+  | 'priceLevelName'
+  | ProfileText
+  | ElementField;
+
+/** A list of the member's attributes that a search looks into, value by value. */
+export type MemberValueList = 'roles' | 'phoneNumbers' | 'addresses';
+/** A field of one value of such a list; `element.primary` is a flag, the others texts. */
+export type ElementField = `element.${'id' | 'name' | keyof ProfileValue}`;
+
+export type MemberSearchOperator = 'eq' | 'ne' | 'co' | 'sw' | 'ew' | 'gt' | 'ge' | 'lt' | 'le';
+
+/**
+ * What searchMembers asks of a member (searchRoles of a role, without anyValue), in two-valued logic: a comparison
+ * with an absent field is false (`ne` is `not eq`, so true). Texts compare by code point, ignoring ASCII case unless `caseExact` (PostgreSQL's lower()
+ * folds other letters too, by its locale); co, sw and ew take texts; flags compare eq and ne only; times are epoch
+ * milliseconds. `anyValue`: some value of the member's list meets the filter (which compares its `element.` fields only).
+ */
+export type SearchFilter<Field extends string> =
+  | { kind: 'compare'; field: Field; operator: MemberSearchOperator; value: string | number | boolean; caseExact: boolean }
+  | { kind: 'present'; field: Field }
+  | { kind: 'and' | 'or'; filters: Array<SearchFilter<Field>> }
+  | { kind: 'not'; filter: SearchFilter<Field> }
+  | { kind: 'constant'; value: boolean }
+  | { kind: 'anyValue'; list: MemberValueList; filter: SearchFilter<Field> };
+
+export type MemberFilter = SearchFilter<MemberSearchField>;
+
+/**
+ * searchMembers' question: the members meeting `filter` (every member without one), `limit` of them from `offset`
+ * on, sorted by `sort` (absent values last, ignoring ASCII case unless caseExact) then by creation and id.
+ */
+export interface MemberSearch {
+  filter?: MemberFilter;
+  sort?: { field: Exclude<MemberSearchField, ElementField>; descending: boolean; caseExact: boolean };
+  offset: number;
+  limit: number;
+}
+
+/**
+ * One of the association's roles (member types, committees, chapters: CRM4M's pa_webroles), as SCIM shows it as a
+ * Group. Its members are the members whose attributes hold a role of its id; each of them also holds its name.
+ * A role that members hold but that was never written as a Group (given by the CLI or an import) has version 0 and
+ * the times 0, and no external id.
+ */
+export interface RoleRow {
+  id: string;
+  name: string;
+  /** A provisioning client's key for the role (SCIM externalId); null when none was given. */
+  externalId: string | null;
+  createdAt: number;
+  updatedAt: number;
+  version: number;
+}
+
+export type RoleSearchField = 'id' | 'name' | 'externalId' | 'createdAt' | 'updatedAt';
+export type RoleFilter = SearchFilter<RoleSearchField>;
+
+/** searchRoles' question: the roles meeting `filter` (every role without one), by creation then id. */
+export interface RoleSearch {
+  filter?: RoleFilter;
+  offset: number;
+  limit: number;
+}
+
+export interface RolePage {
+  total: number;
+  roles: RoleRow[];
 }
 
 /** A page of findMembers: how many members meet the conditions in all, and those of the page. */

@@ -1,4 +1,4 @@
-import type { CallerRow, CallerPasswordRow, MemberRow, MemberChanges, NewMember, MemberCondition, MemberPage, MemberReplacement, MemberReplaced, NewMemberOutcome, MemberCredentials, CallerOriginRow, ThrottleRow, SessionRow, SecondFactorRow, RecoveryTokenRow, ProvisioningClientRow, SessionWithMember, SessionFilter, SessionCookieRenewal, OidcClientRow, OidcKeyRow, OidcPayloadRow, OidcSessionLinkRow, OidcSessionLinkFilter, SamlSpRow, SamlKeyRow, SamlParticipantRow, SamlParticipantFilter, SamlRequestRow, EventRow, EventFilter, EventCursor, StaffRoleRow, PasskeyRow, PasskeyUse, PasskeyChallengeRow } from './rows.js';
+import type { CallerRow, CallerPasswordRow, MemberRow, MemberChanges, NewMember, MemberCondition, MemberPage, MemberSearch, RoleRow, RoleSearch, RolePage, MemberReplacement, MemberReplaced, NewMemberOutcome, MemberCredentials, CallerOriginRow, ThrottleRow, SessionRow, SecondFactorRow, RecoveryTokenRow, ProvisioningClientRow, SessionWithMember, SessionFilter, SessionCookieRenewal, OidcClientRow, OidcKeyRow, OidcPayloadRow, OidcSessionLinkRow, OidcSessionLinkFilter, SamlSpRow, SamlKeyRow, SamlParticipantRow, SamlParticipantFilter, SamlRequestRow, EventRow, EventFilter, EventCursor, StaffRoleRow, PasskeyRow, PasskeyUse, PasskeyChallengeRow } from './rows.js';
 
 export type * from './rows.js';
 
@@ -89,6 +89,24 @@ export interface Store {
    * creation then id, and how many meet them in all.
    */
   findMembers(conditions: readonly MemberCondition[], offset: number, limit: number): Promise<MemberPage>;
+  /** SCIM's searches (src/store/sql/member-filter.ts compiles them): a page of the members meeting the search, and how many do. */
+  searchMembers(search: MemberSearch): Promise<MemberPage>;
+  /**
+   * The roles as Groups (RoleRow): those written as Groups, and those only members hold (named by the least of
+   * their names). A page of those meeting the search, and how many do.
+   */
+  searchRoles(search: RoleSearch): Promise<RolePage>;
+  /** The role of this id, written as a Group or held by some member; null when neither. */
+  getRole(id: string): Promise<RoleRow | null>;
+  /** Writes the role as a Group at version 1; throws StoreConflictError when one of its id was written already. */
+  createRole(role: Omit<RoleRow, 'version' | 'updatedAt'>): Promise<RoleRow>;
+  /**
+   * Writes the role's name and external id at `updatedAt`, if it is still at `expectedVersion` (0 for a role only
+   * members hold, which is written as a Group then), moving its version on.
+   */
+  replaceRole(id: string, fields: Pick<RoleRow, 'name' | 'externalId' | 'updatedAt'>, expectedVersion: number): Promise<RoleRow | 'notFound' | 'stale'>;
+  /** Removes the role as a Group (its members keep it until they are written without it); false when none was written. */
+  deleteRole(id: string): Promise<boolean>;
   /**
    * Members whose username or email equals login, ignoring case (ASCII letters in every store; PostgreSQL
    * also folds other letters by its locale); usernames first, at most two rows. Two rows mean the login is

@@ -52,7 +52,7 @@ function readPatch(text: string): unknown {
 /** What the router does with a filter. */
 function readFilter(text: string): unknown {
   try {
-    return memberQueryOf(parseFilter(text));
+    return memberQueryOf(parseFilter(text), {});
   } catch (error) {
     if (error instanceof ScimError && error.status === 400) return error;
     throw error;

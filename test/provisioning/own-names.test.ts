@@ -85,7 +85,7 @@ test.each(NAMES)('a POST or PUT body keyed %s: ignored, or 400 for a key that is
 test.each(NAMES)('a filter on %s: 400 invalidFilter', (name) => {
   const filters = [`${name} eq "x"`, `name.${name} eq "x"`, `emails.${name} eq "x"`, `emails[${name} eq "x"]`, `${USER_SCHEMA}:${name} eq "x"`];
   for (const filter of filters) {
-    const error = refusalOf(() => memberQueryOf(parseFilter(filter)));
+    const error = refusalOf(() => memberQueryOf(parseFilter(filter), {}));
     expect([filter, error.status, error.scimType]).toEqual([filter, 400, 'invalidFilter']);
   }
 });

@@ -60,7 +60,7 @@ describe('Entra ID', () => {
     expect(fields).toEqual({ ...unchanged, enabled: false, firstName: 'Augusta' });
   });
 
-  test('the aadOptscim062020 form: many attributes in one path-less replace, an unknown extension ignored', () => {
+  test('the aadOptscim062020 form: many attributes in one path-less replace, the enterprise extension kept', () => {
     const fields = patched(
       operations({
         op: 'replace',
@@ -74,10 +74,18 @@ describe('Entra ID', () => {
         },
       }),
     );
-    expect(fields).toEqual({ ...unchanged, displayName: 'Pvlo', email: 'TestBcwqnm@test.microsoft.com', firstName: 'Gtfd', lastName: 'Pkqf', externalId: 'Eqpj' });
+    expect(fields).toEqual({
+      ...unchanged,
+      displayName: 'Pvlo',
+      email: 'TestBcwqnm@test.microsoft.com',
+      firstName: 'Gtfd',
+      lastName: 'Pkqf',
+      externalId: 'Eqpj',
+      attributes: { ...unchanged.attributes, profile: { employeeNumber: 'Eqpj' } },
+    });
   });
 
-  test('attributes of its default mapping that the service does not keep are ignored', () => {
+  test('its default mapping: title, the work address and phone by filtered paths, the department kept; a middle name and a manager ignored', () => {
     const fields = patched(
       operations(
         { op: 'Add', path: 'title', value: 'Countess' },
@@ -85,9 +93,17 @@ describe('Entra ID', () => {
         { op: 'Replace', path: 'phoneNumbers[type eq "work"].value', value: '123' },
         { op: 'Replace', path: 'name.middleName', value: 'Augusta' },
         { op: 'Add', path: 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department', value: 'Maths' },
+        { op: 'Add', path: 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:manager', value: { value: 'm-9' } },
+        { op: 'Replace', path: 'addresses[type eq "work"].locality', value: 'London' },
       ),
     );
-    expect(fields).toEqual(unchanged);
+    expect(fields).toEqual({
+      ...unchanged,
+      attributes: {
+        ...unchanged.attributes,
+        profile: { title: 'Countess', addresses: [{ type: 'work', formatted: '1 Street', locality: 'London' }], phoneNumbers: [{ type: 'work', value: '123' }], department: 'Maths' },
+      },
+    });
   });
 
   test('a boolean filter written as the string "True"', () => {

@@ -27,6 +27,7 @@ describe('a member as a User', () => {
       emails: [{ value: 'ada@example.com', type: 'work', primary: true }],
       active: true,
       roles: [{ value: 'r1', display: 'Reader' }],
+      groups: [{ value: 'r1', display: 'Reader' }],
       [MEMBER_EXTENSION]: membership,
       meta: { resourceType: 'User', created: '2024-01-02T03:04:05.000Z', lastModified: '2024-06-06T07:08:09.000Z', location: LOCATION, version: 'W/"7"' },
     });
@@ -77,12 +78,13 @@ describe('POST bodies', () => {
     expect(userResource({ ...ADA, formattedName: 'Augusta Ada King' }, LOCATION).name).toEqual({ formatted: 'Augusta Ada King', familyName: 'Lovelace', givenName: 'Ada' });
   });
 
-  test('the extension, a password, and attributes the service does not keep (ignored)', () => {
+  test('the extension, a password, the title kept, and attributes the service does not keep (ignored)', () => {
     const fields = fieldsOf(
       createdDraft({
         userName: 'ada',
         password: 'correct horse',
         title: 'Countess',
+        nickName: 'Ada',
         id: 'chosen-by-client',
         [MEMBER_EXTENSION]: { isMember: 'True', organisationName: 'Analytical Society', extra: { dept: 'Maths' } },
         roles: [{ value: 'r1', display: 'Reader', primary: true, type: 'WindowsAzureActiveDirectoryRole' }],
@@ -98,7 +100,7 @@ describe('POST bodies', () => {
       formattedName: null,
       enabled: true,
       password: 'correct horse',
-      attributes: { isMember: true, organisationName: 'Analytical Society', roles: [{ id: 'r1', name: 'Reader' }], extra: { dept: 'Maths' } },
+      attributes: { isMember: true, organisationName: 'Analytical Society', roles: [{ id: 'r1', name: 'Reader' }], extra: { dept: 'Maths' }, profile: { title: 'Countess' } },
     });
   });
 
@@ -131,7 +133,7 @@ describe('PUT bodies', () => {
 
   test("Okta's deactivation: a whole User with active false; the extension, which Okta did not send, stays", () => {
     const fields = fieldsOf(replacementDraft(ADA, okta));
-    expect(fields).toEqual({ ...fieldsOf(draftOf(ADA)), enabled: false, displayName: 'Ada Lovelace', attributes: ADA.attributes });
+    expect(fields).toEqual({ ...fieldsOf(draftOf(ADA)), enabled: false, displayName: 'Ada Lovelace', attributes: { ...ADA.attributes, profile: { locale: 'en-US' } } });
   });
 
   test('attributes left out are cleared, except active and the password', () => {
@@ -140,7 +142,7 @@ describe('PUT bodies', () => {
   });
 
   test('an extension named in schemas is replaced whole, even without attributes of its own', () => {
-    expect(fieldsOf(replacementDraft(ADA, { ...okta, schemas: [USER_SCHEMA, MEMBER_EXTENSION.toUpperCase()] })).attributes).toEqual({ roles: ADA.attributes.roles });
+    expect(fieldsOf(replacementDraft(ADA, { ...okta, schemas: [USER_SCHEMA, MEMBER_EXTENSION.toUpperCase()] })).attributes).toEqual({ roles: ADA.attributes.roles, profile: { locale: 'en-US' } });
   });
 
   test("a PUT that restates the member gives the member's own fields, and no password", () => {

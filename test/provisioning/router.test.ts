@@ -6,9 +6,10 @@
  */
 import express, { type Express } from 'express';
 import request from 'supertest';
-import type { MemberCondition, MemberFields, MemberQuery, ProvisionedMember, ScimMembers, WriteResult } from '../../src/provisioning/port.js';
+import type { MemberFields, MemberQuery, ProvisionedMember, ScimGroups, ScimMembers, WriteResult } from '../../src/provisioning/port.js';
 import { createScimRouter } from '../../src/provisioning/router.js';
-import { MEMBER_EXTENSION, PATCH_OP } from '../../src/provisioning/urns.js';
+import { ENTERPRISE_EXTENSION, GROUP_SCHEMA, MEMBER_EXTENSION, PATCH_OP } from '../../src/provisioning/urns.js';
+import { meetsMemberFilter } from './member-filter-evaluation.js';
 import { expectScimError } from './refusal.js';
 
 const TOKEN = 'entra-token-0123456789';
@@ -53,9 +54,8 @@ class MapBackedMembers implements ScimMembers {
 
   async list(query: MemberQuery, page: { offset: number; limit: number }) {
     this.#check();
-    const meets = (row: ProvisionedMember, { field, value }: MemberCondition) =>
-      field === 'id' ? row.id === value : field === 'externalId' ? row.externalId === value : (field === 'email' ? row.email : row.username).toLowerCase() === value.toLowerCase();
-    const matching = [...this.rows.values()].filter((row) => query.conditions.every((condition) => meets(row, condition)));
+    const { filter } = query;
+    const matching = [...this.rows.values()].filter((row) => filter === undefined || meetsMemberFilter(row, filter));
     return { total: matching.length, members: structuredClone(matching.slice(page.offset, page.offset + page.limit)) };
   }
 
@@ -109,6 +109,12 @@ let app: Express;
 /** The client address of each wrong token: from the third on, the clients' check answers with a lock. */
 let addresses: string[];
 
+/** These tests drive /Users and discovery; /Groups is driven over the real service (groups.test.ts). */
+const unused = async (): Promise<never> => {
+  throw new Error('/Groups is not driven by these tests');
+};
+const NO_GROUPS: ScimGroups = { list: unused, get: unused, holders: unused, create: unused, replace: unused, changeMembers: unused, remove: unused };
+
 beforeEach(() => {
   members = new MapBackedMembers();
   lines = [];
@@ -119,6 +125,7 @@ beforeEach(() => {
     '/scim/v2',
     createScimRouter({
       members,
+      groups: NO_GROUPS,
       clients: {
         anyExist: async () => true,
         authenticate: async (token, clientAddress) => {
@@ -205,26 +212,34 @@ describe('discovery', () => {
       bulk: { supported: false },
       filter: { supported: true, maxResults: 200 },
       changePassword: { supported: true },
-      sort: { supported: false },
+      sort: { supported: true },
       etag: { supported: true },
       authenticationSchemes: [{ type: 'oauthbearertoken', primary: true }],
       meta: { location: 'https://ams.example/scim/v2/ServiceProviderConfig' },
     });
   });
 
-  test('/ResourceTypes: User, with the member extension', async () => {
+  test('/ResourceTypes: User, with the member extension, and Group', async () => {
     const list = await scim.get('/ResourceTypes');
-    expect(list.body).toMatchObject({ totalResults: 1, Resources: [{ id: 'User', endpoint: '/Users', schemaExtensions: [{ schema: MEMBER_EXTENSION, required: false }] }] });
+    expect(list.body).toMatchObject({
+      totalResults: 2,
+      Resources: [
+        { id: 'User', endpoint: '/Users', schemaExtensions: [{ schema: MEMBER_EXTENSION, required: false }, { schema: ENTERPRISE_EXTENSION, required: false }] },
+        { id: 'Group', endpoint: '/Groups', schema: GROUP_SCHEMA },
+      ],
+    });
     expect((await scim.get('/ResourceTypes/User')).body).toEqual(list.body.Resources[0]);
-    expectScimError(await scim.get('/ResourceTypes/Group'), 404);
+    expect((await scim.get('/ResourceTypes/Group')).body).toEqual(list.body.Resources[1]);
+    expectScimError(await scim.get('/ResourceTypes/Role'), 404);
   });
 
   test('/Schemas: the User attributes kept and the extension', async () => {
     const list = await scim.get('/Schemas');
     const ids = (list.body.Resources as Array<{ id: string }>).map(({ id }) => id);
-    expect(ids).toEqual(['urn:ietf:params:scim:schemas:core:2.0:User', MEMBER_EXTENSION]);
+    expect(ids).toEqual(['urn:ietf:params:scim:schemas:core:2.0:User', ENTERPRISE_EXTENSION, MEMBER_EXTENSION, GROUP_SCHEMA]);
     const user = list.body.Resources[0] as { attributes: Array<{ name: string; mutability: string; returned: string }> };
-    expect(user.attributes.map(({ name }) => name)).toEqual(['userName', 'name', 'displayName', 'emails', 'active', 'password', 'roles']);
+    expect(user.attributes.map(({ name }) => name)).toEqual(['userName', 'name', 'displayName', 'emails', 'active', 'password', 'roles', 'title', 'preferredLanguage', 'locale', 'timezone', 'phoneNumbers', 'addresses', 'groups']);
+    expect(user.attributes.find(({ name }) => name === 'groups')).toMatchObject({ mutability: 'readOnly' });
     expect(user.attributes.find(({ name }) => name === 'password')).toMatchObject({ mutability: 'writeOnly', returned: 'never' });
     const extension = await scim.get(`/Schemas/${MEMBER_EXTENSION}`);
     expect((extension.body.attributes as Array<{ name: string }>).map(({ name }) => name)).toEqual([
@@ -389,8 +404,8 @@ describe('/Users', () => {
   });
 
   test('a filter outside the supported forms: 400 invalidFilter; a bad count: 400 invalidValue', async () => {
-    expectScimError(await scim.get(`/Users?filter=${encodeURIComponent('userName co "a"')}`), 400, 'invalidFilter');
-    expectScimError(await scim.get(`/Users?filter=${encodeURIComponent('title eq "a"')}`), 400, 'invalidFilter');
+    expectScimError(await scim.get(`/Users?filter=${encodeURIComponent('userName xx "a"')}`), 400, 'invalidFilter');
+    expectScimError(await scim.get(`/Users?filter=${encodeURIComponent('nickName eq "a"')}`), 400, 'invalidFilter');
     expectScimError(await scim.get('/Users?filter=a&filter=b'), 400, 'invalidValue');
     expectScimError(await scim.get('/Users?count=many'), 400, 'invalidValue');
   });
@@ -430,8 +445,8 @@ describe('other refusals', () => {
     expect(response.headers.allow).toBe('GET, POST');
   });
 
-  test('an endpoint that does not exist (no Groups, no Bulk): 404', async () => {
-    expectScimError(await scim.get('/Groups'), 404);
+  test('an endpoint that does not exist (no Bulk, no Me): 404', async () => {
+    expectScimError(await scim.get('/Me'), 404);
     expectScimError(await scim.send('post', '/Bulk', {}), 404);
   });
 

@@ -70,7 +70,7 @@ describe('ProvisioningService', () => {
       detail: 'A member password must be at least 8 characters long',
     });
     await expect(services.provisioning.create({ ...ADA, username: 'c', displayName: 'x'.repeat(257) })).resolves.toMatchObject({ ok: false, reason: 'invalid' });
-    expect((await services.provisioning.list({ conditions: [] }, { offset: 0, limit: 10 })).total).toBe(1);
+    expect((await services.provisioning.list({}, { offset: 0, limit: 10 })).total).toBe(1);
   });
 
   test('replace: every field at once, the version moved on, a stale version refused; the password set, kept or removed', async () => {
@@ -114,7 +114,7 @@ describe('ProvisioningService', () => {
     const services = servicesOver(store, { clock, memberIdFormat: 'guid' });
     const { id } = await createdOn(services);
     await expect(services.provisioning.get(id.toUpperCase())).resolves.toMatchObject({ id });
-    const found = await services.provisioning.list({ conditions: [{ field: 'id', value: id.toUpperCase() }] }, { offset: 0, limit: 10 });
+    const found = await services.provisioning.list({ filter: { kind: 'compare', field: 'id', operator: 'eq', value: id.toUpperCase(), caseExact: true } }, { offset: 0, limit: 10 });
     expect(found.members.map((member) => member.id)).toEqual([id]);
   });
 

@@ -136,6 +136,94 @@ export function provisioningStoreContract(store: () => Store, aSession: (id: str
     });
   });
 
+  describe('searchMembers()', () => {
+    const ids = async (search: Omit<Parameters<Store['searchMembers']>[0], 'offset' | 'limit'>, offset = 0, limit = 10) => {
+      const page = await store().searchMembers({ ...search, offset, limit });
+      return { total: page.total, ids: page.members.map((member) => member.id) };
+    };
+    const text = (field: 'username' | 'email' | 'externalId' | 'shownName' | 'fullName' | 'organisationName', operator: 'eq' | 'ne' | 'co' | 'sw' | 'ew' | 'gt' | 'lt', value: string, caseExact = false) =>
+      ({ filter: { kind: 'compare', field, operator, value, caseExact } }) as const;
+
+    beforeEach(async () => {
+      await store().createMember(aNewMember('m3', { username: 'Ada', email: 'a%_@example.org', externalId: 'E-1', createdAt: T0, attributes: { organisationName: 'Royal Society', roles: [{ id: 'r1', name: 'Board' }] } }));
+      await store().createMember(aNewMember('m2', { username: 'grace', email: '', displayName: 'Amazing Grace', createdAt: T0 + MINUTE, attributes: { isMember: true } }));
+      await store().createMember(aNewMember('m1', { username: 'hedy', firstName: '', formattedName: 'Hedy L.', createdAt: T0 + MINUTE, attributes: { roles: [{ id: 'R1', name: 'board' }, { id: 'r2', name: 'Fellows' }] } }));
+    });
+
+    test('without a filter: every member by creation then id, a page at a time, with the total', async () => {
+      expect(await ids({})).toEqual({ total: 3, ids: ['m3', 'm1', 'm2'] });
+      expect(await ids({}, 1, 1)).toEqual({ total: 3, ids: ['m1'] });
+    });
+
+    test('texts: each operator, ignoring ASCII case unless caseExact; LIKE\'s wildcards are plain characters; an absent text meets nothing but ne', async () => {
+      expect(await ids(text('username', 'eq', 'ADA'))).toEqual({ total: 1, ids: ['m3'] });
+      expect(await ids(text('username', 'eq', 'ADA', true))).toEqual({ total: 0, ids: [] });
+      expect(await ids(text('email', 'co', '%_'))).toEqual({ total: 1, ids: ['m3'] });
+      expect(await ids(text('email', 'co', '%'))).toEqual({ total: 1, ids: ['m3'] });
+      expect(await ids(text('email', 'sw', '_'))).toEqual({ total: 0, ids: [] });
+      expect(await ids(text('email', 'ew', '.ORG'))).toEqual({ total: 2, ids: ['m3', 'm1'] });
+      expect(await ids(text('email', 'ne', 'a%_@example.org'))).toEqual({ total: 2, ids: ['m1', 'm2'] });
+      expect(await ids(text('username', 'gt', 'b'))).toEqual({ total: 2, ids: ['m1', 'm2'] });
+      expect(await ids(text('username', 'lt', 'b', true))).toEqual({ total: 1, ids: ['m3'] });
+      expect(await ids(text('externalId', 'eq', 'e-1'))).toEqual({ total: 1, ids: ['m3'] });
+      expect(await ids(text('organisationName', 'co', 'society'))).toEqual({ total: 1, ids: ['m3'] });
+      // The name shown: the display name, else the full name as written, else the names joined.
+      expect(await ids(text('shownName', 'sw', 'a'))).toEqual({ total: 2, ids: ['m3', 'm2'] });
+      expect(await ids(text('fullName', 'eq', 'hedy l.'))).toEqual({ total: 1, ids: ['m1'] });
+    });
+
+    test('present, flags, times, and, or, not, and some role meeting a filter', async () => {
+      expect(await ids({ filter: { kind: 'present', field: 'email' } })).toEqual({ total: 2, ids: ['m3', 'm1'] });
+      expect(await ids({ filter: { kind: 'compare', field: 'isMember', operator: 'eq', value: true, caseExact: false } })).toEqual({ total: 1, ids: ['m2'] });
+      expect(await ids({ filter: { kind: 'not', filter: { kind: 'compare', field: 'isMember', operator: 'eq', value: true, caseExact: false } } })).toEqual({ total: 2, ids: ['m3', 'm1'] });
+      expect(await ids({ filter: { kind: 'compare', field: 'enabled', operator: 'eq', value: true, caseExact: false } })).toEqual({ total: 3, ids: ['m3', 'm1', 'm2'] });
+      expect(await ids({ filter: { kind: 'compare', field: 'createdAt', operator: 'gt', value: T0, caseExact: true } })).toEqual({ total: 2, ids: ['m1', 'm2'] });
+      const role = (id: string, caseExact: boolean) => ({ kind: 'anyValue', list: 'roles', filter: { kind: 'compare', field: 'element.id', operator: 'eq', value: id, caseExact } }) as const;
+      expect(await ids({ filter: role('r1', true) })).toEqual({ total: 1, ids: ['m3'] });
+      expect(await ids({ filter: role('r1', false) })).toEqual({ total: 2, ids: ['m3', 'm1'] });
+      expect(await ids({ filter: { kind: 'or', filters: [role('r2', true), text('username', 'eq', 'grace').filter] } })).toEqual({ total: 2, ids: ['m1', 'm2'] });
+      expect(await ids({ filter: { kind: 'and', filters: [role('r1', false), { kind: 'not', filter: role('r2', true) }] } })).toEqual({ total: 1, ids: ['m3'] });
+    });
+
+    test('sorted by a field, absent values last, then by creation and id; descending too', async () => {
+      expect(await ids({ sort: { field: 'email', descending: false, caseExact: false } })).toEqual({ total: 3, ids: ['m3', 'm1', 'm2'] });
+      expect(await ids({ sort: { field: 'username', descending: true, caseExact: false } })).toEqual({ total: 3, ids: ['m1', 'm2', 'm3'] });
+      expect(await ids({ sort: { field: 'isMember', descending: false, caseExact: true } })).toEqual({ total: 3, ids: ['m2', 'm3', 'm1'] });
+    });
+  });
+
+  describe('roles as Groups', () => {
+    beforeEach(async () => {
+      await store().createMember(aNewMember('m1', { attributes: { roles: [{ id: 'r1', name: 'Board' }, { id: 'r2', name: 'Fellows' }] } }));
+      await store().createMember(aNewMember('m2', { attributes: { roles: [{ id: 'r1', name: 'board' }] } }));
+    });
+
+    test('roles only members hold are read at version 0, named by the least name; written ones are kept with their version', async () => {
+      expect(await store().getRole('r1')).toEqual({ id: 'r1', name: 'Board', externalId: null, createdAt: 0, updatedAt: 0, version: 0 });
+      expect(await store().getRole('nobody')).toBeNull();
+      const created = await store().createRole({ id: 'g1', name: 'Committee', externalId: 'x-1', createdAt: T0 });
+      expect(created).toEqual({ id: 'g1', name: 'Committee', externalId: 'x-1', createdAt: T0, updatedAt: T0, version: 1 });
+      await expect(store().createRole({ id: 'g1', name: 'Again', externalId: null, createdAt: T0 })).rejects.toBeInstanceOf(StoreConflictError);
+      const page = await store().searchRoles({ offset: 0, limit: 10 });
+      expect(page).toEqual({ total: 3, roles: [expect.objectContaining({ id: 'r1' }), expect.objectContaining({ id: 'r2', name: 'Fellows' }), created] });
+      const byName = await store().searchRoles({ filter: { kind: 'compare', field: 'name', operator: 'sw', value: 'COMM', caseExact: false }, offset: 0, limit: 10 });
+      expect(byName).toEqual({ total: 1, roles: [created] });
+    });
+
+    test('replaceRole: a held role is written at version 1, then at the version read only; deleteRole forgets what was written', async () => {
+      const written = await store().replaceRole('r1', { name: 'Trustees', externalId: null, updatedAt: T0 }, 0);
+      expect(written).toEqual({ id: 'r1', name: 'Trustees', externalId: null, createdAt: T0, updatedAt: T0, version: 1 });
+      expect(await store().replaceRole('r1', { name: 'Again', externalId: null, updatedAt: T0 }, 0)).toBe('stale');
+      expect(await store().replaceRole('r1', { name: 'Again', externalId: 'e', updatedAt: T0 + 1 }, 1)).toMatchObject({ name: 'Again', externalId: 'e', version: 2 });
+      expect(await store().replaceRole('r1', { name: 'Later', externalId: null, updatedAt: T0 + 2 }, 1)).toBe('stale');
+      expect(await store().replaceRole('zz', { name: 'None', externalId: null, updatedAt: T0 }, 1)).toBe('notFound');
+      expect(await store().deleteRole('r1')).toBe(true);
+      expect(await store().deleteRole('r1')).toBe(false);
+      // Its members still hold it: it is read from them again.
+      expect(await store().getRole('r1')).toMatchObject({ version: 0 });
+    });
+  });
+
   describe('members read a batch or a page at a time (the import that keeps members in step)', () => {
     /** More than one statement's worth of ids (500), with repeats and ids nobody has. */
     const IDS = Array.from({ length: 1203 }, (_, index) => `m${index}`);

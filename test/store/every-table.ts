@@ -83,6 +83,7 @@ export async function fillEveryTable(store: Store): Promise<void> {
   });
   await store.createPasskeyChallenge({ id: 'challenge-1', purpose: 'register', memberId: 'm1', challenge: 'challenge', expiresAt: AT + 300_000 }, AT);
   await store.recordPasskeySession('s1', 'credential-1');
+  await store.createRole({ id: 'r1', name: 'Board', externalId: null, createdAt: AT });
 }
 
 /** Member m1's sign-in on the page, as an event row. */

@@ -99,7 +99,7 @@ describeWithPostgres('PostgresStore', () => {
       expect(await tableNames(schema.schema)).toEqual(
         [
           'caller_origins', 'caller_passwords', 'callers', 'deployment_settings', 'events', 'member_recovery_codes', 'member_second_factors', 'members',
-          'oidc_clients', 'oidc_keys', 'oidc_payloads', 'oidc_session_links', 'passkey_challenges', 'passkey_sessions', 'passkeys', 'provisioning_clients', 'recovery_tokens', 'saml_keys', 'saml_requests', 'saml_session_sps', 'saml_sps',
+          'oidc_clients', 'oidc_keys', 'oidc_payloads', 'oidc_session_links', 'passkey_challenges', 'passkey_sessions', 'passkeys', 'provisioning_clients', 'recovery_tokens', 'roles', 'saml_keys', 'saml_requests', 'saml_session_sps', 'saml_sps',
           'schema_migrations', 'schema_migrations_lock', 'sessions', 'staff_roles', 'throttles',
         ],
       );

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { InsertedMembers, SessionTouch, SqlDriver, SqlRunner } from '../sql/driver.js';
+import type { InsertedMembers, SessionTouch, SqlDialect, SqlDriver, SqlRunner } from '../sql/driver.js';
 import { MEMBER_COLUMNS, type FlagCodec, type NewMemberRecord } from '../sql/records.js';
 import { SqlStore } from '../sql/sql-store.js';
 import type { StoreUnavailableReason } from '../unavailable.js';
@@ -104,11 +104,26 @@ function runner(query: (sql: string, values: readonly unknown[]) => Promise<pg.Q
 }
 
 /**
+ * The attributes are TEXT (migration 3), read as jsonb where a search looks inside. The "C" collation compares
+ * texts by their UTF-8 bytes, that is by code point, as SQLite does, whatever the database's locale.
+ */
+const DIALECT: SqlDialect = {
+  jsonText: (column, path) => `(CAST(${column} AS jsonb) #>> '{${path.join(',')}}')`,
+  jsonFlag: (column, key) => `CAST(CAST(${column} AS jsonb) ->> '${key}' AS BOOLEAN)`,
+  jsonElements: (column, path, alias) => `jsonb_array_elements(CAST(${column} AS jsonb) #> '{${path.join(',')}}') AS ${alias} (value)`,
+  elementText: (alias, key) => `(${alias}.value ->> '${key}')`,
+  elementFlag: (alias, key) => `CAST(${alias}.value ->> '${key}' AS BOOLEAN)`,
+  position: (text, needle) => `strpos(${text}, ${needle})`,
+  byCodePoint: (expression) => `(${expression}) COLLATE "C"`,
+};
+
+/**
  * PostgreSQL, or a database that speaks its dialect (CockroachDB, YugabyteDB): a pool of connections, each
  * transaction on a connection of its own.
  */
 class PostgresDriver implements SqlDriver {
   readonly flags = FLAGS;
+  readonly dialect = DIALECT;
   readonly database: string;
   readonly #pool: pg.Pool;
   readonly #runner: SqlRunner;

@@ -36,6 +36,8 @@ export interface SessionTouch {
 export interface SqlDriver extends SqlRunner, UnavailableErrors {
   /** How flag columns are stored. */
   readonly flags: FlagCodec;
+  /** What the dialect writes its own way in searchMembers' statements. */
+  readonly dialect: SqlDialect;
   /**
    * Runs work in one transaction: committed when it resolves, rolled back when it rejects. Only the statements
    * work runs on `tx` are in the transaction: no other statement of this driver runs inside it. Work runs every
@@ -56,6 +58,27 @@ export interface SqlDriver extends SqlRunner, UnavailableErrors {
   /** Applies the dialect's pending migrations. */
   migrate(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * The expressions the dialects write differently, for searchMembers (src/store/sql/member-filter.ts). `column`,
+ * `key` and `alias` are the store's own names, never a client's text; a JSON column holds an object's text.
+ */
+export interface SqlDialect {
+  /** The text at the object's path of keys; NULL when absent. */
+  jsonText(column: string, path: readonly string[]): string;
+  /** The flag of the object's key, as the driver's flags compare; NULL when absent. */
+  jsonFlag(column: string, key: string): string;
+  /** A FROM item: the elements of the array at the object's path of keys (none when absent), each named `alias`. */
+  jsonElements(column: string, path: readonly string[], alias: string): string;
+  /** The text of the key of an element that jsonElements named `alias`. */
+  elementText(alias: string, key: string): string;
+  /** The flag of the key of an element, as the driver's flags compare. */
+  elementFlag(alias: string, key: string): string;
+  /** Where `needle` first occurs in `text`, counted from 1; 0 when nowhere. */
+  position(text: string, needle: string): string;
+  /** The text expression, compared and sorted by code point whatever the database's collation. */
+  byCodePoint(expression: string): string;
 }
 
 /** How a driver tells the errors that mean its database cannot be used as it is (src/store/unavailable.ts). */

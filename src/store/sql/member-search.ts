@@ -1,5 +1,6 @@
 import type { MemberCondition, Store } from '../store.js';
 import type { SqlDriver } from './driver.js';
+import { compileSearch } from './member-filter.js';
 import { flagRecordMappers, MEMBER_READ_COLUMNS, type MemberRecord } from './records.js';
 
 type Field = MemberCondition['field'];
@@ -35,7 +36,7 @@ async function valuesByField(db: SqlDriver, conditions: readonly MemberCondition
   return values;
 }
 
-/** SCIM's member queries: members meeting every condition, a page at a time. */
+/** Member queries, a page at a time: the staff console's (findMembers) and SCIM's (searchMembers). */
 export function memberSearchMethods(db: SqlDriver) {
   const { toMember } = flagRecordMappers(db.flags);
   return {
@@ -48,6 +49,14 @@ export function memberSearchMethods(db: SqlDriver) {
       const counted = await db.row<{ total: number }>(`SELECT COUNT(*) AS total FROM members ${where}`, parameters);
       const page = `SELECT ${MEMBER_READ_COLUMNS} FROM members ${where} ORDER BY created_at, id LIMIT $${fields.length + 1} OFFSET $${fields.length + 2}`;
       const members = await db.rows<MemberRecord>(page, [...parameters, limit, offset]);
+      return { total: counted?.total ?? 0, members: members.map(toMember) };
+    },
+
+    async searchMembers(search) {
+      const { where, orderBy, values } = compileSearch(search, db.dialect, db.flags);
+      const counted = await db.row<{ total: number }>(`SELECT COUNT(*) AS total FROM members ${where}`, values);
+      const page = `SELECT ${MEMBER_READ_COLUMNS} FROM members ${where} ${orderBy} LIMIT $${values.length + 1} OFFSET $${values.length + 2}`;
+      const members = await db.rows<MemberRecord>(page, [...values, search.limit, search.offset]);
       return { total: counted?.total ?? 0, members: members.map(toMember) };
     },
   } satisfies Partial<Store>;

@@ -9,6 +9,7 @@ import { passkeyMethods } from './passkeys.js';
 import { provisioningClientMethods } from './provisioning-clients.js';
 import { purgeMethods } from './purge.js';
 import { recoveryTokenMethods } from './recovery-tokens.js';
+import { roleMethods } from './roles.js';
 import { samlMethods } from './saml.js';
 import { staffMethods } from './staff.js';
 import { secondFactorMethods } from './second-factors.js';
@@ -64,6 +65,7 @@ export class SqlStore {
       ...callerMethods(driver),
       ...memberMethods(driver),
       ...memberSearchMethods(driver),
+      ...roleMethods(driver),
       ...sessionMethods(driver),
       ...throttleMethods(driver),
       ...secondFactorMethods(driver),

@@ -374,6 +374,32 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 18,
+    name: 'SCIM searches: the index of the display name shown',
+    // SCIM's displayName is the display name, else the full name as written, else the names joined
+    // (src/store/sql/member-filter.ts writes the same expression, so that displayName eq finds members by it).
+    sql: `
+      CREATE INDEX members_lower_shown_name ON members (lower(COALESCE(display_name, COALESCE(formatted_name,
+        CASE WHEN first_name = '' THEN last_name WHEN last_name = '' THEN first_name ELSE first_name || ' ' || last_name END))));
+    `,
+  },
+  {
+    version: 19,
+    name: 'roles written as SCIM Groups',
+    // The members keep holding their roles in their attributes, as before; a role written through /Groups (its name,
+    // its external id, its version) is kept here as well, so that a Group without members is kept too.
+    sql: `
+      CREATE TABLE roles (
+        id TEXT NOT NULL PRIMARY KEY,
+        name TEXT NOT NULL,
+        external_id TEXT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        version INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 const CREATE_SCHEMA_MIGRATIONS = `

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
-import { storeError, type InsertedMembers, type SessionTouch, type SqlDriver, type SqlRunner } from '../sql/driver.js';
+import { storeError, type InsertedMembers, type SessionTouch, type SqlDialect, type SqlDriver, type SqlRunner } from '../sql/driver.js';
 import { MEMBER_COLUMNS, type FlagCodec, memberValues, type NewMemberRecord } from '../sql/records.js';
 import { SqlStore } from '../sql/sql-store.js';
 import type { StoreUnavailableReason } from '../unavailable.js';
@@ -20,6 +20,24 @@ const isBusy = (error: unknown) => String((error as { code?: unknown } | null)?.
 
 /** SQLite has no boolean type: flags are stored as 0 or 1. */
 const FLAGS: FlagCodec = { toBoolean: (flag) => flag === 1, fromBoolean: (value) => (value ? 1 : 0) };
+
+/** SQLite's JSON1 functions; its text comparisons are by code point already (the BINARY collation). */
+const DIALECT: SqlDialect = {
+  jsonText: (column, path) => `json_extract(${column}, '$.${path.join('.')}')`,
+  // JSON's true and false come out as 1 and 0: the flags' own values.
+  jsonFlag: (column, key) => `json_extract(${column}, '$.${key}')`,
+  jsonElements: (column, path, alias) => `json_each(${column}, '$.${path.join('.')}') AS ${alias}`,
+  elementText: (alias, key) => `json_extract(${alias}.value, '$.${key}')`,
+  elementFlag: (alias, key) => `json_extract(${alias}.value, '$.${key}')`,
+  position: (text, needle) => `instr(${text}, ${needle})`,
+  byCodePoint: (expression) => expression,
+};
+
+/**
+ * The most statements kept prepared. The store's own are a few hundred; searches compile a client's filter to
+ * statements of their own, which past this bound are prepared for each call rather than kept for ever.
+ */
+const MAX_PREPARED = 2000;
 
 /** By code, not instanceof: better-sqlite3 registers its error class once per process, not per module load. */
 const CONFLICT_CODES = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
@@ -65,6 +83,7 @@ interface Prepared {
  */
 class SqliteDriver implements SqlDriver {
   readonly flags = FLAGS;
+  readonly dialect = DIALECT;
   readonly #db: Database.Database;
   readonly #prepared = new Map<string, Prepared>();
   /**
@@ -107,7 +126,7 @@ class SqliteDriver implements SqlDriver {
         }),
       );
       prepared = { statement, order: order.every((index, position) => index === position) ? null : order };
-      this.#prepared.set(sql, prepared);
+      if (this.#prepared.size < MAX_PREPARED) this.#prepared.set(sql, prepared);
     }
     return prepared;
   }
