@@ -51,7 +51,7 @@ export function staffOnly(deps: { config: Config; services: Services; logger: Lo
       if (visit.secondFactor === 'none') {
         return refuse(req, res, 'no-second-factor', member, {
           title: 'Set up two-step verification first',
-          message: 'The staff console opens only to staff who sign in with a code from an authenticator app. Set up two-step verification on your account page, then sign in again.',
+          message: 'The staff console opens only to staff who sign in with a passkey or with a code from an authenticator app. Add a passkey or set up two-step verification on your account page, then sign in again.',
           link: { href: `${signin.accountPath.replace(/\/+$/, '')}/two-step`, text: 'Set up two-step verification' },
         });
       }

@@ -16,8 +16,8 @@ export interface StaffMember extends StaffRoleRow {
 
 /**
  * A visit to the staff console: the member signed in, the role (null: not staff), and whether the session was
- * opened with a second factor: `none` when the member has no confirmed factor, `later` when it was confirmed
- * after the session began (the session was opened with a password alone).
+ * opened with a second factor (a code, or a passkey): `none` when the member has no confirmed factor, `later` when
+ * it was confirmed after the session began (the session was opened with a password alone).
  */
 export interface StaffVisit extends SignedInVisit {
   role: StaffRole | null;
@@ -48,10 +48,16 @@ export class StaffService {
   async visit(cookie: string, cookieDomain: string): Promise<StaffVisit | null> {
     const visit = await this.signin.current(cookie, cookieDomain);
     if (!visit) return null;
-    const [role, factor] = await Promise.all([this.roleOf(visit.member.id), this.store.getSecondFactor(visit.member.id)]);
+    const [role, factor, passkey] = await Promise.all([
+      this.roleOf(visit.member.id),
+      this.store.getSecondFactor(visit.member.id),
+      this.store.isPasskeySession(visit.session.id),
+    ]);
     const confirmedAt = factor?.confirmedAt ?? null;
-    // Every way of opening a session asks a member with a confirmed factor for a code (as services.oidc.sessions.signedIn reads it).
-    const secondFactor = confirmedAt === null ? 'none' : confirmedAt <= visit.session.createdAt ? 'used' : 'later';
+    // A passkey verifies its user as well as its possession: a session it opened is a two-factor one, as the OpenID
+    // amr and SAML context say. Every other way asks a member with a confirmed factor for a code (as
+    // services.oidc.sessions.signedIn reads it).
+    const secondFactor = passkey ? 'used' : confirmedAt === null ? 'none' : confirmedAt <= visit.session.createdAt ? 'used' : 'later';
     return { ...visit, role, secondFactor };
   }
 

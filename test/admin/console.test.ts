@@ -53,6 +53,28 @@ describe('who gets in', () => {
     expect(later.text).toContain('<h1>Sign in again with your code</h1>');
   });
 
+  it('staff who signed in with a passkey and have no app code get in: a passkey is two factors', async () => {
+    await harness.app.services.staff.grant(BOB.id, 'support');
+    const visitor = new PageClient(harness.app.baseUrl);
+    await visitor.signIn('bob', PASSWORD);
+    expect((await visitor.get('/Admin')).status).toBe(403);
+    const [session] = await harness.app.services.sessions.list({ memberId: BOB.id });
+    await harness.app.store.createPasskey({
+      id: 'credential-of-bob',
+      memberId: BOB.id,
+      publicKey: 'public-key',
+      counter: 0,
+      transports: ['internal'],
+      deviceType: 'multiDevice',
+      backedUp: true,
+      name: 'Phone',
+      createdAt: harness.now,
+      lastUsedAt: null,
+    });
+    await harness.app.store.recordPasskeySession(session!.id, 'credential-of-bob');
+    expect((await visitor.get('/Admin')).status).toBe(200);
+  });
+
   it('a revoked role stops working at the next request', async () => {
     const visitor = await harness.staffVisitor();
     expect((await visitor.get('/Admin')).status).toBe(200);
