@@ -1,4 +1,5 @@
 import type { Store } from '../store.js';
+import { callReadMethods } from './call-reads.js';
 import { callerMethods } from './callers.js';
 import { storeError, type SqlDriver } from './driver.js';
 import { eventMethods } from './events.js';
@@ -60,6 +61,7 @@ export class SqlStore {
       ...memberMethods(driver),
       ...memberSearchMethods(driver),
       ...sessionMethods(driver),
+      ...callReadMethods(driver),
       ...throttleMethods(driver),
       ...secondFactorMethods(driver),
       ...provisioningClientMethods(driver),
