@@ -49,7 +49,7 @@ export function callReadMethods(db: SqlDriver) {
   return {
     async readCall({ throttleKey, callerPasswordHash, session }) {
       const [sql, hash] = session !== null && 'cookieHash' in session ? [SQL.byCookie, session.cookieHash] : [SQL.byToken, session?.tokenHash ?? null];
-      const record = await db.row<CallReadRecord>(sql, [throttleKey, callerPasswordHash, hash]);
+      const record = await db.preparedRow<CallReadRecord>(sql, [throttleKey, callerPasswordHash, hash]);
       if (record === undefined) throw new Error('a call read returned no row');
       const { throttle_key: key, throttle_failures: failures, throttle_window_started_at: windowStartedAt, throttle_locked_until: lockedUntil } = record;
       const { caller_id: id, caller_name: name, caller_enabled: enabled, caller_created_at: createdAt } = record;
