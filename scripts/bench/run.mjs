@@ -7,7 +7,9 @@
  * (scripts/bench/reference-server.mjs: raw node:http, the same ASMX bytes, the practical ceiling for Node on
  * this machine), each in a child process, and drives the three from this process at a fixed concurrency for
  * each of SOAP 1.1, SOAP 1.2, HTTP GET and HTTP POST on AuthenticateToken and AuthenticateCookie: a warm-up,
- * then rounds of one service, one floor and one reference run. Then the sign-in mix (HTTP POST AuthenticateUser,
+ * then rounds of one service, one uncached service (CACHE_TTL_MS=0: every call reads the address's throttle state,
+ * the caller and the session), one floor and one reference run. Then the many-session mix (scripts/bench/session-mix.mjs:
+ * 100,000 sessions called Zipf-like and uniformly, the cache at its default, its hit rate beside each row). Then the sign-in mix (HTTP POST AuthenticateUser,
  * right and wrong passwords, unknown logins) against two more services, events on and off, in rounds of their own
  * (scripts/bench/events-cost.mjs; it needs autocannon). Then one member's history among BENCH_HISTORY_EVENTS
  * events, the store's query and the staff console's page (scripts/bench/history.mjs). Writes bench/results/latest.md and
@@ -22,8 +24,10 @@
  *   BENCH_LOG_LEVEL     the service's LOG_LEVEL (info, what operators run; its lines go to /dev/null)
  *   BENCH_LOG_FILE      write the service's log lines to this file instead of /dev/null
  *   BENCH_RESULT_FORMAT the service's RESULT_FORMAT (ibridge)
- *   BENCH_CASES         only the cases whose name contains one of these comma-separated words (all; `history`
- *                       the history alone)
+ *   BENCH_CASES         only the cases whose name contains one of these comma-separated words (all); the
+ *                       many-session mix is "many sessions", the sign-in mix "sign-in mix", the history "history"
+ *   BENCH_MIX_SESSIONS  sessions of the many-session mix (100000)
+ *   BENCH_MIX_MEMBERS   their members (10000)
  *   BENCH_HISTORY_<X>   the history's settings, as bench:history's BENCH_<X>: EVENTS (1000000), MEMBERS (10000),
  *                       REPEATS (200), CONNECTIONS (4), DURATION (10), WARMUP (2)
  *   BENCH_SERVICE_<X>   passed to the service as <X>, e.g. BENCH_SERVICE_METRICS_ENABLED=false
@@ -43,6 +47,7 @@ import { EVENTS_COST_HEADER, eventsCostRow, measureEventsCost } from './events-c
 import { HISTORY_CASE, HISTORY_HEADER, historyNote, historyRow, historySettings, measureHistory } from './history.mjs';
 import { loadGenerator, runLoad } from './load.mjs';
 import { formatProfile, summarizeProfile } from './profile.mjs';
+import { measureSessionMix, SESSION_MIX_NAME, sessionMixLines } from './session-mix.mjs';
 import {
   checkAnswers,
   checkAnswer,
@@ -69,6 +74,10 @@ const PROFILES_DIR = join(RESULTS_DIR, 'profiles');
 /** The targets hold for this store at this concurrency (the issue's figures for a 2-core machine). */
 const TARGET_STORE = 'sqlite';
 const TARGET_CONNECTIONS = 32;
+/** An uncached call (CACHE_TTL_MS=0) costs at most this many times a cached one's CPU, and its p99 at most this many times. */
+const TARGET_UNCACHED_OF_CACHED = 2;
+/** PostgreSQL's uncached throughput against SQLite's. */
+const TARGET_POSTGRES_OF_SQLITE = 0.7;
 
 const settings = {
   duration: intSetting('BENCH_DURATION', 10, 1),
@@ -104,11 +113,13 @@ async function benchStore(store) {
   const selected = selectedCases();
   if (selected.length === 0) {
     console.log(`\n== ${STORE_LABEL[store]}`);
-    return { results: [], eventsCost: await eventsCostOf(serviceOptions), history: await historyOf(store) };
+    return { results: [], sessionMix: await sessionMixOf(serviceOptions), eventsCost: await eventsCostOf(serviceOptions), history: await historyOf(store) };
   }
   console.log(`\n== ${STORE_LABEL[store]}: starting the service, the floor and the reference server`);
   const service = await startService(serviceOptions);
   cleanups.push(service.cleanup, service.stop);
+  const uncached = await startService({ ...serviceOptions, extraEnv: { ...serviceOptions.extraEnv, CACHE_TTL_MS: '0' } });
+  cleanups.push(uncached.cleanup, uncached.stop);
   const before = settings.before ? await startService({ ...serviceOptions, root: settings.before }) : undefined;
   if (before) cleanups.push(before.cleanup, before.stop);
   const floor = await startFloor(service, service.seed, settings.resultFormat);
@@ -116,9 +127,16 @@ async function benchStore(store) {
   const reference = await startReference(referenceOfSeed(service.seed, settings.resultFormat));
   cleanups.push(reference.stop);
   if (before) console.log(`   before: ${settings.before}'s service ${before.baseUrl} (pid ${before.pid})`);
+  console.log(`   uncached service ${uncached.baseUrl} (pid ${uncached.pid})`);
   console.log(`   service ${service.baseUrl} (pid ${service.pid}), floor ${floor.baseUrl} (pid ${floor.pid}), reference ${reference.baseUrl} (pid ${reference.pid})`);
-  /** The servers, measured in this order in every round. @type {Array<['service' | 'before' | 'floor' | 'reference', import('./service.mjs').RunningServer]>} */
-  const servers = [['service', service], ...(before ? [/** @type {['before', typeof before]} */ (['before', before])] : []), ['floor', floor], ['reference', reference]];
+  /** The servers, measured in this order in every round. @type {Array<['service' | 'uncached' | 'before' | 'floor' | 'reference', import('./service.mjs').RunningServer]>} */
+  const servers = [
+    ['service', service],
+    ['uncached', uncached],
+    ...(before ? [/** @type {['before', typeof before]} */ (['before', before])] : []),
+    ['floor', floor],
+    ['reference', reference],
+  ];
 
   const results = [];
   for (const benchCase of selected) {
@@ -126,18 +144,21 @@ async function benchStore(store) {
     const expect = { status: 200, includes: service.seed.member.id };
     await checkAnswers(benchCase.name, request, service.baseUrl, reference.baseUrl, expect);
     await checkAnswer(benchCase.name, request, floor.baseUrl, expect, 'the floor');
-    // The earlier checkout's service has its own seed (password, token, cookie) and so its own requests.
+    // The uncached and the earlier checkout's services have their own seeds (password, token, cookie) and so their own requests.
+    const uncachedRequest = benchCase.request(uncached.seed);
+    await checkAnswer(benchCase.name, uncachedRequest, uncached.baseUrl, { status: 200, includes: uncached.seed.member.id }, 'the uncached service');
     const beforeRequest = before ? benchCase.request(before.seed) : undefined;
     if (before && beforeRequest) await checkAnswer(benchCase.name, beforeRequest, before.baseUrl, { status: 200, includes: before.seed.member.id }, "the earlier checkout's service");
     console.log(`-- ${benchCase.name} (answers checked)`);
-    const ours = [process.pid, service.pid, floor.pid, reference.pid, ...(before ? [before.pid] : [])];
+    const ours = [process.pid, service.pid, uncached.pid, floor.pid, reference.pid, ...(before ? [before.pid] : [])];
+    const requestOf = (/** @type {import('./service.mjs').RunningServer} */ server) => (server === uncached ? uncachedRequest : server === before && beforeRequest ? beforeRequest : request);
     const load = (/** @type {import('./service.mjs').RunningServer} */ server, /** @type {number} */ duration) =>
-      measure({ baseUrl: server.baseUrl, request: server === before && beforeRequest ? beforeRequest : request, connections: settings.connections, duration }, ours, server.pid);
+      measure({ baseUrl: server.baseUrl, request: requestOf(server), connections: settings.connections, duration }, ours, server.pid);
     if (settings.warmup > 0) {
       for (const [, server] of servers) await load(server, settings.warmup);
     }
-    /** @type {Record<'service' | 'before' | 'floor' | 'reference', import('./runs.mjs').RunResult[]>} */
-    const runs = { service: [], before: [], floor: [], reference: [] };
+    /** @type {Record<'service' | 'uncached' | 'before' | 'floor' | 'reference', import('./runs.mjs').RunResult[]>} */
+    const runs = { service: [], uncached: [], before: [], floor: [], reference: [] };
     for (let turn = 1; turn <= settings.pairs; turn++) {
       for (const [label, server] of servers) {
         await sleep(250);
@@ -175,6 +196,7 @@ async function benchStore(store) {
       floor: floorFigures,
       reference: referenceFigures,
       ratios,
+      uncached: combine(runs.uncached),
       ...(before ? { before: { ...combine(runs.before), floorRatio: ratioOf(runs.before, runs.floor), referenceRatio: ratioOf(runs.before, runs.reference) } } : {}),
       target: { ...target, p99OfFloor: TARGET_P99_OF_FLOOR, errors: 0, applies: targeted },
       met: missed.length === 0,
@@ -184,6 +206,8 @@ async function benchStore(store) {
 
   await reference.stop();
   await floor.stop();
+  await uncached.stop();
+  await uncached.cleanup();
   if (before) {
     await before.stop();
     await before.cleanup();
@@ -192,12 +216,22 @@ async function benchStore(store) {
   if (exit.code !== 0) console.warn(`bench: the service exited with ${exit.code ?? exit.signal}:\n${service.stderr()}`);
   await service.cleanup();
   cleanups.length = 0;
-  return { results, eventsCost: await eventsCostOf(serviceOptions), history: await historyOf(store) };
+  return { results, sessionMix: await sessionMixOf(serviceOptions), eventsCost: await eventsCostOf(serviceOptions), history: await historyOf(store) };
 }
 
 /** One member's history among many events on this store, when BENCH_CASES selects it. @param {'sqlite' | 'postgresql'} store */
 async function historyOf(store) {
   return isSelected(HISTORY_CASE) ? measureHistory(store, settings.history, databaseUrl) : null;
+}
+
+/** The many-session mix, when BENCH_CASES selects it. @param {import('./service.mjs').ServiceOptions} serviceOptions */
+async function sessionMixOf(serviceOptions) {
+  if (!isSelected(SESSION_MIX_NAME)) return null;
+  if (loadGenerator().name !== 'autocannon') {
+    console.log(`-- ${SESSION_MIX_NAME}: left out, it needs autocannon (BENCH_TOOL=autocannon)`);
+    return null;
+  }
+  return { store: serviceOptions.store, ...(await measureSessionMix(serviceOptions, settings)) };
 }
 
 /** The sign-in mix with events on and off, when BENCH_CASES selects it. @param {import('./service.mjs').ServiceOptions} serviceOptions */
@@ -222,12 +256,17 @@ function markdown(report) {
   const s = report.settings;
   const lines = [
     `Machine: ${m.cpuModel}, ${m.cpuCount} CPUs, ${m.totalMemoryGiB} GiB, ${m.os}, Node ${m.node}; load generator ${s.loadGenerator} in a process of its own on the same machine.`,
-    `Run ${report.date}: ${s.connections} connections, ${s.pairs} × ${s.duration} s per server and case (service, floor and reference in turn, after ${s.warmup} s of warm-up each), loopback; service with RESULT_FORMAT=${s.resultFormat}, LOG_LEVEL=${s.logLevel} (log lines to ${s.logFile ?? '/dev/null'})${Object.keys(s.serviceEnv).length ? `, ${Object.entries(s.serviceEnv).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}. Load average at start ${report.loadAverage.start.join(' / ')}.`,
+    `Run ${report.date}: ${s.connections} connections, ${s.pairs} × ${s.duration} s per server and case (service, uncached service, floor and reference in turn, after ${s.warmup} s of warm-up each), loopback; service with RESULT_FORMAT=${s.resultFormat}, LOG_LEVEL=${s.logLevel} (log lines to ${s.logFile ?? '/dev/null'})${Object.keys(s.serviceEnv).length ? `, ${Object.entries(s.serviceEnv).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}. Load average at start ${report.loadAverage.start.join(' / ')}, at the end ${report.loadAverage.end.join(' / ')}; the whole run took ${Math.round(report.seconds / 60)} min.`,
     `The floor is the design card's stack answering a constant (node-soap on Express for SOAP, a bare Express route for HTTP; no store, no log), the reference raw node:http. p50/p99/p99.9 are the service's, over every response of its measured runs; req/s and CPU µs/call (the server process's user and system time per response) are the medians of the runs, and each ratio the median over the rounds of the service's throughput against that server's in the same round. "other CPU" is the most of the machine's CPU that processes other than the bench and the three servers took during one of the row's measured runs${report.stores.includes('postgresql') ? ' (on PostgreSQL, the database server among them)' : ''}: above a few per cent, the row competed with other work.`,
   ];
   for (const store of report.stores) {
     const rows = report.results.filter((/** @type {any} */ r) => r.store === store);
-    if (rows.length === 0) continue;
+    const mix = report.sessionMix.find((/** @type {any} */ m) => m.store === store);
+    const mixLines = mix ? sessionMixLines(mix.rows, STORE_LABEL[/** @type {'sqlite' | 'postgresql'} */ (store)], mix.seedSeconds) : [];
+    if (rows.length === 0) {
+      lines.push(...mixLines);
+      continue;
+    }
     const targeted = rows.some((/** @type {any} */ r) => r.target.applies);
     lines.push(
       '',
@@ -240,6 +279,20 @@ function markdown(report) {
           `| ${r.case} | ${int(r.service.rps)} | ${int(r.floor.rps)} | ${int(r.reference.rps)} | ${r.ratios.floor.toFixed(2)} (≥ ${r.target.floor}) | ${(r.ratios.reference * 100).toFixed(0)}%${r.target.reference === undefined ? '' : ` (≥ ${r.target.reference * 100}%)`} | ${ms(r.service.p50)} | ${ms(r.service.p99)} (< ${ms(r.target.p99OfFloor * r.floor.p99)}) | ${ms(r.service.p999)} | ${ms(r.floor.p99)} | ${ms(r.reference.p99)} | ${[r.service, r.floor, r.reference].map((/** @type {any} */ f) => f.cpuMicrosPerCall ?? '–').join(' / ')} | ${r.service.errors} | ${otherCpu(r)} | ${!r.target.applies ? 'n/a' : r.met ? 'yes' : `no (${r.missed.map((/** @type {{ what: string }} */ x) => x.what).join(', ')})`} |`,
       ),
     );
+    lines.push(
+      '',
+      `Cached and uncached side by side (the same service with CACHE_TTL_MS=0, every call reading the address's throttle state, the caller and the session, measured in every round right after the cached one; target on the embedded store at ${TARGET_CONNECTIONS} connections: at most ${TARGET_UNCACHED_OF_CACHED}× the cached call's CPU and p99${report.stores.includes('postgresql') && store === 'postgresql' ? `; PostgreSQL's uncached throughput at least ${TARGET_POSTGRES_OF_SQLITE * 100}% of SQLite's` : ''}):`,
+      '',
+      `| case | CPU µs/call: cached / uncached (×) | req/s: cached / uncached | p99 ms: cached / uncached (×) |${store === 'postgresql' ? ' uncached req/s against SQLite\'s |' : ''}`,
+      `|---|--:|--:|--:|${store === 'postgresql' ? '--:|' : ''}`,
+      ...rows.map((/** @type {any} */ r) => {
+        const cpu = r.uncached.cpuMicrosPerCall !== null && r.service.cpuMicrosPerCall ? r.uncached.cpuMicrosPerCall / r.service.cpuMicrosPerCall : NaN;
+        const sqlite = report.results.find((/** @type {any} */ x) => x.store === 'sqlite' && x.case === r.case);
+        const againstSqlite = store === 'postgresql' ? ` ${sqlite ? `${((r.uncached.rps / sqlite.uncached.rps) * 100).toFixed(0)}%` : '–'} |` : '';
+        return `| ${r.case} | ${r.service.cpuMicrosPerCall ?? '–'} / ${r.uncached.cpuMicrosPerCall ?? '–'} (${cpu.toFixed(2)}) | ${int(r.service.rps)} / ${int(r.uncached.rps)} | ${ms(r.service.p99)} / ${ms(r.uncached.p99)} (${(r.uncached.p99 / r.service.p99).toFixed(2)}) |${againstSqlite}`;
+      }),
+    );
+    lines.push(...mixLines);
     if (rows.some((/** @type {any} */ r) => r.before)) {
       lines.push(
         '',
@@ -279,11 +332,13 @@ async function benchmark() {
   }
   const date = new Date().toISOString();
   const results = [];
+  const sessionMix = [];
   const eventsCost = [];
   const history = [];
   for (const store of stores) {
     const measured = await benchStore(store);
     results.push(...measured.results);
+    if (measured.sessionMix) sessionMix.push(measured.sessionMix);
     if (measured.eventsCost) eventsCost.push(measured.eventsCost);
     if (measured.history) history.push(measured.history);
   }
@@ -306,10 +361,20 @@ async function benchmark() {
       history: settings.history,
     },
     stores,
-    targets: { store: TARGET_STORE, connections: TARGET_CONNECTIONS, throughput: TARGETS, p99OfFloor: TARGET_P99_OF_FLOOR, errors: 0 },
+    targets: {
+      store: TARGET_STORE,
+      connections: TARGET_CONNECTIONS,
+      throughput: TARGETS,
+      p99OfFloor: TARGET_P99_OF_FLOOR,
+      errors: 0,
+      uncachedOfCached: TARGET_UNCACHED_OF_CACHED,
+      postgresOfSqlite: TARGET_POSTGRES_OF_SQLITE,
+    },
     results,
+    sessionMix,
     eventsCost,
     history,
+    seconds: round((Date.now() - Date.parse(date)) / 1000, 0),
   };
   const table = markdown(report);
   mkdirSync(RESULTS_DIR, { recursive: true });

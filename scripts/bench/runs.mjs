@@ -98,6 +98,12 @@ export function sample(text, series) {
   return line === undefined ? 0 : Number(line.slice(series.length + 1));
 }
 
+/** The session cache's hits and misses so far, from the service's /metrics. @param {string} baseUrl */
+export async function sessionLookups(baseUrl) {
+  const text = await (await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+  return { hits: sample(text, 'cache_lookups_total{cache="sessions",result="hit"}'), misses: sample(text, 'cache_lookups_total{cache="sessions",result="miss"}') };
+}
+
 /**
  * @typedef {import('./load.mjs').RunResult & { otherCpu: number | null, steal: number | null, cpuMicrosPerCall: number | null }} RunResult
  * @typedef {{ rps: number, p50: number, p99: number, p999: number, ok: number, non2xx: number, errors: number, timeouts: number, otherCpuPercent: number | null, stealPercent: number | null, cpuMicrosPerCall: number | null }} RunFigures

@@ -21,23 +21,18 @@
  *   BENCH_PURGE                 0 to leave out the purge measurement (1)
  */
 import { randomBytes } from 'node:crypto';
-import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { CASES } from './cases.mjs';
 import { CLOCK_TICK_US, processTicks } from './cpu-usage.mjs';
 import { cookieAt, createDataSet, memberAt, memberIndexOf, tokenAt, trafficOf } from './data-set.mjs';
 import { loadGenerator } from './load.mjs';
 import { measurePurge } from './purge-under-load.mjs';
-import { checkAnswers, cleanUp, cleanups, combine, ensureAlive, int, intSetting, machine, measure, ms, progress, round, sample, serviceEnvOf, wordsOf } from './runs.mjs';
-import { launchService, prepareStore, ROOT, startReference } from './service.mjs';
+import { checkAnswers, cleanUp, cleanups, combine, ensureAlive, int, intSetting, machine, measure, ms, progress, round, serviceEnvOf, sessionLookups, wordsOf } from './runs.mjs';
+import { launchService, prepareStore, ROOT, seedDataSet, startReference } from './service.mjs';
 
-const run = promisify(execFile);
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
-const SEEDER = join(ROOT, 'scripts', 'bench', 'seed-data-set.mjs');
-const SEED_TIMEOUT_MS = 30 * 60_000;
 const STORE_LABEL = { sqlite: 'embedded store (SQLite)', postgresql: 'PostgreSQL' };
 
 const settings = {
@@ -83,28 +78,6 @@ function rssOf(pid) {
   } catch {
     return 0;
   }
-}
-
-/** The session cache's hits and misses so far. @param {string} baseUrl */
-async function sessionLookups(baseUrl) {
-  const text = await (await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
-  return { hits: sample(text, 'cache_lookups_total{cache="sessions",result="hit"}'), misses: sample(text, 'cache_lookups_total{cache="sessions",result="miss"}') };
-}
-
-/**
- * Seeds what the request names, in a child process on the service's settings.
- * @param {Record<string, string>} env
- * @param {import('./seed-data-set.mjs').SeedRequest} request
- * @returns {Promise<{ members: number, sessions: number, seconds: number }>}
- */
-async function seed(env, request) {
-  const { stdout } = await run(process.execPath, [SEEDER], {
-    env: { ...env, BENCH_SEED: JSON.stringify(request) },
-    cwd: ROOT,
-    timeout: SEED_TIMEOUT_MS,
-    maxBuffer: 1 << 20,
-  });
-  return JSON.parse(stdout.trim().split('\n').pop() ?? '{}');
 }
 
 /**
@@ -208,7 +181,7 @@ async function benchStore(store) {
   const rows = [];
   let seeded = 0;
   for (const count of settings.sessions) {
-    const seeding = await seed(prepared.env, {
+    const seeding = await seedDataSet(prepared.env, {
       dataSet,
       members: seeded === 0 ? [0, settings.members] : [0, 0],
       sessions: [seeded, count],

@@ -6,10 +6,12 @@
  * not one admin command per row. Run as a child process of scripts/bench/scale.mjs and event-history.mjs with the
  * service's settings in its environment (DATA_DIR or DATABASE_URL, SECRET_KEY) and what to seed in BENCH_SEED
  * (JSON, see SeedRequest); prints one JSON line with the figures. Seeding in steps (members and the first
- * sessions, then more sessions) continues where the last step ended.
+ * sessions, then more sessions) continues where the last step ended. BENCH_SEED_ROOT names another checkout whose
+ * services seed (BENCH_BEFORE's), this one's by default.
  */
 import { URI } from 'otpauth';
-import { createCliContext } from '../../dist/cli/context.js';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../../dist/config/config.js';
 import { eventId } from '../../dist/service/event-ids.js';
 import { openStore } from '../../dist/store/open.js';
@@ -30,6 +32,11 @@ import { cookieAt, eventAt, memberAt, memberIndexOf, tokenAt } from './data-set.
  * @property {string} cookie the login cookie of the staff member's session
  * @property {string} token
  */
+
+/** The checkout whose services seed (BENCH_SEED_ROOT: an earlier one, for BENCH_BEFORE), this one's by default. */
+const root = process.env.BENCH_SEED_ROOT || new URL('../../', import.meta.url).pathname;
+/** @type {typeof import('../../dist/cli/context.js')} */
+const { createCliContext } = await import(pathToFileURL(join(root, 'dist', 'cli', 'context.js')).href);
 
 const BATCH = 1000;
 /** Events per transaction: Store.insertEvents splits them into as many statements as the driver takes. */

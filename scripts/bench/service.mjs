@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { cookieAt, createDataSet, memberAt, tokenAt } from './data-set.mjs';
 import { signedInResult } from './reference-server.mjs';
 
 const run = promisify(execFile);
@@ -25,6 +26,8 @@ const run = promisify(execFile);
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The built CLI of a checkout: this one, or another (BENCH_BEFORE) built with the same node_modules. */
 const cliOf = (/** @type {string} */ root) => join(root, 'dist', 'cli', 'index.js');
+const SEEDER = fileURLToPath(new URL('./seed-data-set.mjs', import.meta.url));
+const SEED_TIMEOUT_MS = 30 * 60_000;
 const REFERENCE_SERVER = fileURLToPath(new URL('./reference-server.mjs', import.meta.url));
 const FLOOR_SERVER = fileURLToPath(new URL('./floor-server.mjs', import.meta.url));
 /** The namespace both servers use (the service's default). */
@@ -209,6 +212,38 @@ async function seedThroughCli(env, root) {
 }
 
 /**
+ * Seeds what the request names through a checkout's services (this one's unless `root` names another), in a
+ * child process on the service's settings (scripts/bench/seed-data-set.mjs).
+ * @param {Record<string, string>} env
+ * @param {import('./seed-data-set.mjs').SeedRequest} request
+ * @param {string} [root]
+ * @returns {Promise<{ members: number, sessions: number, seconds: number }>}
+ */
+export async function seedDataSet(env, request, root = ROOT) {
+  const { stdout } = await run(process.execPath, [SEEDER], {
+    env: { ...env, BENCH_SEED: JSON.stringify(request), BENCH_SEED_ROOT: root },
+    cwd: root,
+    timeout: SEED_TIMEOUT_MS,
+    maxBuffer: 1 << 20,
+  });
+  return JSON.parse(stdout.trim().split('\n').pop() ?? '{}');
+}
+
+/**
+ * An earlier checkout's store (BENCH_BEFORE), seeded through its services' bulk paths as the data set's first
+ * member and session: its admin CLI may spell the commands otherwise, and it answers only the session cases.
+ * @param {Record<string, string>} env
+ * @param {string} root
+ * @returns {Promise<Seed>}
+ */
+async function seedEarlierCheckout(env, root) {
+  const password = randomBytes(24).toString('base64url');
+  const dataSet = createDataSet(1, 1);
+  await seedDataSet(env, { dataSet, members: [0, 1], sessions: [0, 1], caller: { name: 'bench', password } }, root);
+  return { caller: 'bench', password, member: memberAt(0), memberPassword: '', domain: dataSet.domain, cookie: cookieAt(dataSet, 0), token: tokenAt(dataSet, 0) };
+}
+
+/**
  * A fresh store for the service and the settings that point at it: a temporary DATA_DIR, and with the
  * postgresql store a fresh schema in DATABASE_URL's database (dropped by cleanup) and a SECRET_KEY.
  * @param {ServiceOptions} options
@@ -301,7 +336,8 @@ export async function launchService(env, options = {}) {
 export async function startService(options) {
   const prepared = await prepareStore(options);
   try {
-    const seed = await seedThroughCli(prepared.env, options.root ?? ROOT);
+    const root = options.root ?? ROOT;
+    const seed = root === ROOT ? await seedThroughCli(prepared.env, root) : await seedEarlierCheckout(prepared.env, root);
     const service = await launchService(prepared.env, options);
     return { ...service, seed, store: options.store, cleanup: prepared.cleanup };
   } catch (error) {

@@ -1,4 +1,5 @@
-import type { CallerRow, MemberRow } from '../store/store.js';
+import type { CallerRow, MemberRow, Store } from '../store/store.js';
+import { CallRead } from './call-read.js';
 import type { CallerService } from './callers.js';
 import { MAX_FIELD_LENGTH, MAX_PASSWORD_LENGTH } from './members.js';
 import type { Clock } from './clock.js';
@@ -74,14 +75,18 @@ export interface CallContext {
  *
  * Failed security passwords are counted per client address (`throttle`, keys `caller-address:<address>`).
  * Once an address has reached the threshold, every call from it throws CallerThrottledError until the lock
- * ends, before its password is looked at: the right password does not get through, and a locked guesser
- * costs no password check. A correct password does not clear the count (see verify below).
+ * ends, before its password is looked at: the right password does not get through. A correct password does not
+ * clear the count (see verify below).
+ *
+ * What a call reads of the store that the caches do not hold (the address's throttle state, the caller, the
+ * session) it reads in one statement (CallRead): each service asks for its part before anything is read.
  *
  * With the membership site's keys (`tickets`), AuthenticateCookie also answers for the site's own login cookie,
  * a Forms ticket (src/service/forms-tickets.ts), when it is no session's cookie here.
  */
 export class AuthenticationService {
   constructor(
+    private readonly store: Store,
     private readonly callers: CallerService,
     private readonly sessions: SessionService,
     private readonly signin: SignInService,
@@ -92,8 +97,10 @@ export class AuthenticationService {
   ) {}
 
   async authenticateToken(request: AuthenticateTokenRequest, context: CallContext): Promise<Outcome> {
-    const caller = await this.#verify('AuthenticateToken', request.securityPassword, context);
-    return sessionOutcome('AuthenticateToken', caller.name, await this.sessions.checkToken(request.token));
+    const read = this.#read(request.securityPassword, context);
+    this.sessions.askToken(request.token, this.clock(), read);
+    const caller = await this.#verify('AuthenticateToken', request.securityPassword, context, read);
+    return sessionOutcome('AuthenticateToken', caller.name, await this.sessions.checkToken(request.token, read));
   }
 
   /**
@@ -103,9 +110,11 @@ export class AuthenticationService {
    * USER_COOKIE, as Login's answer (docs/imis.md).
    */
   async authenticateCookie(request: AuthenticateCookieRequest, context: CallContext): Promise<Outcome> {
-    const caller = await this.#verify('AuthenticateCookie', request.securityPassword, context);
     const { loginCookie, cookieDomain } = request;
-    const check = await this.sessions.checkCookie(loginCookie, cookieDomain);
+    const read = this.#read(request.securityPassword, context);
+    this.sessions.askCookie(loginCookie, this.clock(), read);
+    const caller = await this.#verify('AuthenticateCookie', request.securityPassword, context, read);
+    const check = await this.sessions.checkCookie(loginCookie, cookieDomain, read);
     const ticket = !check.ok && check.reason === 'unknown' && loginCookie ? await this.tickets?.check(loginCookie) : undefined;
     if (!ticket) return sessionOutcome('AuthenticateCookie', caller.name, check);
     const forThisDomain = normalizeCookieDomain(cookieDomain ?? '') === normalizeCookieDomain(context.cookieDomain());
@@ -137,8 +146,10 @@ export class AuthenticationService {
 
   /** Ends the live session this token belongs to; an unknown or ended token is a not-signed-in answer. */
   async deleteUserSession(request: DeleteUserSessionRequest, context: CallContext): Promise<Outcome> {
-    const caller = await this.#verify('DeleteUserSession', request.securityPassword, context);
-    const check = await this.sessions.checkToken(request.token);
+    const read = this.#read(request.securityPassword, context);
+    this.sessions.askToken(request.token, this.clock(), read);
+    const caller = await this.#verify('DeleteUserSession', request.securityPassword, context, read);
+    const check = await this.sessions.checkToken(request.token, read);
     if (!check.ok) return sessionOutcome('DeleteUserSession', caller.name, check);
     const ended = await this.sessions.end(check.found.session.id);
     if (!ended) return sessionOutcome('DeleteUserSession', caller.name, { ok: false, reason: 'revoked' });
@@ -189,11 +200,11 @@ export class AuthenticationService {
    * shares the address with a partner calling every second) must not be able to wipe out its failures. The
    * count ends with its window instead.
    */
-  async #verify(operation: OperationName, securityPassword: string | null, context: CallContext): Promise<CallerRow> {
-    const lock = await this.throttle.check(context.clientAddress, this.clock());
+  async #verify(operation: OperationName, securityPassword: string | null, context: CallContext, read = this.#read(securityPassword, context)): Promise<CallerRow> {
+    const lock = await this.throttle.check(context.clientAddress, this.clock(), read);
     if (lock) throw new CallerThrottledError(lock.retryAfterSeconds);
     try {
-      return await this.callers.verify(securityPassword);
+      return await this.callers.verify(securityPassword, read);
     } catch (error) {
       if (error instanceof ServiceError && error.code === 'INVALID_SECURITY_PASSWORD') {
         await this.throttle.failure(context.clientAddress, this.clock());
@@ -207,6 +218,15 @@ export class AuthenticationService {
       }
       throw error;
     }
+  }
+
+  /** The call's one read, with the address's throttle state and the caller asked for where their caches do not hold them. */
+  #read(securityPassword: string | null, context: CallContext): CallRead {
+    const read = new CallRead(this.store);
+    const now = this.clock();
+    this.throttle.ask(context.clientAddress, now, read);
+    this.callers.ask(securityPassword, now, read);
+    return read;
   }
 
   /** What the events of a call record besides what happened: the partner, its address and the request. */

@@ -1,4 +1,5 @@
 import type { CallerOriginRow, CallerPasswordRow, CallerRow, Store } from '../store/store.js';
+import type { CallRead } from './call-read.js';
 import type { Clock } from './clock.js';
 import { ServiceError } from './errors.js';
 import { CLI_ACTOR, type EventContext, type EventService } from './events.js';
@@ -129,12 +130,20 @@ export class CallerService {
     this.events.record({ ...by, type, via: name, outcome: 'partner', reason });
   }
 
-  /** The enabled caller this security password belongs to; the legacy fault otherwise. */
-  async verify(securityPassword: string | null): Promise<CallerRow> {
+  /** Asks the call's one read (`read`) for this password's caller, unless the cache holds it at `now`. */
+  ask(securityPassword: string | null, now: number, read: CallRead): void {
+    if (securityPassword && this.cache.get(securityPassword, now) === undefined) {
+      read.askCaller(this.secrets.hash('caller-password', securityPassword), this.cache.generation);
+    }
+  }
+
+  /** The enabled caller this security password belongs to; the legacy fault otherwise. Read by the call's one read when it was asked for there (ask). */
+  async verify(securityPassword: string | null, read?: CallRead): Promise<CallerRow> {
     const caller = securityPassword
-      ? await this.cache.fetch(securityPassword, this.clock(), () =>
-          this.store.findCallerByPasswordHash(this.secrets.hash('caller-password', securityPassword)),
-        )
+      ? await this.cache.fetch(securityPassword, this.clock(), async () => {
+          const asked = await read?.part('caller', this.cache.generation);
+          return asked !== undefined ? asked : this.store.findCallerByPasswordHash(this.secrets.hash('caller-password', securityPassword));
+        })
       : null;
     if (!caller || !caller.enabled) throw new ServiceError('INVALID_SECURITY_PASSWORD');
     return caller;

@@ -120,7 +120,7 @@ export function createServices(options: {
     sessions,
     secondFactor,
     account: new AccountService(store, members, sessions, secondFactor, signinThrottle, clock, events),
-    authentication: new AuthenticationService(callers, sessions, signIn, throttle, clock, events, tickets),
+    authentication: new AuthenticationService(store, callers, sessions, signIn, throttle, clock, events, tickets),
     signin: signIn,
     returnUrls: new ReturnUrlPolicy(store, settings.signin.defaultReturnPath),
     recovery: new RecoveryService(

@@ -1,20 +1,23 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * Hashing and sealing with the server key. Lookup hashes are HMAC-SHA256 under the key, so a copy of the
  * database alone (without the key) neither signs anybody in nor lets an attacker test guesses offline.
  * Tokens and login cookies are also sealed (AES-256-GCM): AuthenticateCookie returns the session's token, and
  * an iBridge result's USER_COOKIE the session's login cookie.
+ *
+ * The sub-keys are key objects made once: given a Buffer, every HMAC and cipher would make its own key object
+ * (about a tenth of an uncached AuthenticateToken's time went there).
  */
 export class Secrets {
-  readonly #hashKey: Buffer;
-  readonly #sealKey: Buffer;
+  readonly #hashKey: KeyObject;
+  readonly #sealKey: KeyObject;
 
   constructor(key: Buffer) {
     if (key.length !== 32) throw new Error('The secret key must be 32 bytes');
     // Separate sub-keys so that a hash can never be confused with a ciphertext key.
-    this.#hashKey = createHmac('sha256', key).update('authentication-asmx/hash').digest();
-    this.#sealKey = createHmac('sha256', key).update('authentication-asmx/seal').digest();
+    this.#hashKey = createSecretKey(createHmac('sha256', key).update('authentication-asmx/hash').digest());
+    this.#sealKey = createSecretKey(createHmac('sha256', key).update('authentication-asmx/seal').digest());
   }
 
   /**

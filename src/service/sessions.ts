@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SessionFilter, SessionRow, SessionThrough, SessionWithMember, Store } from '../store/store.js';
+import type { CallRead } from './call-read.js';
 import type { Clock } from './clock.js';
 import { isValidCookieDomain, normalizeCookieDomain } from './domains.js';
 import { ServiceError } from './errors.js';
@@ -189,12 +190,24 @@ export class SessionService {
     return { session, cookie, token };
   }
 
-  async checkToken(token: string | null): Promise<SessionCheck> {
+  /** Asks the call's one read (`read`) for this token's session, unless the cache holds it at `now`. */
+  askToken(token: string | null, now: number, read: CallRead): void {
+    if (token && this.cache.get(`token:${token}`, now) === undefined) read.askSession({ tokenHash: this.secrets.hash('token', token) }, this.cache.generation);
+  }
+
+  /** Asks the call's one read (`read`) for this login cookie's session, unless the cache holds it at `now`. */
+  askCookie(cookie: string | null, now: number, read: CallRead): void {
+    if (cookie && this.cache.get(`cookie:${cookie}`, now) === undefined) read.askSession({ cookieHash: this.secrets.hash('cookie', cookie) }, this.cache.generation);
+  }
+
+  /** The token's session; read by the call's one read when it was asked for there (askToken). */
+  async checkToken(token: string | null, read?: CallRead): Promise<SessionCheck> {
     if (!token) return { ok: false, reason: 'missing' };
     const key = `token:${token}`;
     // Unsealed once per fetch, as checkCookie does the token.
     const entry = await this.cache.fetch(key, this.clock(), async () => {
-      const found = await this.store.findSessionByTokenHash(this.secrets.hash('token', token));
+      const asked = await read?.part('session', this.cache.generation);
+      const found = asked !== undefined ? asked : await this.store.findSessionByTokenHash(this.secrets.hash('token', token));
       if (!found) return null;
       const { cookieSealed } = found.session;
       return { found, token, cookie: cookieSealed === null ? null : this.secrets.unseal(cookieSealed) };
@@ -202,13 +215,15 @@ export class SessionService {
     return this.#check(entry);
   }
 
-  async checkCookie(cookie: string | null, cookieDomain: string | null): Promise<SessionCheck> {
+  /** The login cookie's session; read by the call's one read when it was asked for there (askCookie). */
+  async checkCookie(cookie: string | null, cookieDomain: string | null, read?: CallRead): Promise<SessionCheck> {
     if (!cookie) return { ok: false, reason: 'missing' };
     const key = `cookie:${cookie}`;
     // Unsealed (and a ticket read) once per fetch: AES costs more than the rest of a cached call.
     const now = this.clock();
     const entry = await this.cache.fetch(key, now, async () => {
-      const found = await this.store.findSessionByCookieHash(this.secrets.hash('cookie', cookie));
+      const asked = await read?.part('session', this.cache.generation);
+      const found = asked !== undefined ? asked : await this.store.findSessionByCookieHash(this.secrets.hash('cookie', cookie));
       return found && { found, token: this.secrets.unseal(found.session.tokenSealed), cookie, cookieTicket: this.forms?.cookieTicket(cookie, now) };
     });
     if (entry && normalizeCookieDomain(cookieDomain ?? '') !== entry.found.session.cookieDomain) {

@@ -77,6 +77,14 @@ export class ShortLivedCache<V> {
     this.#entries.clear();
   }
 
+  /**
+   * Moves on at every delete and clear: a value read for this cache while it stays the same may be kept (a call's
+   * one read, src/service/call-read.ts, is taken only at the generation its part was asked for).
+   */
+  get generation(): number {
+    return this.#generation;
+  }
+
   get size(): number {
     return this.#entries.size;
   }

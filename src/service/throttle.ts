@@ -1,4 +1,5 @@
 import type { Store } from '../store/store.js';
+import type { CallRead } from './call-read.js';
 import { ShortLivedCache } from './short-lived-cache.js';
 
 export interface ThrottleRule {
@@ -27,10 +28,20 @@ export class KeyedThrottle {
     private readonly cache = new ShortLivedCache<{ lockedUntil: number | null }>(0),
   ) {}
 
-  /** The lock on this value at `now`, or null. */
-  async check(value: string, now: number): Promise<ThrottleLock | null> {
+  /** Asks the call's one read (`read`) for this value's state, unless the cache holds it at `now`. */
+  ask(value: string, now: number, read: CallRead): void {
     const key = this.#key(value);
-    const state = await this.cache.fetch(key, now, async () => ({ lockedUntil: (await this.store.getThrottle(key))?.lockedUntil ?? null }));
+    if (this.cache.get(key, now) === undefined) read.askThrottle(key, this.cache.generation);
+  }
+
+  /** The lock on this value at `now`, or null; read by the call's one read when it was asked for there (ask). */
+  async check(value: string, now: number, read?: CallRead): Promise<ThrottleLock | null> {
+    const key = this.#key(value);
+    const state = await this.cache.fetch(key, now, async () => {
+      const asked = await read?.part('throttle', this.cache.generation);
+      const row = asked !== undefined ? asked : await this.store.getThrottle(key);
+      return { lockedUntil: row?.lockedUntil ?? null };
+    });
     return lockAt(state?.lockedUntil ?? null, now);
   }
 

@@ -329,6 +329,26 @@ export interface SessionWithMember {
   member: MemberRow;
 }
 
+/**
+ * What one partner call reads (Store.readCall): each part null when the call does not ask for it, because its
+ * service's cache holds it.
+ */
+export interface CallReadQuery {
+  /** A throttle's key, whose state is read as getThrottle reads it. */
+  throttleKey: string | null;
+  /** A security password's hash, whose caller is read as findCallerByPasswordHash reads it. */
+  callerPasswordHash: string | null;
+  /** A session's token hash, or a login cookie's hash (as findSessionByCookieHash reads it). */
+  session: { tokenHash: string } | { cookieHash: string } | null;
+}
+
+/** The parts of a CallReadQuery, each null when not asked for or not found. */
+export interface CallReadRow {
+  throttle: ThrottleRow | null;
+  caller: CallerRow | null;
+  session: SessionWithMember | null;
+}
+
 /** A session's new login cookie (Store.renewSessionCookie), in place of the one whose hash is `currentCookieHash`. */
 export interface SessionCookieRenewal {
   currentCookieHash: string;

@@ -1,4 +1,4 @@
-import type { CallerRow, CallerPasswordRow, MemberRow, MemberChanges, NewMember, MemberCondition, MemberPage, MemberSearch, RoleRow, RoleSearch, RolePage, MemberReplacement, MemberReplaced, NewMemberOutcome, MemberCredentials, CallerOriginRow, ThrottleRow, SessionRow, SecondFactorRow, RecoveryTokenRow, ProvisioningClientRow, SessionWithMember, SessionFilter, SessionCookieRenewal, OidcClientRow, OidcKeyRow, OidcPayloadRow, OidcSessionLinkRow, OidcSessionLinkFilter, SamlSpRow, SamlKeyRow, SamlParticipantRow, SamlParticipantFilter, SamlRequestRow, EventRow, EventFilter, EventCursor, StaffRoleRow, PasskeyRow, PasskeyUse, PasskeyChallengeRow } from './rows.js';
+import type { CallerRow, CallerPasswordRow, MemberRow, MemberChanges, NewMember, MemberCondition, MemberPage, MemberSearch, RoleRow, RoleSearch, RolePage, MemberReplacement, MemberReplaced, NewMemberOutcome, MemberCredentials, CallerOriginRow, ThrottleRow, SessionRow, SecondFactorRow, RecoveryTokenRow, ProvisioningClientRow, SessionWithMember, CallReadQuery, CallReadRow, SessionFilter, SessionCookieRenewal, OidcClientRow, OidcKeyRow, OidcPayloadRow, OidcSessionLinkRow, OidcSessionLinkFilter, SamlSpRow, SamlKeyRow, SamlParticipantRow, SamlParticipantFilter, SamlRequestRow, EventRow, EventFilter, EventCursor, StaffRoleRow, PasskeyRow, PasskeyUse, PasskeyChallengeRow } from './rows.js';
 
 export type * from './rows.js';
 
@@ -145,6 +145,11 @@ export interface Store {
   findSessionByTokenHash(tokenHash: string): Promise<SessionWithMember | null>;
   /** The session whose login cookie has this hash, or whose cookie it was until renewSessionCookie replaced it. */
   findSessionByCookieHash(cookieHash: string): Promise<SessionWithMember | null>;
+  /**
+   * A partner call's reads in one statement: the throttle state, the caller and the session the query asks for,
+   * each as getThrottle, findCallerByPasswordHash and findSessionByTokenHash or findSessionByCookieHash read it.
+   */
+  readCall(query: CallReadQuery): Promise<CallReadRow>;
   /**
    * Gives the session a new login cookie in one write: the new hash and sealed value replace the current ones,
    * and the replaced hash stays the session's previous cookie (still found by findSessionByCookieHash; the one

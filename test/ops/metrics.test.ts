@@ -173,8 +173,8 @@ describe('on the main port (the default)', () => {
     await request(app.baseUrl).get('/Authentication.asmx/AuthenticateToken').query({ securityPassword: REFERENCE.password, token: 'x' }).expect(500);
     await request(app.baseUrl).get('/readyz').expect(503);
     const text = await scrape();
-    // The call's first store operation is the check of its address's lock, before the password lookup.
-    expect(sample(text, 'store_errors_total{operation="getThrottle"}')).toBe(1);
+    // The call's one store operation is its read: the address's lock, the caller and the session together.
+    expect(sample(text, 'store_errors_total{operation="readCall"}')).toBe(1);
     expect(sample(text, 'store_errors_total{operation="ping"}')).toBe(1);
     expect(sample(text, 'asmx_calls_total{binding="httpget",operation="AuthenticateToken",outcome="error"}')).toBe(1);
   });

@@ -960,6 +960,71 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
       });
     });
 
+    describe('readCall()', () => {
+      const WINDOW = 15 * MINUTE;
+
+      /** A caller with a password, a member with two sessions (one renewed once), a locked throttle and one that is not. */
+      async function seedCall() {
+        const caller = await store.createCaller('shop', T0);
+        await store.addCallerPassword(caller.id, 'caller-hash-1', T0);
+        const member = aMember('m1', { attributes: ATTRIBUTES });
+        await store.createMember(member);
+        const session = aSession('s1', 'm1');
+        const renewed = aSession('s2', 'm1');
+        await store.createSessions([session, renewed]);
+        await store.renewSessionCookie('s2', { currentCookieHash: renewed.cookieHash, cookieHash: 'cookie-hash-s2-new', cookieSealed: 'sealed-new', now: T0 });
+        const throttle = await store.recordFailure('caller-address:192.0.2.1', T0, WINDOW);
+        await store.lockThrottle('caller-address:192.0.2.2', T0 + HOUR);
+        return { caller, member, session, throttle };
+      }
+
+      test('reads each part as its own method does, in one call', async () => {
+        const { caller, member, session, throttle } = await seedCall();
+        const byToken = await store.readCall({ throttleKey: 'caller-address:192.0.2.1', callerPasswordHash: 'caller-hash-1', session: { tokenHash: session.tokenHash } });
+        expect(byToken).toStrictEqual({ throttle, caller, session: { session, member } });
+        expect(byToken.throttle).toStrictEqual(await store.getThrottle('caller-address:192.0.2.1'));
+        expect(byToken.caller).toStrictEqual(await store.findCallerByPasswordHash('caller-hash-1'));
+        expect(byToken.session).toStrictEqual(await store.findSessionByTokenHash(session.tokenHash));
+        const byCookie = await store.readCall({ throttleKey: 'caller-address:192.0.2.2', callerPasswordHash: 'caller-hash-1', session: { cookieHash: session.cookieHash } });
+        expect(byCookie).toStrictEqual({ throttle: await store.getThrottle('caller-address:192.0.2.2'), caller, session: { session, member } });
+        expect(byCookie.throttle?.lockedUntil).toBe(T0 + HOUR);
+      });
+
+      test('finds a renewed session by its new cookie and by the one it replaced, as findSessionByCookieHash does', async () => {
+        await seedCall();
+        const renewed = await store.findSessionByCookieHash('cookie-hash-s2-new');
+        expect(renewed?.session.id).toBe('s2');
+        const ask = (cookieHash: string) => store.readCall({ throttleKey: null, callerPasswordHash: null, session: { cookieHash } });
+        expect((await ask('cookie-hash-s2-new')).session).toStrictEqual(renewed);
+        expect((await ask(aSession('s2', 'm1').cookieHash)).session).toStrictEqual(renewed);
+      });
+
+      test('a part not asked for, or not found, is null and the others still come', async () => {
+        const { caller, member, session } = await seedCall();
+        expect(await store.readCall({ throttleKey: null, callerPasswordHash: null, session: null })).toStrictEqual({ throttle: null, caller: null, session: null });
+        expect(await store.readCall({ throttleKey: 'caller-address:198.51.100.9', callerPasswordHash: 'caller-hash-1', session: { tokenHash: 'no-such-token' } })).toStrictEqual({
+          throttle: null,
+          caller,
+          session: null,
+        });
+        expect(await store.readCall({ throttleKey: null, callerPasswordHash: 'no-such-hash', session: { tokenHash: session.tokenHash } })).toStrictEqual({
+          throttle: null,
+          caller: null,
+          session: { session, member },
+        });
+        expect((await store.readCall({ throttleKey: null, callerPasswordHash: null, session: { cookieHash: 'no-such-cookie' } })).session).toBeNull();
+      });
+
+      test('a disabled caller and a revoked session are read as they are: deciding is the service\'s', async () => {
+        const { caller, session } = await seedCall();
+        await store.setCallerEnabled(caller.id, false);
+        await store.revokeSession('s1', T0 + MINUTE);
+        const read = await store.readCall({ throttleKey: null, callerPasswordHash: 'caller-hash-1', session: { tokenHash: session.tokenHash } });
+        expect(read.caller).toStrictEqual({ ...caller, enabled: false });
+        expect(read.session?.session.revokedAt).toBe(T0 + MINUTE);
+      });
+    });
+
     describe('throttles', () => {
       const WINDOW = 15 * MINUTE;
 

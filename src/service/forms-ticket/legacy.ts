@@ -16,7 +16,7 @@ import { decryptCbc, encryptCbc, sign, signatureMatches, type Unprotected } from
 
 /** The length of the random prefix: the decryption key's (_IVLengthDecryption, "key sizes rather than block sizes"). */
 export function legacyPrefixLength(key: MachineKey): number {
-  return key.cipher.key.length;
+  return key.cipher.key.symmetricKeySize ?? 0;
 }
 
 function zeroIv(key: MachineKey): Buffer {

@@ -11,6 +11,7 @@
  *   take, is refused here too. SP1 and SP2 write the same Forms ticket since MS10-070: FormsAuthentication
  *   always asks EncryptOrDecryptData for a random prefix and a signature, whatever the mode (see legacy.ts).
  */
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { deriveKeyForPurpose } from './kdf.js';
 
 export type ValidationAlgorithm = 'SHA1' | 'HMACSHA256' | 'HMACSHA384' | 'HMACSHA512';
@@ -26,17 +27,20 @@ export interface MachineKeySettings {
   readonly compatibilityMode: CompatibilityMode;
 }
 
-/** An HMAC: Node's hash name, its key, and the length of its output. */
+/**
+ * An HMAC: Node's hash name, its key, and the length of its output. Keys are key objects made once: given a
+ * Buffer, every HMAC and cipher would make its own.
+ */
 export interface MacKey {
   readonly hash: string;
-  readonly key: Buffer;
+  readonly key: KeyObject;
   readonly size: number;
 }
 
 /** A CBC cipher: Node's cipher name, its key, and its block size. */
 export interface CipherKey {
   readonly name: string;
-  readonly key: Buffer;
+  readonly key: KeyObject;
   readonly blockSize: number;
 }
 
@@ -102,8 +106,8 @@ export function machineKey(settings: MachineKeySettings): MachineKey {
   if (settings.compatibilityMode === 'Framework45') {
     return {
       protection: 'Framework45',
-      mac: { hash: validation.hash, size: validation.size, key: deriveKeyForPurpose(validationKey, FORMS_TICKET_PURPOSE) },
-      cipher: { name: cipherName, blockSize: decryption.blockSize, key: deriveKeyForPurpose(decryptionKey, FORMS_TICKET_PURPOSE) },
+      mac: { hash: validation.hash, size: validation.size, key: createSecretKey(deriveKeyForPurpose(validationKey, FORMS_TICKET_PURPOSE)) },
+      cipher: { name: cipherName, blockSize: decryption.blockSize, key: createSecretKey(deriveKeyForPurpose(decryptionKey, FORMS_TICKET_PURPOSE)) },
     };
   }
   if (validationKey.length > validation.blockSize) {
@@ -111,7 +115,7 @@ export function machineKey(settings: MachineKeySettings): MachineKey {
   }
   return {
     protection: 'legacy',
-    mac: { hash: validation.hash, size: validation.size, key: validationKey },
-    cipher: { name: cipherName, blockSize: decryption.blockSize, key: decryptionKey },
+    mac: { hash: validation.hash, size: validation.size, key: createSecretKey(validationKey) },
+    cipher: { name: cipherName, blockSize: decryption.blockSize, key: createSecretKey(decryptionKey) },
   };
 }

@@ -127,6 +127,8 @@ class PostgresDriver implements SqlDriver {
   readonly database: string;
   readonly #pool: pg.Pool;
   readonly #runner: SqlRunner;
+  /** The names of the statements preparedRow keeps prepared, by SQL text. */
+  readonly #prepared = new Map<string, string>();
   #closed: Promise<void> | undefined;
 
   constructor(options: PostgresStoreOptions) {
@@ -162,6 +164,19 @@ class PostgresDriver implements SqlDriver {
 
   changes(sql: string, values?: readonly unknown[]): Promise<number> {
     return this.#runner.changes(sql, values);
+  }
+
+  /**
+   * A named statement: pg parses it once per connection and sends only its name and values from then on, where an
+   * unnamed one sends and plans the whole text on every call.
+   */
+  async preparedRow<R>(sql: string, values: readonly unknown[]): Promise<R | undefined> {
+    let name = this.#prepared.get(sql);
+    if (name === undefined) {
+      name = `authentication_asmx_${this.#prepared.size + 1}`;
+      this.#prepared.set(sql, name);
+    }
+    return (await this.#pool.query<R & pg.QueryResultRow>({ name, text: sql, values: values as unknown[] })).rows[0];
   }
 
   transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T> {

@@ -44,6 +44,12 @@ export interface SqlDriver extends SqlRunner, UnavailableErrors {
    * statement on `tx`: one on the driver itself may wait for the transaction to end (SQLite's does).
    */
   transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T>;
+  /**
+   * The first row of a statement whose text is one of a few fixed ones, run on most calls (a partner call's one
+   * read): kept prepared on each connection where the dialect would otherwise send and plan the text every time
+   * (PostgreSQL: a named statement). Never for SQL built from input, whose texts have no bound.
+   */
+  preparedRow<R>(sql: string, values: readonly unknown[]): Promise<R | undefined>;
   /** Whether the error is a unique constraint's (or primary key's) violation. */
   isUniqueViolation(error: unknown): boolean;
   /** How many rows one INSERT … VALUES of this many columns carries at most. */

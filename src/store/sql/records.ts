@@ -157,6 +157,28 @@ export const SESSION_COLUMNS =
 export const LISTED_SESSION_COLUMNS = `${SESSION_COLUMNS}, through_kind, through_name`;
 export const SECOND_FACTOR_COLUMNS = 'member_id, secret_sealed, created_at, confirmed_at, last_step';
 
+/** The session's columns, from the sessions table aliased as s. */
+export const SESSION_SELECT = SESSION_COLUMNS.split(', ').map((column) => `s.${column}`).join(', ');
+
+/**
+ * The id of the session whose token hash is `hash` (a placeholder), as a scalar subquery. A session is found by
+ * its id so that the hash's index is read in a subquery: SQLite runs `FROM sessions s JOIN members m … WHERE
+ * s.token_hash = ?` several times slower (docs/performance.md).
+ */
+export function sessionIdByToken(hash: string): string {
+  return `(SELECT id FROM sessions WHERE token_hash = ${hash})`;
+}
+
+/**
+ * The id of the session whose login cookie hash is `hash`, or whose cookie it was until renewed: a renewed
+ * cookie's session answers for the cookie it replaced too. Each column has its unique index; the current cookie
+ * is looked for first and, when found, the previous cookies' index is not read (an OR of the two costs both
+ * indexes on every lookup: about 1.5 times as long on SQLite).
+ */
+export function sessionIdByCookie(hash: string): string {
+  return `COALESCE((SELECT id FROM sessions WHERE cookie_hash = ${hash}), (SELECT id FROM sessions WHERE previous_cookie_hash = ${hash}))`;
+}
+
 /** The select list of a session's member, from the members table aliased as `table`, each column as member_<column>. */
 export function joinedMemberSelect(table: string): string {
   return JOINED_MEMBER_COLUMNS.map((column) => `${table}.${column} AS member_${column}`).join(', ');

@@ -1,17 +1,28 @@
 import type { Store } from '../store.js';
 import { rethrowConflict, type SqlDriver } from './driver.js';
 import { insertRows, insertSql, type InsertTarget } from './insert-rows.js';
-import { flagRecordMappers, joinedMemberSelect, LISTED_SESSION_COLUMNS, type ListedSessionRecord, mapOrNull, SESSION_COLUMNS, type SessionMemberRecord, sessionValues, toListedSession } from './records.js';
+import {
+  flagRecordMappers,
+  joinedMemberSelect,
+  LISTED_SESSION_COLUMNS,
+  type ListedSessionRecord,
+  mapOrNull,
+  SESSION_SELECT,
+  sessionIdByCookie,
+  sessionIdByToken,
+  type SessionMemberRecord,
+  sessionValues,
+  toListedSession,
+} from './records.js';
 
 /**
- * One read for the hot path: verification needs the session and its member together. `where` matches the hash
- * given as $1.
+ * One read for the hot path: verification needs the session and its member together. `id` is the session's id
+ * found by its hash, given as $1 (SESSION_ID_BY_TOKEN or SESSION_ID_BY_COOKIE).
  */
-function sessionWithMemberSql(where: string): string {
-  const session = SESSION_COLUMNS.split(', ').map((column) => `s.${column}`).join(', ');
-  return `SELECT ${session}, ${joinedMemberSelect('m')}
+function sessionWithMemberSql(id: string): string {
+  return `SELECT ${SESSION_SELECT}, ${joinedMemberSelect('m')}
     FROM sessions s JOIN members m ON m.id = s.member_id
-    WHERE ${where}`;
+    WHERE s.id = ${id}`;
 }
 
 /** Sessions in creation order, with how each was opened; `where` is empty or a WHERE clause. */
@@ -23,13 +34,8 @@ const SESSIONS: InsertTarget = { table: 'sessions', columns: LISTED_SESSION_COLU
 
 const SQL = {
   insertSession: insertSql(SESSIONS, 1),
-  sessionByTokenHash: sessionWithMemberSql('s.token_hash = $1'),
-  // A renewed cookie's session answers for the cookie it replaced too. Each column has its unique index; the
-  // current cookie is looked for first and, when found, the previous cookies' index is not read (an OR of the
-  // two costs both indexes on every lookup: about 1.5 times as long on SQLite).
-  sessionByCookieHash: sessionWithMemberSql(
-    's.id = COALESCE((SELECT id FROM sessions WHERE cookie_hash = $1), (SELECT id FROM sessions WHERE previous_cookie_hash = $1))',
-  ),
+  sessionByTokenHash: sessionWithMemberSql(sessionIdByToken('$1')),
+  sessionByCookieHash: sessionWithMemberSql(sessionIdByCookie('$1')),
   renewSessionCookie: `UPDATE sessions SET previous_cookie_hash = cookie_hash, cookie_hash = $1, cookie_sealed = $2
     WHERE id = $3 AND cookie_hash = $4 AND revoked_at IS NULL AND expires_at > $5`,
   revokeSession: 'UPDATE sessions SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING member_id',

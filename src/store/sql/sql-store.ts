@@ -1,4 +1,5 @@
 import type { Store } from '../store.js';
+import { callReadMethods } from './call-reads.js';
 import { callerMethods } from './callers.js';
 import { storeError, type SqlDriver } from './driver.js';
 import { eventMethods } from './events.js';
@@ -67,6 +68,7 @@ export class SqlStore {
       ...memberSearchMethods(driver),
       ...roleMethods(driver),
       ...sessionMethods(driver),
+      ...callReadMethods(driver),
       ...throttleMethods(driver),
       ...secondFactorMethods(driver),
       ...provisioningClientMethods(driver),

@@ -185,6 +185,11 @@ class SqliteDriver implements SqlDriver {
     return this.#whenUnlocked(() => this.#run(sql, values));
   }
 
+  /** Every statement is prepared once per SQL text already. */
+  preparedRow<R>(sql: string, values: readonly unknown[]): Promise<R | undefined> {
+    return this.row(sql, values);
+  }
+
   async transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T> {
     let end = () => {};
     // IMMEDIATE: the write lock is taken at BEGIN, where waiting for it is safe, not at the first write inside,

@@ -20,13 +20,13 @@ describe('Framework45', () => {
   it('derives both keys for FormsAuthentication.Ticket, as long as the configured ones', () => {
     const key = machineKey(SETTINGS);
     expect(key.protection).toBe('Framework45');
-    expect(key.mac.key).toEqual(deriveKeyForPurpose(Buffer.from(VALIDATION_KEY, 'hex'), 'FormsAuthentication.Ticket'));
-    expect(key.cipher.key).toEqual(deriveKeyForPurpose(Buffer.from(DECRYPTION_KEY, 'hex'), 'FormsAuthentication.Ticket'));
-    expect(key.mac.key).not.toEqual(Buffer.from(VALIDATION_KEY, 'hex'));
+    expect(key.mac.key.export()).toEqual(deriveKeyForPurpose(Buffer.from(VALIDATION_KEY, 'hex'), 'FormsAuthentication.Ticket'));
+    expect(key.cipher.key.export()).toEqual(deriveKeyForPurpose(Buffer.from(DECRYPTION_KEY, 'hex'), 'FormsAuthentication.Ticket'));
+    expect(key.mac.key.export()).not.toEqual(Buffer.from(VALIDATION_KEY, 'hex'));
   });
 
   it('takes a validation key longer than the HMAC block (HMAC hashes it)', () => {
-    expect(machineKey({ ...SETTINGS, validationKey: 'C3'.repeat(200) }).mac.key).toHaveLength(200);
+    expect(machineKey({ ...SETTINGS, validationKey: 'C3'.repeat(200) }).mac.key.symmetricKeySize).toBe(200);
   });
 });
 
@@ -34,8 +34,8 @@ describe.each(['Framework20SP1', 'Framework20SP2'] as const)('%s', (compatibilit
   it('uses the configured keys as they are', () => {
     const key = machineKey({ ...SETTINGS, compatibilityMode });
     expect(key.protection).toBe('legacy');
-    expect(key.mac.key).toEqual(Buffer.from(VALIDATION_KEY, 'hex'));
-    expect(key.cipher.key).toEqual(Buffer.from(DECRYPTION_KEY, 'hex'));
+    expect(key.mac.key.export()).toEqual(Buffer.from(VALIDATION_KEY, 'hex'));
+    expect(key.cipher.key.export()).toEqual(Buffer.from(DECRYPTION_KEY, 'hex'));
   });
 
   it.each([
