@@ -81,6 +81,19 @@ describeRequiring([POSTGRES_SERVER], 'PostgreSQL stopped under load and started 
     return [unavailable ? 'unavailable' : 'wrong', seen];
   }
 
+  /** A SCIM request's answer: `ok` as `ok` judges its body while the store works, or SCIM's 503 error. */
+  async function scim(path: string, ok: (body: Record<string, unknown>) => boolean): Promise<[Shape, string]> {
+    const response = await fetch(`${app.baseUrl}/scim/v2${path}`, { headers: { authorization: `Bearer ${scimToken}` } });
+    const text = await response.text();
+    const seen = `${response.status} ${response.headers.get('content-type')} ${text.slice(0, 300)}`;
+    const type = response.headers.get('content-type') ?? '';
+    if (!type.startsWith('application/scim+json')) return ['wrong', seen];
+    const body = JSON.parse(text) as Record<string, unknown>;
+    if (response.status === 200) return [ok(body) ? 'ok' : 'wrong', seen];
+    const unavailable = response.status === 503 && body['status'] === '503' && JSON.stringify(body['schemas']) === '["urn:ietf:params:scim:api:messages:2.0:Error"]';
+    return [unavailable ? 'unavailable' : 'wrong', seen];
+  }
+
   /** Each kind of call, and how its answer is told: what it answers while the store works, its "unavailable", or wrong. */
   const KINDS: Record<string, () => Promise<[Shape, string]>> = {
     'SOAP 1.1 AuthenticateToken': () => asmx('soap11', 'AuthenticateToken', { securityPassword, token }, (result) => result.includes('10042')),
@@ -107,17 +120,8 @@ describeRequiring([POSTGRES_SERVER], 'PostgreSQL stopped under load and started 
       if (response.status === 303) return [back?.get('error') === 'temporarily_unavailable' && back.get('state') === 'abc' ? 'unavailable' : 'wrong', seen];
       return [response.status === 503 && text.includes('Sign-in is temporarily unavailable') ? 'unavailable' : 'wrong', seen];
     },
-    'SCIM GET /Users': async () => {
-      const response = await fetch(`${app.baseUrl}/scim/v2/Users?filter=userName%20eq%20%22ada%22`, { headers: { authorization: `Bearer ${scimToken}` } });
-      const text = await response.text();
-      const seen = `${response.status} ${response.headers.get('content-type')} ${text.slice(0, 300)}`;
-      const type = response.headers.get('content-type') ?? '';
-      if (!type.startsWith('application/scim+json')) return ['wrong', seen];
-      const body = JSON.parse(text) as Record<string, unknown>;
-      if (response.status === 200) return [body['totalResults'] === 1 ? 'ok' : 'wrong', seen];
-      const unavailable = response.status === 503 && body['status'] === '503' && JSON.stringify(body['schemas']) === '["urn:ietf:params:scim:api:messages:2.0:Error"]';
-      return [unavailable ? 'unavailable' : 'wrong', seen];
-    },
+    'SCIM GET /Users': () => scim('/Users?filter=userName%20eq%20%22ada%22', (body) => body['totalResults'] === 1),
+    'SCIM GET /Groups': () => scim('/Groups?filter=displayName%20eq%20%22Board%22', (body) => body['totalResults'] === 1),
     "an OpenID client's token request": async () => {
       const response = await fetch(`${app.baseUrl}/oidc/token`, {
         method: 'POST',
@@ -191,6 +195,7 @@ describeRequiring([POSTGRES_SERVER], 'PostgreSQL stopped under load and started 
     const issued = await app.services.oidc.clients.add('platform', { redirectUris: [REDIRECT_URI], public: true });
     clientId = issued?.client.id ?? '';
     await app.services.members.add({ id: '10042', username: 'ada', email: 'ada@example.org', firstName: 'Ada', lastName: 'Lovelace' });
+    await app.store.createRole({ id: 'board', name: 'Board', externalId: null, createdAt: Date.now() });
     await app.services.members.setPassword('10042', PASSWORD);
     ({ token } = await app.services.sessions.create('10042', 'example.org'));
     member = new PageClient(app.baseUrl);
