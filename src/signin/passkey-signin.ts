@@ -51,13 +51,12 @@ export function createPasskeySignIn(kit: PageKit, showLogin: ShowLogin): Passkey
     .post(readForm, async (req, res) => {
       const { ownOrigin, cookieDomain, client, userAgent, device, requestId } = kit.requestContext(req);
       const form = { remember: text(req.body, 'remember') !== undefined, returnUrl: returnParameter(req.body) };
-      const kept = { remember: form.remember, returnUrl: form.returnUrl };
       const nonce = ceremony.takeNonce(req, res);
       const rp = relyingParty(config, ownOrigin);
       const answer = ceremony.answer(req);
       if (!isSameOrigin(req, ownOrigin) || !kit.loginCsrf.verify(req, text(req.body, 'csrf')) || !rp || answer === undefined) {
         kit.logAttempt(req, 'incomplete', client, { step: 'passkey' });
-        return showLogin(req, res, refusalStatus('unreadable'), { ...kept, problem: { reason: 'passkey', refusal: 'unreadable' } });
+        return showLogin(req, res, refusalStatus('unreadable'), { ...form, problem: { reason: 'passkey', refusal: 'unreadable' } });
       }
       const place = { cookieDomain, clientAddress: client, userAgent, device, requestId, persistent: form.remember };
       const result = await services.passkeys.signIn(nonce, answer, rp, place);
@@ -69,7 +68,7 @@ export function createPasskeySignIn(kit: PageKit, showLogin: ShowLogin): Passkey
       kit.logAttempt(req, outcome, client, { step: 'passkey' });
       if (result.reason === 'throttled') res.setHeader('Retry-After', String(result.retryAfterSeconds));
       const problem = result.reason === 'throttled' ? { reason: 'throttled' as const, retryAfterSeconds: result.retryAfterSeconds } : { reason: 'passkey' as const, refusal: result.reason };
-      return showLogin(req, res, refusalStatus(result.reason), { ...kept, problem });
+      return showLogin(req, res, refusalStatus(result.reason), { ...form, problem });
     });
 
   return {
