@@ -248,6 +248,10 @@ describeWithPostgres('store copy', () => {
       await expect(unreachable).rejects.toThrow(/^cannot reach the PostgreSQL database at 127\.0\.0\.1:1\/nowhere \(the target\): connect ECONNREFUSED/);
       await expect(unreachable).rejects.not.toThrow(/secret-password/);
       expect(() => parseLocation('mysql://admin:secret-password@db/store')).toThrow(new StoreJobRefusal('"mysql://…@db/store" is not a store location: give file:PATH (a SQLite file, or a data directory holding authentication.sqlite) or postgres://… (a PostgreSQL database)'));
+      // A mistyped scheme, with a password holding the characters that end a user part: nothing of it shown.
+      for (const url of ['postgress://admin:se/cret@db/store', 'postgre://admin:se@cret@db/store']) {
+        expect(() => parseLocation(url)).toThrow(/^"postgres?s?:\/\/…@db\/store" is not a store location/);
+      }
       await expect(copy({ sqlite: file }, { sqlite: join(dir, 'no', 'such', 'directory', 'x.sqlite') })).rejects.toThrow(/^cannot open the SQLite database .*x\.sqlite as the target: /);
     });
   });

@@ -34,6 +34,14 @@ function sqliteFile(url: string): string {
   return isDirectory ? sqlitePath(path) : path;
 }
 
+/**
+ * A location as a refusal may repeat it: whatever stands between `//` and the last `@` (a user and password, which
+ * may themselves hold `/` or `@`) is left out.
+ */
+function shown(url: string): string {
+  return url.replace(/\/\/.*@/, '//…@');
+}
+
 /** A --from or --to URL as a location; anything else is refused. */
 export function parseLocation(url: string): StoreLocation {
   if (/^postgres(ql)?:\/\//i.test(url)) return { postgresql: url };
@@ -41,10 +49,10 @@ export function parseLocation(url: string): StoreLocation {
     try {
       return { sqlite: sqliteFile(url) };
     } catch (error) {
-      throw new StoreJobRefusal(`${url} is not a file path: ${(error as Error).message}`);
+      throw new StoreJobRefusal(`${shown(url)} is not a file path: ${(error as Error).message}`);
     }
   }
-  throw new StoreJobRefusal(`"${url.replace(/\/\/[^@/]*@/, '//…@')}" is not a store location: give ${LOCATION_HELP}`);
+  throw new StoreJobRefusal(`"${shown(url)}" is not a store location: give ${LOCATION_HELP}`);
 }
 
 type Role = 'source' | 'target';
