@@ -95,7 +95,8 @@ function suite(store: 'sqlite' | 'postgres'): void {
     // Written at 1; each change of its members or name moves the version on: ada added, renamed (the Group, then ada), ada removed.
     expect((await send('GET', `/Groups/${id}`)).body).toMatchObject({ displayName: 'Standing Committee', meta: { version: 'W/"5"' } });
 
-    await patch(id, [{ op: 'Add', path: 'members', value: [{ value: REFERENCE.memberId }] }]);
+    expect((await patch(id, [{ op: 'Add', path: 'members', value: [{ value: REFERENCE.memberId }] }])).status).toBe(204);
+    expect(await adaRoles()).toEqual([{ id: 'r1', name: 'Board' }, { id, name: 'Standing Committee' }]);
     expect((await send('DELETE', `/Groups/${id}`)).status).toBe(204);
     expect(await adaRoles()).toEqual([{ id: 'r1', name: 'Board' }]);
     expectScimError(await send('GET', `/Groups/${id}`), 404);
