@@ -81,6 +81,10 @@ function records(store: Store) {
     store.findSamlRequest('handle-1'),
     store.listEvents({ limit: 10 }),
     store.listStaffRoles(),
+    store.listSessions(),
+    store.listPasskeys('m1'),
+    store.isPasskeySession('s1'),
+    store.getRole('r1'),
   ]);
 }
 
