@@ -44,7 +44,7 @@ function run(args: string[], env: Record<string, string>) {
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as string | null, stdout, stderr }));
-  return { child, exited };
+  return { child, exited, stderr: () => stderr };
 }
 
 /** The target's events copied so far (0 before the table is there), read as the copy writes them. */
@@ -76,7 +76,8 @@ describeWithPostgres('store copy stopped half way', () => {
     const stopped = await interrupted.exited;
     expect(stopped).toMatchObject({ code: 130, stdout: '' });
     expect(stopped.stderr).toContain('error: the copy was interrupted: the target stays marked unfinished; run store copy again to start over\n');
-    expect(await eventsInTarget()).toBeLessThan(EVENTS);
+    const stoppedAt = await eventsInTarget();
+    expect(stoppedAt).toBeLessThan(EVENTS);
 
     const keyFile = join(dir, 'server.key');
     await writeFile(keyFile, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
@@ -89,7 +90,14 @@ describeWithPostgres('store copy stopped half way', () => {
     expect(check.stdout).toMatch(/unfinished copy\s+FAILED\s+a store copy into it did not finish/);
 
     const killed = run(copy, env);
-    await waitUntil(async () => (await eventsInTarget()) > 0, 'the copy run again to write events', { timeoutMs: 60_000, intervalMs: 20 });
+    // Killed only once it has emptied the unfinished copy and written events of its own: the target then holds
+    // a count the first run never left (it never went past stoppedAt).
+    const startedOver = async () => {
+      if (!killed.stderr().includes('it is emptied and the copy starts over')) return false;
+      const events = await eventsInTarget();
+      return events > 0 && events !== stoppedAt;
+    };
+    await waitUntil(startedOver, 'the copy run again to empty the target and write events', { timeoutMs: 60_000, intervalMs: 20 });
     killed.child.kill('SIGKILL');
     expect(await killed.exited).toMatchObject({ signal: 'SIGKILL' });
     expect((await run(['members', 'list'], onTarget).exited).code).toBe(1);
