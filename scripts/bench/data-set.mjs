@@ -63,15 +63,18 @@ export function sessionIndexOf(prefix, sessions, value) {
 
 /**
  * @typedef {object} TrafficMix
- * @property {'uniform' | 'zipf'} distribution how the session of a call is picked among the live ones
+ * @property {'uniform' | 'zipf' | 'hot'} distribution how the session of a call is picked among the live ones
  * @property {number} unknownShare the share of calls with a token or cookie nobody holds
  * @property {number} wrongPasswordShare the share of calls with a wrong security password
  */
 
+/** The sessions the hot distribution picks among: few enough that the cache holds them all. */
+export const HOT_SESSIONS = 100;
+
 /**
  * A picker of the next call's values. Uniform: every session alike. Zipf: session ranks follow a Zipf law with
  * exponent 1, drawn as floor((n + 1)^u) − 1 for u uniform in [0, 1), the continuous approximation (the first session
- * gets about 5% of the calls out of 1,000,000, the first 10,000 about two thirds).
+ * gets about 5% of the calls out of 1,000,000, the first 10,000 about two thirds). Hot: the first HOT_SESSIONS alike.
  * @param {DataSet} dataSet
  * @param {TrafficMix} mix
  * @param {{ password: string, wrongPassword: string }} passwords
@@ -79,7 +82,8 @@ export function sessionIndexOf(prefix, sessions, value) {
  */
 export function trafficOf(dataSet, mix, passwords) {
   const n = dataSet.sessions;
-  const pick = mix.distribution === 'zipf' ? () => Math.floor(Math.pow(n + 1, Math.random())) - 1 : () => Math.floor(Math.random() * n);
+  const among = mix.distribution === 'hot' ? Math.min(n, HOT_SESSIONS) : n;
+  const pick = mix.distribution === 'zipf' ? () => Math.floor(Math.pow(n + 1, Math.random())) - 1 : () => Math.floor(Math.random() * among);
   return () => {
     const index = Math.random() < mix.unknownShare ? n + Math.floor(Math.random() * n) : pick();
     return {

@@ -35,7 +35,9 @@
  *   DATABASE_URL        also run on PostgreSQL, in a fresh schema dropped afterwards
  *   BENCH_BEFORE        another checkout (built, with the same node_modules) whose service is measured too, on a
  *                       store of its own, in every round right after this one's: before and after a change in one
- *                       run, interleaved; its figures go into a table of their own
+ *                       run, interleaved; its figures go into a table of their own. BENCH_BEFORE=. with
+ *                       BENCH_BEFORE_SERVICE_<X> measures this checkout beside itself with other settings
+ *   BENCH_BEFORE_SERVICE_<X> passed to BENCH_BEFORE's service as <X>, over BENCH_SERVICE_<X>
  *   BENCH_PROFILE=1     instead: one run of the first case selected (SOAP 1.1 AuthenticateToken) under --cpu-prof, and
  *                       the top 15 functions by self time (profiles in bench/results/profiles/, not committed)
  */
@@ -49,6 +51,7 @@ import { loadGenerator, runLoad } from './load.mjs';
 import { formatProfile, summarizeProfile } from './profile.mjs';
 import { measureSessionMix, SESSION_MIX_NAME, sessionMixLines } from './session-mix.mjs';
 import {
+  beforeEnvNote,
   checkAnswers,
   checkAnswer,
   cleanUp,
@@ -67,7 +70,7 @@ import {
   sleep,
   wordsOf,
 } from './runs.mjs';
-import { referenceOfSeed, ROOT, startFloor, startReference, startService } from './service.mjs';
+import { beforeOptions, referenceOfSeed, ROOT, startFloor, startReference, startService } from './service.mjs';
 
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
 const PROFILES_DIR = join(RESULTS_DIR, 'profiles');
@@ -91,6 +94,7 @@ const settings = {
   cases: wordsOf(process.env.BENCH_CASES),
   before: process.env.BENCH_BEFORE || undefined,
   serviceEnv: serviceEnvOf(process.env),
+  beforeEnv: serviceEnvOf(process.env, 'BENCH_BEFORE_SERVICE_'),
   history: historySettings('BENCH_HISTORY_'),
 };
 if (!['ibridge', 'json', 'plain'].includes(settings.resultFormat)) throw new Error('BENCH_RESULT_FORMAT must be ibridge, json or plain');
@@ -120,7 +124,7 @@ async function benchStore(store) {
   cleanups.push(service.cleanup, service.stop);
   const uncached = await startService({ ...serviceOptions, extraEnv: { ...serviceOptions.extraEnv, CACHE_TTL_MS: '0' } });
   cleanups.push(uncached.cleanup, uncached.stop);
-  const before = settings.before ? await startService({ ...serviceOptions, root: settings.before }) : undefined;
+  const before = settings.before ? await startService(beforeOptions(serviceOptions, settings)) : undefined;
   if (before) cleanups.push(before.cleanup, before.stop);
   const floor = await startFloor(service, service.seed, settings.resultFormat);
   cleanups.push(floor.stop);
@@ -296,7 +300,7 @@ function markdown(report) {
     if (rows.some((/** @type {any} */ r) => r.before)) {
       lines.push(
         '',
-        `Before and after (BENCH_BEFORE=${s.before}: that checkout's service measured in every round right after this one's, on a store of its own):`,
+        `Before and after (BENCH_BEFORE=${s.before}${beforeEnvNote(s.beforeEnv)}: that checkout's service measured in every round right after this one's, on a store of its own):`,
         '',
         '| case | CPU µs/call, before → after | req/s, before → after | × floor, before → after | × reference, before → after | p99 ms, before → after |',
         '|---|--:|--:|--:|--:|--:|',
@@ -358,6 +362,7 @@ async function benchmark() {
       logFile: settings.logFile ?? null,
       serviceEnv: settings.serviceEnv,
       before: settings.before ?? null,
+      beforeEnv: settings.beforeEnv,
       history: settings.history,
     },
     stores,

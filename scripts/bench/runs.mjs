@@ -197,14 +197,18 @@ export function machine() {
 export const ms = (ms) => (ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
 export const int = (/** @type {number} */ n) => Math.round(n).toLocaleString('en-US');
 
-/** The BENCH_SERVICE_<X> variables, as the service's settings <X>. */
-export function serviceEnvOf(/** @type {NodeJS.ProcessEnv} */ env) {
+/** The BENCH_SERVICE_<X> variables (or those of another prefix), as the service's settings <X>. */
+export function serviceEnvOf(/** @type {NodeJS.ProcessEnv} */ env, prefix = 'BENCH_SERVICE_') {
   return Object.fromEntries(
     Object.entries(env)
-      .filter(([name, value]) => name.startsWith('BENCH_SERVICE_') && value !== undefined)
-      .map(([name, value]) => [name.slice('BENCH_SERVICE_'.length), String(value)]),
+      .filter(([name, value]) => name.startsWith(prefix) && value !== undefined)
+      .map(([name, value]) => [name.slice(prefix.length), String(value)]),
   );
 }
+
+/** BENCH_BEFORE's own settings (BENCH_BEFORE_SERVICE_<X>) for a report's text: empty when there are none. */
+export const beforeEnvNote = (/** @type {Record<string, string>} */ env) =>
+  Object.keys(env).length > 0 ? ` with ${Object.entries(env).map(([name, value]) => `${name}=${value}`).join(', ')}` : '';
 
 /** A comma-separated setting as its lower-case words. @param {string | undefined} raw */
 export const wordsOf = (raw) =>

@@ -61,6 +61,16 @@ const CLI_TIMEOUT_MS = 60_000;
  */
 
 /**
+ * The options of BENCH_BEFORE's service: its checkout, and its own settings (BENCH_BEFORE_SERVICE_<X>) over the others.
+ * @param {ServiceOptions} options
+ * @param {{ before?: string | undefined, beforeEnv?: Record<string, string> | undefined }} settings
+ * @returns {ServiceOptions}
+ */
+export function beforeOptions(options, { before, beforeEnv }) {
+  return { ...options, root: before, extraEnv: { ...options.extraEnv, ...beforeEnv } };
+}
+
+/**
  * @typedef {object} RunningServer
  * @property {string} baseUrl e.g. http://127.0.0.1:12345
  * @property {number} pid

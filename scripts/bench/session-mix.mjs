@@ -3,26 +3,28 @@
  * The many-session mix of `npm run bench`: what a partner site's traffic looks like with the cache at its default.
  * A store with BENCH_MIX_SESSIONS sessions of BENCH_MIX_MEMBERS members, seeded through the services' bulk paths
  * (scripts/bench/seed-data-set.mjs, a transaction per 1,000 rows); each call asks about a session picked by a
- * Zipf law (exponent 1, data-set.mjs) and, in a second run, uniformly, with 5% of calls carrying a token or cookie
- * nobody holds; each binding family in a row of its own, its calls going round its cases (SOAP: 1.1 and 1.2,
- * HTTP: GET and POST, each AuthenticateToken and AuthenticateCookie). Beside each row, the share of session
- * lookups the cache answered (cache_lookups_total); from the two distributions' CPU per call and hit rates, what
- * a hit and a miss each cost (a call's CPU is taken as a hit's or a miss's, linearly in the hit rate).
+ * Zipf law (exponent 1, data-set.mjs), uniformly, or among the first HOT_SESSIONS only (every lookup of a live
+ * session a hit), with 5% of calls carrying a token or cookie nobody holds; each binding family in rows of its own,
+ * its calls going round its cases (SOAP: 1.1 and 1.2, HTTP: GET and POST, each AuthenticateToken and
+ * AuthenticateCookie). The three distributions take turns, BENCH_PAIRS rounds of each, so that what else the machine
+ * does weighs on each alike. Beside each row, the share of session lookups the cache answered (cache_lookups_total);
+ * from the hot and uniform rows' CPU per call and hit rates, what a hit and a miss each cost (a call's CPU taken as
+ * a hit's or a miss's, linearly in the hit rate); the Zipf row is what users live with.
  *
- * With BENCH_BEFORE, the earlier checkout's service runs on a store of its own seeded through its own services,
- * and is measured right after this one's in every run.
+ * With BENCH_BEFORE, the earlier checkout's service (or this one with BENCH_BEFORE_SERVICE_<X>) runs on a store of
+ * its own seeded through its own services, and is measured right after this one's in every round.
  */
 import { randomBytes } from 'node:crypto';
 import { CASES } from './cases.mjs';
-import { cookieAt, createDataSet, memberAt, memberIndexOf, tokenAt, trafficOf } from './data-set.mjs';
+import { cookieAt, createDataSet, HOT_SESSIONS, memberAt, memberIndexOf, tokenAt, trafficOf } from './data-set.mjs';
 import { checkAnswer, cleanups, combine, ensureAlive, int, intSetting, measure, ms, progress, round, sessionLookups, sleep } from './runs.mjs';
-import { launchService, prepareStore, ROOT, seedDataSet } from './service.mjs';
+import { beforeOptions, launchService, prepareStore, ROOT, seedDataSet } from './service.mjs';
 
 const FAMILIES = /** @type {const} */ ([
   { name: 'SOAP', bindings: ['soap11', 'soap12'] },
   { name: 'HTTP', bindings: ['httpget', 'httppost'] },
 ]);
-const DISTRIBUTIONS = /** @type {const} */ (['zipf', 'uniform']);
+const DISTRIBUTIONS = /** @type {const} */ (['zipf', 'uniform', 'hot']);
 const UNKNOWN_SHARE = 0.05;
 export const SESSION_MIX_NAME = 'many sessions';
 
@@ -50,14 +52,14 @@ async function startMixService(options, dataSet, password) {
 /**
  * The mix on one store: this checkout's service and, with `before`, the earlier checkout's.
  * @param {import('./service.mjs').ServiceOptions} serviceOptions
- * @param {{ duration: number, warmup: number, connections: number, before?: string | undefined }} settings
+ * @param {{ duration: number, warmup: number, connections: number, pairs: number, before?: string | undefined, beforeEnv?: Record<string, string> }} settings
  */
 export async function measureSessionMix(serviceOptions, settings) {
   const dataSet = createDataSet(mixSettings.members, mixSettings.sessions);
   const password = randomBytes(24).toString('base64url');
   console.log(`-- ${SESSION_MIX_NAME}: seeding ${int(dataSet.members)} members and ${int(dataSet.sessions)} sessions`);
   const service = await startMixService(serviceOptions, dataSet, password);
-  const before = settings.before ? await startMixService({ ...serviceOptions, root: settings.before }, dataSet, password) : undefined;
+  const before = settings.before ? await startMixService(beforeOptions(serviceOptions, settings), dataSet, password) : undefined;
   console.log(`   seeded in ${service.seedSeconds.toFixed(1)} s${before ? ` (the earlier checkout's in ${before.seedSeconds.toFixed(1)} s)` : ''}`);
   /** @type {Array<['service' | 'before', typeof service]>} */
   const servers = [['service', service], ...(before ? [/** @type {['before', typeof service]} */ (['before', before])] : [])];
@@ -73,28 +75,36 @@ export async function measureSessionMix(serviceOptions, settings) {
         await checkAnswer(`${benchCase.name}, ${SESSION_MIX_NAME}`, benchCase.request(values), server.baseUrl, { status: 200, includes: memberId }, label === 'service' ? 'the service' : "the earlier checkout's service");
       }
     }
-    for (const distribution of DISTRIBUTIONS) {
-      const traffic = trafficOf(dataSet, { distribution, unknownShare: UNKNOWN_SHARE, wrongPasswordShare: 0 }, { password, wrongPassword: password });
-      let turn = 0;
-      const next = () => /** @type {import('./cases.mjs').BenchCase} */ (cases[turn++ % cases.length]).request(traffic());
-      /** @type {Record<string, { run: import('./runs.mjs').RunResult, hitRate: number | null }>} */
-      const measured = {};
-      for (const [label, server] of servers) {
-        const load = (/** @type {number} */ duration) => measure({ baseUrl: server.baseUrl, request: next(), next, connections: settings.connections, duration }, ours, server.pid);
-        if (settings.warmup > 0) await load(settings.warmup);
-        await sleep(250);
-        const lookupsBefore = await sessionLookups(server.baseUrl);
-        const run = await load(settings.duration);
-        const lookupsAfter = await sessionLookups(server.baseUrl);
-        ensureAlive(server, label);
-        const hits = lookupsAfter.hits - lookupsBefore.hits;
-        const lookups = hits + lookupsAfter.misses - lookupsBefore.misses;
-        measured[label] = { run, hitRate: lookups > 0 ? round(hits / lookups, 3) : null };
-        progress(`${label} ${family.name} ${distribution}`, run);
+    /** @type {Map<string, { runs: import('./runs.mjs').RunResult[], hits: number, lookups: number }>} */
+    const measured = new Map();
+    for (let round = 0; round < settings.pairs; round++) {
+      for (const distribution of DISTRIBUTIONS) {
+        const traffic = trafficOf(dataSet, { distribution, unknownShare: UNKNOWN_SHARE, wrongPasswordShare: 0 }, { password, wrongPassword: password });
+        let turn = 0;
+        const next = () => /** @type {import('./cases.mjs').BenchCase} */ (cases[turn++ % cases.length]).request(traffic());
+        for (const [label, server] of servers) {
+          const load = (/** @type {number} */ duration) => measure({ baseUrl: server.baseUrl, request: next(), next, connections: settings.connections, duration }, ours, server.pid);
+          if (settings.warmup > 0) await load(settings.warmup);
+          await sleep(250);
+          const lookupsBefore = await sessionLookups(server.baseUrl);
+          const run = await load(settings.duration);
+          const lookupsAfter = await sessionLookups(server.baseUrl);
+          ensureAlive(server, label);
+          const key = `${label} ${distribution}`;
+          const entry = measured.get(key) ?? { runs: [], hits: 0, lookups: 0 };
+          const hits = lookupsAfter.hits - lookupsBefore.hits;
+          entry.runs.push(run);
+          entry.hits += hits;
+          entry.lookups += hits + lookupsAfter.misses - lookupsBefore.misses;
+          measured.set(key, entry);
+          progress(`${label} ${family.name} ${distribution}`, run);
+        }
       }
+    }
+    for (const distribution of DISTRIBUTIONS) {
       const figures = (/** @type {string} */ label) => {
-        const entry = measured[label];
-        return entry && { ...combine([entry.run]), hitRate: entry.hitRate };
+        const entry = measured.get(`${label} ${distribution}`);
+        return entry && { ...combine(entry.runs), hitRate: entry.lookups > 0 ? round(entry.hits / entry.lookups, 3) : null };
       };
       rows.push({ store: serviceOptions.store, family: family.name, cases: cases.map((c) => c.name), distribution, service: figures('service'), ...(before ? { before: figures('before') } : {}) });
     }
@@ -138,20 +148,20 @@ export function sessionMixLines(rows, storeLabel, seedSeconds) {
   const cell = (/** @type {any} */ f) => (f ? `${int(f.rps)} req/s, ${f.cpuMicrosPerCall ?? '–'} µs, hits ${percent(f.hitRate)}, p99 ${ms(f.p99)} ms` : '–');
   const lines = [
     '',
-    `**${storeLabel}, ${SESSION_MIX_NAME}** (${int(mixSettings.sessions)} sessions of ${int(mixSettings.members)} members, seeded in ${seedSeconds} s; the cache at its default; ${UNKNOWN_SHARE * 100}% of calls with a token or cookie nobody holds; each cell: req/s, the service's CPU per call, the share of session lookups the cache answered, p99):`,
+    `**${storeLabel}, ${SESSION_MIX_NAME}** (${int(mixSettings.sessions)} sessions of ${int(mixSettings.members)} members, seeded in ${seedSeconds} s; the cache at its default; sessions picked by a Zipf law, uniformly, or among the first ${HOT_SESSIONS} (hot), the three in turn; ${UNKNOWN_SHARE * 100}% of calls with a token or cookie nobody holds; each cell: req/s, the service's CPU per call, the share of session lookups the cache answered, p99):`,
     '',
     `| binding family | picked | service | ${withBefore ? 'before | ' : ''}errors |`,
     `|---|---|---|${withBefore ? '---|' : ''}--:|`,
     ...rows.map((r) => `| ${r.family} (${r.cases.map((/** @type {string} */ name) => name.replace(/ Authenticate(Token|Cookie)$/, '')).filter((/** @type {string} */ v, /** @type {number} */ i, /** @type {string[]} */ a) => a.indexOf(v) === i).join(', ')}) | ${r.distribution} | ${cell(r.service)} | ${withBefore ? `${cell(r.before)} | ` : ''}${r.service.errors} |`),
     '',
-    `What a hit and a miss cost (from the Zipf and uniform rows; target: a miss at most ${TARGET_MISS_OF_HIT}× a hit):`,
+    `What a hit and a miss cost (from the hot and uniform rows; target: a miss at most ${TARGET_MISS_OF_HIT}× a hit):`,
     '',
     '| binding family | hit µs | miss µs | miss / hit |',
     '|---|--:|--:|--:|',
   ];
   for (const family of FAMILIES) {
     const of = (/** @type {string} */ distribution) => rows.find((r) => r.family === family.name && r.distribution === distribution)?.service;
-    const cost = hitAndMissCost(of('zipf'), of('uniform'));
+    const cost = hitAndMissCost(of('hot'), of('uniform'));
     lines.push(`| ${family.name} | ${cost?.hit ?? '–'} | ${cost?.miss ?? '–'} | ${cost ? `${cost.ratio.toFixed(2)}${cost.ratio <= TARGET_MISS_OF_HIT ? '' : ' (above the target)'}` : 'hit rates too close to tell'} |`);
   }
   return lines;

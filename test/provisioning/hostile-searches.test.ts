@@ -48,6 +48,7 @@ const MARKED: SqlDialect = {
   elementFlag: (alias, key) => `${alias}.${key}`,
   position: (text, needle) => `position(${text}, ${needle})`,
   byCodePoint: (expression) => expression,
+  sessionKey: 'id',
 };
 const FLAGS: FlagCodec = { toBoolean: (flag) => flag === 1, fromBoolean: (value) => (value ? 1 : 0) };
 

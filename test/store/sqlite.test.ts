@@ -212,6 +212,38 @@ describe('the events read through indexes', () => {
   });
 });
 
+describe('a session is read by the rowid its hash index holds', () => {
+  test("the call read and the lookups by token and by login cookie take the session's rowid from the hash's index alone, then its row by rowid; none reads the index of its id or scans", async () => {
+    const file = `${freshPath('session-plan')}.sqlite`;
+    const store = new SqliteStore(file);
+    await store.migrate();
+    const recorder = recordSqliteStatements();
+    try {
+      await store.readCall({ throttleKey: 'caller-address:192.0.2.1', callerPasswordHash: 'p', session: { tokenHash: 't' } });
+      await store.readCall({ throttleKey: null, callerPasswordHash: null, session: { cookieHash: 'c' } });
+      await store.findSessionByTokenHash('t');
+      await store.findSessionByCookieHash('c');
+    } finally {
+      recorder.stop();
+    }
+    await store.close();
+    const db = new Database(file, { readonly: true });
+    const plans = recorder.statements.map((statement) => queryPlan(db, statement));
+    db.close();
+
+    expect(plans).toHaveLength(4);
+    for (const plan of plans) {
+      expect(plan).toEqual(expect.arrayContaining([expect.stringMatching(/^SEARCH s USING INTEGER PRIMARY KEY \(rowid=\?\)/)]));
+      const hashReads = plan.filter((detail) => /^SEARCH sessions /.test(detail));
+      expect(hashReads.length).toBeGreaterThan(0);
+      for (const detail of hashReads) expect(detail).toMatch(/^SEARCH sessions USING COVERING INDEX \w+ \((token_hash|cookie_hash|previous_cookie_hash)=\?\)/);
+      expect(plan.filter((detail) => /^SEARCH s USING (COVERING )?INDEX/.test(detail))).toEqual([]);
+    }
+    // The one row of values asked (the call read's `asked`) is all a scan reads.
+    expect(scannedTables(plans.flat()).filter((table) => table !== 'asked')).toEqual([]);
+  });
+});
+
 describe('tempSqliteStore()', () => {
   test('gives a fresh migrated store each time', async () => {
     const first = await tempSqliteStore();

@@ -115,6 +115,7 @@ const DIALECT: SqlDialect = {
   elementFlag: (alias, key) => `CAST(${alias}.value ->> '${key}' AS BOOLEAN)`,
   position: (text, needle) => `strpos(${text}, ${needle})`,
   byCodePoint: (expression) => `(${expression}) COLLATE "C"`,
+  sessionKey: 'id',
 };
 
 /**

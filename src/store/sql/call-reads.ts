@@ -5,8 +5,8 @@ import {
   flagRecordMappers,
   joinedMemberSelect,
   SESSION_SELECT,
-  sessionIdByCookie,
-  sessionIdByToken,
+  sessionByCookie,
+  sessionByToken,
   type SessionMemberRecord,
   type ThrottleRecord,
 } from './records.js';
@@ -16,10 +16,10 @@ import {
  * with its member, each left-joined to one row of the values asked ($1, $2, $3) so that a part not asked for
  * (its value NULL) or not found is NULL and the others still come; each is read by its unique index. The values
  * are a row the lookups join, not placeholders in the joins' conditions: SQLite runs the same joins with
- * `= $n` in their ON clauses several times slower (docs/performance.md). `sessionId` finds the session's id by
- * `asked.session_hash`.
+ * `= $n` in their ON clauses several times slower (docs/performance.md). `session` finds the session by
+ * `asked.session_hash` (sessionByToken or sessionByCookie).
  */
-function callReadSql(sessionId: string): string {
+function callReadSql(session: string): string {
   return `SELECT t.key AS throttle_key, t.failures AS throttle_failures, t.window_started_at AS throttle_window_started_at,
       t.locked_until AS throttle_locked_until,
       c.id AS caller_id, c.name AS caller_name, c.enabled AS caller_enabled, c.created_at AS caller_created_at,
@@ -28,14 +28,9 @@ function callReadSql(sessionId: string): string {
     LEFT JOIN throttles t ON t.key = asked.throttle_key
     LEFT JOIN caller_passwords p ON p.password_hash = asked.password_hash
     LEFT JOIN callers c ON c.id = p.caller_id
-    LEFT JOIN sessions s ON s.id = ${sessionId}
+    LEFT JOIN sessions s ON ${session}
     LEFT JOIN members m ON m.id = s.member_id`;
 }
-
-const SQL = {
-  byToken: callReadSql(sessionIdByToken('asked.session_hash')),
-  byCookie: callReadSql(sessionIdByCookie('asked.session_hash')),
-} as const;
 
 /** Every column NULL where its part was not asked for or not found. */
 type Nullable<R> = { [Column in keyof R]: R[Column] | null };
@@ -46,6 +41,10 @@ type CallReadRecord = Nullable<{ [Column in keyof ThrottleRecord as `throttle_${
 /** The reads of a partner call (AuthenticateToken, AuthenticateCookie…) that its caches do not answer. */
 export function callReadMethods(db: SqlDriver) {
   const { toCaller, toSessionWithMember } = flagRecordMappers(db.flags);
+  const SQL = {
+    byToken: callReadSql(sessionByToken(db.dialect.sessionKey, 'asked.session_hash')),
+    byCookie: callReadSql(sessionByCookie(db.dialect.sessionKey, 'asked.session_hash')),
+  } as const;
   return {
     async readCall({ throttleKey, callerPasswordHash, session }) {
       const [sql, hash] = session !== null && 'cookieHash' in session ? [SQL.byCookie, session.cookieHash] : [SQL.byToken, session?.tokenHash ?? null];

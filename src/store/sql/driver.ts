@@ -36,7 +36,7 @@ export interface SessionTouch {
 export interface SqlDriver extends SqlRunner, UnavailableErrors {
   /** How flag columns are stored. */
   readonly flags: FlagCodec;
-  /** What the dialect writes its own way in searchMembers' statements. */
+  /** What the dialect writes its own way: in searchMembers' statements, and how a session is found. */
   readonly dialect: SqlDialect;
   /**
    * Runs work in one transaction: committed when it resolves, rolled back when it rejects. Only the statements
@@ -67,8 +67,9 @@ export interface SqlDriver extends SqlRunner, UnavailableErrors {
 }
 
 /**
- * The expressions the dialects write differently, for searchMembers (src/store/sql/member-filter.ts). `column`,
- * `key` and `alias` are the store's own names, never a client's text; a JSON column holds an object's text.
+ * The expressions the dialects write differently: searchMembers' (src/store/sql/member-filter.ts), and the key a
+ * session's row is found by. `column`, `key` and `alias` are the store's own names, never a client's text; a JSON
+ * column holds an object's text.
  */
 export interface SqlDialect {
   /** The text at the object's path of keys; NULL when absent. */
@@ -85,6 +86,11 @@ export interface SqlDialect {
   position(text: string, needle: string): string;
   /** The text expression, compared and sorted by code point whatever the database's collation. */
   byCodePoint(expression: string): string;
+  /**
+   * The column a row of the sessions table is found by most cheaply from one of its unique indexes: SQLite's
+   * rowid, which each index entry holds (so that the index alone answers which row), PostgreSQL's primary key.
+   */
+  readonly sessionKey: string;
 }
 
 /** How a driver tells the errors that mean its database cannot be used as it is (src/store/unavailable.ts). */

@@ -161,22 +161,23 @@ export const SECOND_FACTOR_COLUMNS = 'member_id, secret_sealed, created_at, conf
 export const SESSION_SELECT = SESSION_COLUMNS.split(', ').map((column) => `s.${column}`).join(', ');
 
 /**
- * The id of the session whose token hash is `hash` (a placeholder), as a scalar subquery. A session is found by
- * its id so that the hash's index is read in a subquery: SQLite runs `FROM sessions s JOIN members m … WHERE
- * s.token_hash = ?` several times slower (docs/performance.md).
+ * The session whose token hash is `hash` (a placeholder), as the condition on the sessions table aliased as s:
+ * its `key` (SqlDialect.sessionKey) found by a scalar subquery on the hash's index. SQLite runs `FROM sessions s
+ * JOIN members m … WHERE s.token_hash = ?` several times slower (docs/performance.md); by its rowid, which the
+ * hash's index holds, the session's row is found without reading the index of its id.
  */
-export function sessionIdByToken(hash: string): string {
-  return `(SELECT id FROM sessions WHERE token_hash = ${hash})`;
+export function sessionByToken(key: string, hash: string): string {
+  return `s.${key} = (SELECT ${key} FROM sessions WHERE token_hash = ${hash})`;
 }
 
 /**
- * The id of the session whose login cookie hash is `hash`, or whose cookie it was until renewed: a renewed
- * cookie's session answers for the cookie it replaced too. Each column has its unique index; the current cookie
- * is looked for first and, when found, the previous cookies' index is not read (an OR of the two costs both
- * indexes on every lookup: about 1.5 times as long on SQLite).
+ * The session whose login cookie hash is `hash`, or whose cookie it was until renewed (a renewed cookie's session
+ * answers for the cookie it replaced too), as sessionByToken's condition. Each column has its unique index; the
+ * current cookie is looked for first and, when found, the previous cookies' index is not read (an OR of the two
+ * costs both indexes on every lookup: about 1.5 times as long on SQLite).
  */
-export function sessionIdByCookie(hash: string): string {
-  return `COALESCE((SELECT id FROM sessions WHERE cookie_hash = ${hash}), (SELECT id FROM sessions WHERE previous_cookie_hash = ${hash}))`;
+export function sessionByCookie(key: string, hash: string): string {
+  return `s.${key} = COALESCE((SELECT ${key} FROM sessions WHERE cookie_hash = ${hash}), (SELECT ${key} FROM sessions WHERE previous_cookie_hash = ${hash}))`;
 }
 
 /** The select list of a session's member, from the members table aliased as `table`, each column as member_<column>. */

@@ -8,21 +8,21 @@ import {
   type ListedSessionRecord,
   mapOrNull,
   SESSION_SELECT,
-  sessionIdByCookie,
-  sessionIdByToken,
+  sessionByCookie,
+  sessionByToken,
   type SessionMemberRecord,
   sessionValues,
   toListedSession,
 } from './records.js';
 
 /**
- * One read for the hot path: verification needs the session and its member together. `id` is the session's id
- * found by its hash, given as $1 (SESSION_ID_BY_TOKEN or SESSION_ID_BY_COOKIE).
+ * One read for the hot path: verification needs the session and its member together. `session` is the condition
+ * that finds the session by its hash, given as $1 (sessionByToken or sessionByCookie).
  */
-function sessionWithMemberSql(id: string): string {
+function sessionWithMemberSql(session: string): string {
   return `SELECT ${SESSION_SELECT}, ${joinedMemberSelect('m')}
     FROM sessions s JOIN members m ON m.id = s.member_id
-    WHERE s.id = ${id}`;
+    WHERE ${session}`;
 }
 
 /** Sessions in creation order, with how each was opened; `where` is empty or a WHERE clause. */
@@ -34,8 +34,6 @@ const SESSIONS: InsertTarget = { table: 'sessions', columns: LISTED_SESSION_COLU
 
 const SQL = {
   insertSession: insertSql(SESSIONS, 1),
-  sessionByTokenHash: sessionWithMemberSql(sessionIdByToken('$1')),
-  sessionByCookieHash: sessionWithMemberSql(sessionIdByCookie('$1')),
   renewSessionCookie: `UPDATE sessions SET previous_cookie_hash = cookie_hash, cookie_hash = $1, cookie_sealed = $2
     WHERE id = $3 AND cookie_hash = $4 AND revoked_at IS NULL AND expires_at > $5`,
   revokeSession: 'UPDATE sessions SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING member_id',
@@ -49,6 +47,8 @@ const SQL = {
 /** Sessions: created, found by their hashes, given renewed login cookies, seen, revoked and listed. */
 export function sessionMethods(db: SqlDriver) {
   const { toSessionWithMember } = flagRecordMappers(db.flags);
+  const byTokenHash = sessionWithMemberSql(sessionByToken(db.dialect.sessionKey, '$1'));
+  const byCookieHash = sessionWithMemberSql(sessionByCookie(db.dialect.sessionKey, '$1'));
   return {
     async createSession(session) {
       await rethrowConflict(db, db.changes(SQL.insertSession, sessionValues(session)), () => `session "${session.id}" or one of its hashes already exists`);
@@ -68,11 +68,11 @@ export function sessionMethods(db: SqlDriver) {
     },
 
     async findSessionByTokenHash(tokenHash) {
-      return mapOrNull(await db.row<SessionMemberRecord>(SQL.sessionByTokenHash, [tokenHash]), toSessionWithMember);
+      return mapOrNull(await db.row<SessionMemberRecord>(byTokenHash, [tokenHash]), toSessionWithMember);
     },
 
     async findSessionByCookieHash(cookieHash) {
-      return mapOrNull(await db.row<SessionMemberRecord>(SQL.sessionByCookieHash, [cookieHash]), toSessionWithMember);
+      return mapOrNull(await db.row<SessionMemberRecord>(byCookieHash, [cookieHash]), toSessionWithMember);
     },
 
     async renewSessionCookie(id, { currentCookieHash, cookieHash, cookieSealed, now }) {

@@ -31,6 +31,7 @@ const DIALECT: SqlDialect = {
   elementFlag: (alias, key) => `json_extract(${alias}.value, '$.${key}')`,
   position: (text, needle) => `instr(${text}, ${needle})`,
   byCodePoint: (expression) => expression,
+  sessionKey: 'rowid',
 };
 
 /**
