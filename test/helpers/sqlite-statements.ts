@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 
 /** A statement a connection ran, with the parameters it was given. */
 export interface RanStatement {
@@ -55,4 +56,31 @@ export function queryPlan(db: Database.Database, statement: RanStatement): strin
  */
 export function scannedTables(plan: readonly string[]): string[] {
   return plan.flatMap((detail) => /^SCAN (?!CONSTANT ROW)(\w+)/.exec(detail)?.[1] ?? []);
+}
+
+/**
+ * What `run` makes a fresh store on `file` run, each statement with its plan: the store is migrated and given
+ * `setUp` first (unrecorded), and closed before the plans are read on a connection of their own.
+ */
+export async function plansOf(
+  file: string,
+  run: (store: SqliteStore) => Promise<unknown>,
+  setUp: (store: SqliteStore) => Promise<unknown> = async () => undefined,
+): Promise<{ statements: RanStatement[]; plans: string[][] }> {
+  const store = new SqliteStore(file);
+  await store.migrate();
+  await setUp(store);
+  const recorder = recordSqliteStatements();
+  try {
+    await run(store);
+  } finally {
+    recorder.stop();
+    await store.close();
+  }
+  const db = new Database(file, { readonly: true });
+  try {
+    return { statements: recorder.statements, plans: recorder.statements.map((statement) => queryPlan(db, statement)) };
+  } finally {
+    db.close();
+  }
 }

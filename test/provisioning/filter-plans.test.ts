@@ -3,17 +3,15 @@
  * members through an index on both stores, the count and the page alike: never the whole table.
  */
 import { jest } from '@jest/globals';
-import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { parseFilter } from '../../src/provisioning/filter-syntax.js';
 import { memberQueryOf } from '../../src/provisioning/member-query.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { NewMember, Store } from '../../src/store/store.js';
 import { adminQuery, describeWithPostgres, POSTGRES_TEST_URL, tempPostgresStore } from '../helpers/postgres.js';
-import { queryPlan, recordSqliteStatements, scannedTables } from '../helpers/sqlite-statements.js';
+import { plansOf, scannedTables } from '../helpers/sqlite-statements.js';
 
 /** Each lookup, and the index it reads. */
 const LOOKUPS: Array<[string, string]> = [
@@ -42,21 +40,14 @@ const search = (store: Store, text: string) => store.searchMembers({ ...memberQu
 test('SQLite: each lookup and id eq search an index; none scans the members', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'authentication-asmx-plans-'));
   try {
-    const file = join(dir, 'plans.sqlite');
-    const store = new SqliteStore(file);
-    await store.migrate();
-    await store.createMembers(MEMBERS);
-    const recorder = recordSqliteStatements();
-    try {
-      for (const [text] of LOOKUPS) await search(store, text);
-      await search(store, 'id eq "m7"');
-    } finally {
-      recorder.stop();
-    }
-    await store.close();
-    const db = new Database(file, { readonly: true });
-    const plans = recorder.statements.map((statement) => queryPlan(db, statement));
-    db.close();
+    const { plans } = await plansOf(
+      join(dir, 'plans.sqlite'),
+      async (store) => {
+        for (const [text] of LOOKUPS) await search(store, text);
+        await search(store, 'id eq "m7"');
+      },
+      (store) => store.createMembers(MEMBERS),
+    );
     expect(plans).toHaveLength(2 * (LOOKUPS.length + 1));
     LOOKUPS.forEach(([text, index], i) => {
       for (const plan of [plans[2 * i], plans[2 * i + 1]]) expect([text, plan?.join('\n')]).toEqual([text, expect.stringMatching(new RegExp(`SEARCH members USING (COVERING )?INDEX ${index} `))]);

@@ -6,7 +6,7 @@ import { openStore, SQLITE_FILENAME } from '../../src/store/open.js';
 import { MIGRATIONS, migrate } from '../../src/store/sqlite/migrations.js';
 import type { Migration } from '../../src/store/migration.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { queryPlan, recordSqliteStatements, scannedTables } from '../helpers/sqlite-statements.js';
+import { plansOf, scannedTables } from '../helpers/sqlite-statements.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 import { storeContract } from './contract.js';
 import {
@@ -149,22 +149,12 @@ describe('the purge at scale', () => {
 
 describe('the purges read through indexes', () => {
   test('a batch of purgeSessions searches an index per condition (a MULTI-INDEX OR) and one of purgeThrottles its own; neither scans the table', async () => {
-    const file = `${freshPath('purge-plan')}.sqlite`;
-    const store = new SqliteStore(file);
-    await store.migrate();
-    const recorder = recordSqliteStatements();
-    try {
+    const { statements, plans } = await plansOf(`${freshPath('purge-plan')}.sqlite`, async (store) => {
       await store.purgeSessions(ADA.createdAt, ADA.createdAt);
       await store.purgeThrottles(ADA.createdAt);
-    } finally {
-      recorder.stop();
-    }
-    await store.close();
-    const db = new Database(file, { readonly: true });
-    const plans = recorder.statements.map((statement) => queryPlan(db, statement));
-    db.close();
+    });
 
-    expect(recorder.statements.map((statement) => statement.source.split(' WHERE')[0])).toEqual([
+    expect(statements.map((statement) => statement.source.split(' WHERE')[0])).toEqual([
       'DELETE FROM sessions',
       'DELETE FROM throttles',
     ]);
@@ -186,22 +176,12 @@ describe('the purges read through indexes', () => {
 
 describe('the events read through indexes', () => {
   test("one member's history newest first is read backwards through events_member, the export and the purge through events_time; none scans the table", async () => {
-    const file = `${freshPath('events-plan')}.sqlite`;
-    const store = new SqliteStore(file);
-    await store.migrate();
-    const recorder = recordSqliteStatements();
-    try {
+    const { plans } = await plansOf(`${freshPath('events-plan')}.sqlite`, async (store) => {
       await store.listEvents({ memberId: 'm1', limit: 50 });
       await store.listEvents({ memberId: 'm1', type: 'signin-failed', since: 0, limit: 50 });
       await store.exportEvents(0, { time: 1, id: 'a' }, 100);
       await store.purgeEvents(0);
-    } finally {
-      recorder.stop();
-    }
-    await store.close();
-    const db = new Database(file, { readonly: true });
-    const plans = recorder.statements.map((statement) => queryPlan(db, statement));
-    db.close();
+    });
     const [member, filtered, exported, purged] = plans;
     for (const plan of [member, filtered]) {
       expect(plan).toEqual([expect.stringMatching(/^SEARCH events USING INDEX events_member \(member_id=\?/)]);
@@ -214,22 +194,12 @@ describe('the events read through indexes', () => {
 
 describe('a session is read by the rowid its hash index holds', () => {
   test("the call read and the lookups by token and by login cookie take the session's rowid from the hash's index alone, then its row by rowid; none reads the index of its id or scans", async () => {
-    const file = `${freshPath('session-plan')}.sqlite`;
-    const store = new SqliteStore(file);
-    await store.migrate();
-    const recorder = recordSqliteStatements();
-    try {
+    const { plans } = await plansOf(`${freshPath('session-plan')}.sqlite`, async (store) => {
       await store.readCall({ throttleKey: 'caller-address:192.0.2.1', callerPasswordHash: 'p', session: { tokenHash: 't' } });
       await store.readCall({ throttleKey: null, callerPasswordHash: null, session: { cookieHash: 'c' } });
       await store.findSessionByTokenHash('t');
       await store.findSessionByCookieHash('c');
-    } finally {
-      recorder.stop();
-    }
-    await store.close();
-    const db = new Database(file, { readonly: true });
-    const plans = recorder.statements.map((statement) => queryPlan(db, statement));
-    db.close();
+    });
 
     expect(plans).toHaveLength(4);
     for (const plan of plans) {
